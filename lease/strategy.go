@@ -1,0 +1,62 @@
+package lease
+
+import (
+	"context"
+	"time"
+)
+
+// Lease is what a [Strategy] hands out: a machine ID and the proof that the
+// caller owns it until the coordinator's TTL runs out.
+//
+// The manager treats Token as opaque; a strategy puts whatever it needs to
+// renew and release in it (a random token, a row version, a key name).
+type Lease struct {
+	// MachineID is the leased machine ID, 0..511.
+	MachineID int
+	// Token proves ownership to the coordinator. Opaque to the manager.
+	Token string
+	// TTL is the lifetime the coordinator granted, counted from when the
+	// request was sent (the manager measures it on its own monotonic clock).
+	TTL time.Duration
+	// PrevExpiry is the coordinator-clock expiry of the previous holder of
+	// this machine ID, when the coordinator reports one (SQL: the row's old
+	// expires_at). Zero when unknown or never held. The manager's hand-off
+	// guard uses it so the new holder never emits a timestamp the previous
+	// holder could have emitted.
+	PrevExpiry time.Time
+	// CoordinatorNow is the coordinator's clock when it granted or renewed
+	// the lease, zero when unknown.
+	CoordinatorNow time.Time
+}
+
+// Strategy hands out machine-ID leases. Every call takes a context that
+// bounds it; a strategy must return promptly when the context ends.
+//
+// Errors are classified with the package's sentinels:
+//   - [ErrLost]: the coordinator positively says the lease is not ours.
+//   - [ErrRetry]: the outcome is unknown (timeout, connection error, pool
+//     exhaustion); the operation may or may not have been applied.
+//   - [ErrExhausted]: every machine ID is held by someone else.
+//   - [ErrConflict]: every free candidate was taken by a racing contender.
+//   - [ErrConfig]: the strategy cannot work as configured (missing table,
+//     unsupported server, bad options); retrying will not help.
+//
+// Run [github.com/once-go/once/lease/leasetest.Run] from a strategy's tests
+// to check it against this contract.
+type Strategy interface {
+	// Name identifies the strategy in logs and events ("sql", "redis-hash").
+	Name() string
+	// Acquire claims a free machine ID for duration d.
+	Acquire(ctx context.Context, d time.Duration) (Lease, error)
+	// Renew extends l for duration d and returns the renewed lease, whose
+	// MachineID equals l.MachineID. Replaying a renewal that was applied but
+	// whose reply was lost succeeds.
+	Renew(ctx context.Context, l Lease, d time.Duration) (Lease, error)
+	// Release gives l up early. Best effort; releasing a lease that was
+	// already taken over by someone else is harmless and leaves theirs alone.
+	Release(ctx context.Context, l Lease) error
+	// Deterministic reports whether acquiring again yields the same machine
+	// ID (environment and host-list strategies). Such strategies are not
+	// re-acquired after a loss unless configured otherwise.
+	Deterministic() bool
+}
