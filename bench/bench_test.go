@@ -1,0 +1,53 @@
+package bench
+
+import "testing"
+
+// Sub-benchmark names are part of the interface: tools read them as
+// Benchmark<Op>/<impl>. Ours are prefixed "once"; peers carry their library's
+// short name (xid, ulid, uuidv4, uuidv7, uuid, snowflake, sonyflake, typeid,
+// ksuid).
+
+// n is the number of pre-generated inputs each parse/format benchmark cycles
+// through (indexed by i&mask), so no benchmark sees one constant value.
+const (
+	n    = 1024
+	mask = n - 1
+)
+
+type impl struct {
+	name string
+	run  func(b *testing.B)
+}
+
+func runAll(b *testing.B, impls [][]impl) {
+	for _, group := range impls {
+		for _, im := range group {
+			b.Run(im.name, im.run)
+		}
+	}
+}
+
+// BenchmarkGenerate measures making one new ID on one goroutine.
+// Rate-capped generators (once-sortable at 8,192/ms, snowflake at 4,096/ms,
+// sonyflake at 256 per 10 ms) report their cap as the "ceiling-ids/s" metric:
+// their ns/op is bounded below by the cap, not by the code.
+func BenchmarkGenerate(b *testing.B) { runAll(b, [][]impl{onceGenerate(), peerGenerate()}) }
+
+// BenchmarkGenerateParallel is BenchmarkGenerate with b.RunParallel
+// (GOMAXPROCS goroutines sharing one generator, as a server would).
+func BenchmarkGenerateParallel(b *testing.B) {
+	runAll(b, [][]impl{onceGenerateParallel(), peerGenerateParallel()})
+}
+
+// BenchmarkParse measures text -> value over 1024 distinct canonical texts.
+func BenchmarkParse(b *testing.B) { runAll(b, [][]impl{onceParse(), peerParse()}) }
+
+// BenchmarkFormat measures value -> text into a reused buffer, using the
+// library's append form where it has one.
+func BenchmarkFormat(b *testing.B) { runAll(b, [][]impl{onceFormat(), peerFormat()}) }
+
+// reportCeiling records a generator's hard rate cap (IDs per second) so that
+// readers of the output see that its ns/op is a ceiling, not a code cost.
+func reportCeiling(b *testing.B, idsPerSecond float64) {
+	b.ReportMetric(idsPerSecond, "ceiling-ids/s")
+}

@@ -1,0 +1,8 @@
+// Package bench holds the benchmarks of once against peer ID libraries.
+//
+// It is a separate module (its own go.mod, with a replace directive to the
+// repository root) so that the peer libraries never enter the dependencies of
+// github.com/once-go/once. The Go benchmarks live in bench_test.go and its
+// companions; cmd/dbbench measures primary-key cost in PostgreSQL and MariaDB.
+// See BENCHMARKS.md for commands and results.
+package bench
