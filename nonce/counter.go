@@ -1,0 +1,109 @@
+package nonce
+
+// Counter nonces. Each size has one atomic word in the lease's state; a
+// call is one atomic add plus bit packing. The 64-bit word holds
+// ts<<13 | count, so a count overflow carries into the timestamp, which
+// therefore lags real time while the factory is idle and catches up in
+// bursts. The timestamp must never pass real time: a value whose timestamp
+// is above st.known (the latest clock reading, checked against the
+// deadline) takes the slow path, which reads the clock and, if needed,
+// waits for it (see await).
+//
+// Why the fast path need not check the lease deadline: it only emits
+// timestamps <= st.known, and every value of known was read from the clock
+// before the deadline and checked against it. A value emitted after the
+// deadline by the fast path therefore carries a timestamp the lease could
+// legally have produced, and the next holder of the machine ID starts its
+// timestamps after our deadline (the lease layer's hand-off guard), so no
+// collision is possible. The deadline timer (or any generator that reads
+// the clock past the deadline) then disables the factory.
+
+// Counter64 returns the next 64-bit counter nonce.
+func (f *Factory) Counter64() (uint64, error) {
+	if st := f.state.Load(); st != nil {
+		v := st.c64.Add(1)
+		if ts := v >> count64Bits; ts <= st.known.Load() {
+			return top64(ts, st.machine, v&count64Mask), nil
+		}
+		return f.counter64Slow(st, v)
+	}
+	return 0, f.disabledErr()
+}
+
+func (f *Factory) counter64Slow(st *state, v uint64) (uint64, error) {
+	for {
+		ts := v >> count64Bits
+		ok, err := f.await(st, ts)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			return top64(ts, st.machine, v&count64Mask), nil
+		}
+		// A new lease replaced st: the value drawn from st is dropped.
+		if st = f.state.Load(); st == nil {
+			return 0, f.disabledErr()
+		}
+		v = st.c64.Add(1)
+	}
+}
+
+// Counter96 returns the next 96-bit counter nonce. Its 45-bit counter wraps
+// into the timestamp only every 2^45 values, so the clock is never read on
+// the hot path.
+func (f *Factory) Counter96() ([12]byte, error) {
+	if st := f.state.Load(); st != nil {
+		n := st.c96.Add(1) - 1
+		if ts := st.initAt + n>>count96Bits; ts <= st.known.Load() && n < sealedCounter {
+			return pack96(ts, st.machine, n&count96Mask), nil
+		}
+		return f.counter96Slow(st, n)
+	}
+	return [12]byte{}, f.disabledErr()
+}
+
+func (f *Factory) counter96Slow(st *state, n uint64) ([12]byte, error) {
+	for {
+		ts := st.initAt + n>>count96Bits
+		ok, err := f.await(st, ts)
+		if err != nil {
+			return [12]byte{}, err
+		}
+		if ok {
+			return pack96(ts, st.machine, n&count96Mask), nil
+		}
+		if st = f.state.Load(); st == nil {
+			return [12]byte{}, f.disabledErr()
+		}
+		n = st.c96.Add(1) - 1
+	}
+}
+
+// Counter128 returns the next 128-bit counter nonce: the lease's start
+// time, the machine ID and a 64-bit count.
+func (f *Factory) Counter128() ([16]byte, error) {
+	if st := f.state.Load(); st != nil {
+		n := st.c128.Add(1) - 1
+		if st.initAt <= st.known.Load() {
+			return pack128(st.initAt, st.machine, n), nil
+		}
+		return f.counter128Slow(st, n)
+	}
+	return [16]byte{}, f.disabledErr()
+}
+
+func (f *Factory) counter128Slow(st *state, n uint64) ([16]byte, error) {
+	for {
+		ok, err := f.await(st, st.initAt)
+		if err != nil {
+			return [16]byte{}, err
+		}
+		if ok {
+			return pack128(st.initAt, st.machine, n), nil
+		}
+		if st = f.state.Load(); st == nil {
+			return [16]byte{}, f.disabledErr()
+		}
+		n = st.c128.Add(1) - 1
+	}
+}

@@ -1,0 +1,214 @@
+package nonce
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultEpochUnixMilli is the default epoch, 2025-01-01T00:00:00Z, in Unix
+// milliseconds (the Elixir library's default).
+const DefaultEpochUnixMilli = 1735689600000
+
+// MaxMachineID is the largest machine ID (9 bits).
+const MaxMachineID = 511
+
+// DefaultEpoch returns the default epoch, 2025-01-01T00:00:00Z.
+func DefaultEpoch() time.Time { return time.UnixMilli(DefaultEpochUnixMilli).UTC() }
+
+// Config configures a [Factory]. The zero value is a valid configuration
+// for machine ID 0 without encryption.
+type Config struct {
+	// MachineID is 0..MaxMachineID; unique among the live factories of one
+	// ID space. A lease manager sets it with Activate instead.
+	MachineID int
+	// Epoch is time zero of the timestamp field; zero means the default.
+	// The clock must be within 2^42 ms (about 139 years) after it.
+	Epoch time.Time
+	// BaseKey is the key material of encrypted nonces, at least 32 bytes,
+	// used verbatim; the key of each size is derived from it (DeriveKey).
+	// Nil: no encryption unless a per-size key is given.
+	BaseKey []byte
+	// Cipher64, Cipher96 and Cipher128 choose the cipher of each size.
+	Cipher64, Cipher96, Cipher128 Cipher
+	// Key64, Key96 and Key128 override the derived key of one size; each
+	// must have the exact key length of its cipher.
+	Key64, Key96, Key128 []byte
+	// EncryptedBase is the kind encrypted nonces are made from: Counter
+	// (default) or Sortable.
+	EncryptedBase Kind
+	// Now replaces time.Now (tests inject a clock). Time is measured from
+	// the difference of two readings, so a clock with monotonic readings
+	// stays monotonic.
+	Now func() time.Time
+	// AwaitLease starts the factory disabled; it generates once a lease
+	// manager calls Activate.
+	AwaitLease bool
+}
+
+// Factory makes nonces. It is safe for concurrent use; generators are
+// lock-free and do not allocate. Create one with [New].
+type Factory struct {
+	state  atomic.Pointer[state] // nil: disabled
+	reason atomic.Int32          // why state is nil, for the error message
+
+	now     func() time.Time
+	epoch   time.Time
+	epochNs int64
+	base    Kind
+
+	b64      Block64  // nil without key material
+	narrow96 Block64  // Blowfish/3DES for 96 bits: the 64-bit base is encrypted
+	b96      block96  // nil without key material
+	b128     block128 // nil without key material
+
+	machineID atomic.Int32
+
+	mu       sync.Mutex // serialises lifecycle calls and the deadline timer
+	cur      *state     // the current lease's state, enabled or not
+	next     uint64     // lowest timestamp a new lease may start at
+	timer    *time.Timer
+	timerSeq uint64
+}
+
+// Reasons for a disabled factory.
+const (
+	reasonDisabled int32 = iota
+	reasonAwaiting
+	reasonExpired
+)
+
+func (f *Factory) disabledErr() error {
+	switch f.reason.Load() {
+	case reasonAwaiting:
+		return errAwaiting
+	case reasonExpired:
+		return errExpired
+	}
+	return errDisabled
+}
+
+// New validates cfg and returns a factory. Unless cfg.AwaitLease is set it
+// is enabled, without deadline, and its counters start at the current
+// millisecond. Errors match [ErrConfig].
+func New(cfg Config) (*Factory, error) {
+	if err := checkMachineID(cfg.MachineID); err != nil {
+		return nil, err
+	}
+	f := &Factory{now: cfg.Now, epoch: cfg.Epoch, base: cfg.EncryptedBase}
+	if f.epoch.IsZero() {
+		f.epoch = DefaultEpoch()
+	}
+	f.epochNs = f.epoch.UnixNano()
+	if cfg.EncryptedBase != Counter && cfg.EncryptedBase != Sortable {
+		return nil, configErr("unknown encrypted base kind %d", cfg.EncryptedBase)
+	}
+	if len(cfg.BaseKey) > 0 && len(cfg.BaseKey) < minBaseKeyLen {
+		return nil, configErr("base key must be at least %d bytes, got %d", minBaseKeyLen, len(cfg.BaseKey))
+	}
+	if err := f.setupCiphers(cfg); err != nil {
+		return nil, err
+	}
+	f.machineID.Store(int32(cfg.MachineID))
+	now := f.wall()
+	nowMs, err := f.clockMs(now)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.AwaitLease {
+		f.reason.Store(reasonAwaiting)
+		return f, nil
+	}
+	f.cur = f.newState(cfg.MachineID, nowMs, now)
+	f.state.Store(f.cur)
+	return f, nil
+}
+
+func checkMachineID(id int) error {
+	if id < 0 || id > MaxMachineID {
+		return configErr("machine ID %d out of range 0..%d", id, MaxMachineID)
+	}
+	return nil
+}
+
+// clockMs converts a clock reading to ms since the epoch and refuses
+// readings outside the 42-bit timestamp range.
+func (f *Factory) clockMs(t time.Time) (uint64, error) {
+	ns := t.UnixNano() - f.epochNs
+	if ns < 0 {
+		return 0, configErr("clock %s is before the epoch %s", t.UTC().Format(time.RFC3339), f.epoch.UTC().Format(time.RFC3339))
+	}
+	if ms := uint64(ns / msPerNs); ms < maxTS {
+		return ms, nil
+	}
+	return 0, errOverflow
+}
+
+// setupCiphers builds the ciphers of every size that has key material.
+func (f *Factory) setupCiphers(cfg Config) error {
+	key := func(size int, c Cipher, override []byte) (cipherSpec, []byte, error) {
+		sp, err := specFor(size, c)
+		if err != nil {
+			return sp, nil, err
+		}
+		switch {
+		case len(override) > 0:
+			if len(override) != sp.keyLen {
+				return sp, nil, configErr("Key%d for %s must be %d bytes, got %d", size, sp.cipher, sp.keyLen, len(override))
+			}
+			return sp, override, nil
+		case len(cfg.BaseKey) > 0:
+			k, err := DeriveKey(cfg.BaseKey, sp.label, sp.keyLen)
+			return sp, k, err
+		}
+		return sp, nil, nil
+	}
+
+	sp, k, err := key(64, cfg.Cipher64, cfg.Key64)
+	if err != nil {
+		return err
+	}
+	if k != nil {
+		if f.b64, err = newBlock64(sp.cipher, k); err != nil {
+			return err
+		}
+	}
+	if sp, k, err = key(96, cfg.Cipher96, cfg.Key96); err != nil {
+		return err
+	}
+	if k != nil {
+		if f.b96, err = newBlock96(sp.cipher, k); err != nil {
+			return err
+		}
+		if t, ok := f.b96.(tail96); ok {
+			f.narrow96 = t.b
+		}
+	}
+	if sp, k, err = key(128, cfg.Cipher128, cfg.Key128); err != nil {
+		return err
+	}
+	if k != nil {
+		if f.b128, err = newBlock128(sp.cipher, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// MachineID returns the machine ID of the current (or last) lease, or the
+// configured one.
+func (f *Factory) MachineID() int { return int(f.machineID.Load()) }
+
+// Epoch returns the factory's epoch.
+func (f *Factory) Epoch() time.Time { return f.epoch }
+
+// Enabled reports whether generators currently produce values: the factory
+// is enabled and its deadline, if any, has not passed.
+func (f *Factory) Enabled() bool {
+	st := f.state.Load()
+	return st != nil && f.elapsed(st) < st.deadline.Load()
+}
+
+// Cipher64 returns the factory's 64-bit cipher (what Encrypt64 uses), or nil
+// without 64-bit key material.
+func (f *Factory) Cipher64() Block64 { return f.b64 }
