@@ -1,0 +1,66 @@
+package once
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// errJSONNull is the error for JSON null into an ID.
+var errJSONNull = invalid("JSON value", "null", "null is not an ID (use *T or sql.Null[T] for nullable fields)")
+
+// marshalJSON spells v as a JSON string, always (numbers lose precision in
+// JavaScript above 2^53).
+func (c *codec) marshalJSON(v uint64) ([]byte, error) {
+	if c.err != nil {
+		return nil, c.err
+	}
+	if c.mask {
+		m, err := c.maskValue(v)
+		if err != nil {
+			return nil, err
+		}
+		v = m
+	}
+	b := make([]byte, 0, len(c.jsonPrefix)+maxText+2)
+	b = append(b, '"')
+	b = append(b, c.jsonPrefix...)
+	b = appendFormat(b, c.format, v)
+	return append(b, '"'), nil
+}
+
+// unmarshalJSON accepts a JSON string spelled as parseText accepts, and a
+// JSON number only for unprefixed signed/unsigned types.
+func (c *codec) unmarshalJSON(data []byte) (uint64, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	if n := len(data); n >= 2 && data[0] == '"' && data[n-1] == '"' {
+		s := data[1 : n-1]
+		if bytes.IndexByte(s, '\\') < 0 {
+			return parseText(c, s)
+		}
+		var str string // escapes: let encoding/json decode them (rare)
+		if err := json.Unmarshal(data, &str); err != nil {
+			return 0, invalid("JSON value", string(data), "not a valid JSON string")
+		}
+		return parseText(c, str)
+	}
+	if string(data) == "null" {
+		return 0, errJSONNull
+	}
+	if len(data) > 0 && (data[0] == '-' || data[0] >= '0' && data[0] <= '9') {
+		if c.prefix != "" || !c.format.isInteger() {
+			return 0, invalid("JSON value", string(data),
+				"a JSON number; this ID type is spelled as a JSON string (numbers only for unprefixed signed/unsigned types)")
+		}
+		v, _, ok := parseDecimal(data)
+		if !ok {
+			return 0, invalid("JSON value", string(data), explainDecimal(string(data), 0))
+		}
+		if c.mask {
+			return c.unmask(v)
+		}
+		return v, nil
+	}
+	return 0, invalid("JSON value", string(data), "want a JSON string")
+}

@@ -1,0 +1,192 @@
+package once
+
+import (
+	"errors"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// NonceKind is the kind of 64-bit nonce that new IDs are drawn as. The zero
+// NonceKind means [Counter].
+type NonceKind uint8
+
+// Nonce kinds (see the nonce package).
+const (
+	Counter   NonceKind = iota + 1 // counter nonces: fastest, unique, predictable
+	Sortable                       // sortable nonces: exact creation time, capped rate
+	Encrypted                      // encrypted nonces: unique and unpredictable (needs key material)
+)
+
+var nonceNames = [...]string{"default", "counter", "sortable", "encrypted"}
+
+// String returns "counter", "sortable", "encrypted", or "default" for zero.
+func (k NonceKind) String() string {
+	if int(k) < len(nonceNames) {
+		return nonceNames[k]
+	}
+	return "nonce(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Options shape an ID type: how it is spelled as text and JSON, how it is
+// stored, and how new IDs are made. The zero value of every field means its
+// default, so the zero Options are the package defaults that [ID] uses:
+// url64, no prefix, a signed bigint in the database, no mask, counter
+// nonces, the process default generator.
+//
+// Invalid combinations are configuration errors ([ErrConfig]) naming the
+// option: report them at startup with [Options.Check] or [Check]; every
+// operation of a misconfigured type returns the same error.
+type Options struct {
+	// Prefix is put in front of every text and JSON spelling, e.g. "usr_"
+	// (the separator is part of it). Non-empty printable ASCII without
+	// spaces; empty means no prefix. Parsing requires it exactly.
+	Prefix string
+	// Format is the text and JSON spelling: URL64 (default), Hex, Hex32,
+	// Signed or Unsigned. Raw is not a text format.
+	Format Format
+	// DBFormat is what Value returns and Scan accepts: Signed (default,
+	// bigint), Unsigned (MySQL BIGINT UNSIGNED), Raw (bytea, BINARY(8)) or
+	// a text format (URL64, Hex, Hex32).
+	DBFormat Format
+	// PersistPrefix stores the prefix in the column too (prefix+text or
+	// prefix+8 bytes). It needs a Prefix and a text or raw DBFormat.
+	PersistPrefix bool
+	// Mask shows E(stored) under the generator's 64-bit block cipher
+	// (nonce.Factory.Cipher64) instead of the stored value. The database
+	// always holds the stored value.
+	Mask bool
+	// Nonce is the kind of nonce new IDs are: Counter (default), Sortable
+	// or Encrypted. Encrypted with Mask is an error (masking an encrypted
+	// nonce adds nothing).
+	Nonce NonceKind
+	// Generator binds the type to a nonce factory for New and masking. Nil
+	// means the process default ([SetGenerator]).
+	Generator *Binding
+}
+
+// Check reports whether the options are valid: nil, or an [ErrConfig]
+// error naming the first invalid option.
+func (o Options) Check() error {
+	_, err := o.resolve()
+	return err
+}
+
+// codec is a validated, resolved set of options: every operation runs on
+// one. A codec with err set fails every operation with err.
+type codec struct {
+	key        uintptr // identity of the typed ID type in the codec cache
+	opts       Options // as declared
+	prefix     string
+	jsonPrefix string // prefix escaped for a JSON string
+	format     Format
+	db         Format
+	persist    bool
+	mask       bool
+	nonce      NonceKind
+	gen        *Binding // never nil
+	err        error
+}
+
+// plain is the codec of ID: the package defaults.
+var plain = codec{format: URL64, db: Signed, nonce: Counter, gen: &defaultBinding}
+
+// resolve validates o and fills in the defaults.
+func (o Options) resolve() (codec, error) {
+	c := codec{opts: o, prefix: o.Prefix, jsonPrefix: o.Prefix, format: o.Format, db: o.DBFormat,
+		persist: o.PersistPrefix, mask: o.Mask, nonce: o.Nonce, gen: o.Generator}
+	if c.format == 0 {
+		c.format = URL64
+	}
+	if c.db == 0 {
+		c.db = Signed
+	}
+	if c.nonce == 0 {
+		c.nonce = Counter
+	}
+	if c.gen == nil {
+		c.gen = &defaultBinding
+	}
+	var err error
+	switch {
+	case c.format == Raw:
+		err = configError("Format raw is a database format only (use it as DBFormat)")
+	case c.format > Raw:
+		err = configError("unknown Format " + c.format.String())
+	case c.db > Raw:
+		err = configError("unknown DBFormat " + c.db.String())
+	case c.nonce > Encrypted:
+		err = configError("unknown Nonce " + c.nonce.String())
+	case c.persist && c.prefix == "":
+		err = configError("PersistPrefix without a Prefix")
+	case c.persist && c.db.isInteger():
+		err = configError("PersistPrefix needs a text or raw DBFormat, not " + c.db.String())
+	case c.mask && c.nonce == Encrypted:
+		err = configError("Mask with Nonce encrypted: encrypted IDs are already unpredictable, masking them adds nothing")
+	default:
+		err = checkPrefix(c.prefix)
+	}
+	if err != nil {
+		return codec{opts: o, err: err}, err
+	}
+	if strings.ContainsAny(c.prefix, `"\`) {
+		r := strings.NewReplacer(`"`, `\"`, `\`, `\\`)
+		c.jsonPrefix = r.Replace(c.prefix)
+	}
+	return c, nil
+}
+
+// checkPrefix accepts printable ASCII without spaces.
+func checkPrefix(p string) error {
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == ' ':
+			return configError("Prefix " + quote(p) + " contains a space")
+		case c < 0x21 || c > 0x7e:
+			return configError("Prefix " + quote(p) + " contains " + quoteByte(c) +
+				" at offset " + strconv.Itoa(i) + " (want printable ASCII)")
+		}
+	}
+	return nil
+}
+
+// Kind declares the options of an ID type. The kind types of [Typed] IDs
+// implement it (a zero-size struct type with an Options method); so do [ID]
+// and every Typed[K], which report their options.
+type Kind interface {
+	Options() Options
+}
+
+// Check validates the options of ID types at startup: pass kinds
+// (userKind{}) or IDs (UserID{}). It returns nil or the [ErrConfig] errors
+// of all invalid ones joined, each naming its type and option.
+func Check(kinds ...Kind) error {
+	var errs []error
+	for _, k := range kinds {
+		var err error
+		if t, ok := k.(interface{ options() (Options, error) }); ok {
+			var o Options
+			if o, err = t.options(); err == nil {
+				err = o.Check()
+			}
+		} else if err = checkKind(k); err == nil {
+			err = k.Options().Check()
+		}
+		if err != nil {
+			errs = append(errs, inType(err, reflect.TypeOf(k).String()))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkKind verifies that k is a zero-size, non-pointer kind value.
+func checkKind(k any) error {
+	t := reflect.TypeOf(k)
+	switch {
+	case t == nil:
+		return configError("the kind type is an interface; want a zero-size struct type with an Options method")
+	case t.Kind() == reflect.Pointer || t.Size() != 0:
+		return configError("kind type " + t.String() + " is not zero-size; want a zero-size struct type with an Options method")
+	}
+	return nil
+}

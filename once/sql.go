@@ -1,0 +1,137 @@
+package once
+
+import (
+	"database/sql/driver"
+	"math"
+	"reflect"
+	"strconv"
+)
+
+// errNull is the error for NULL into an ID.
+var errNull = &idError{kind: ErrInvalid,
+	msg: "once: invalid database value NULL: use sql.Null[T] or *T for nullable columns"}
+
+// value returns the database form of the stored value v per the DB format.
+func (c *codec) value(v uint64) (driver.Value, error) {
+	if c.err != nil {
+		return nil, c.err
+	}
+	switch c.db {
+	case Signed:
+		return int64(v), nil
+	case Unsigned:
+		if v <= math.MaxInt64 {
+			return int64(v), nil
+		}
+		// A uint64 with the top bit set is not a valid driver.Value, and a
+		// negative int64 must never reach a BIGINT UNSIGNED column: send
+		// the decimal text, which MySQL/MariaDB convert exactly.
+		return strconv.FormatUint(v, 10), nil
+	}
+	var b []byte
+	if c.db == Raw {
+		b = make([]byte, 0, len(c.prefix)+8)
+	} else {
+		b = make([]byte, 0, len(c.prefix)+16)
+	}
+	if c.persist {
+		b = append(b, c.prefix...)
+	}
+	if c.db == Raw {
+		return append(b, byte(v>>56), byte(v>>48), byte(v>>40), byte(v>>32),
+			byte(v>>24), byte(v>>16), byte(v>>8), byte(v)), nil
+	}
+	return string(appendFormat(b, c.db, v)), nil
+}
+
+// scan decodes a database value strictly per the DB format. It accepts
+// what drivers return for that column type: int64 (all drivers), uint64
+// (go-sql-driver/mysql, BIGINT UNSIGNED, text protocol), ASCII digits in
+// []byte (MySQL text protocol, or binary protocol above 2^63-1) or string
+// (PostgreSQL numeric), bytes or string for raw and text columns.
+func (c *codec) scan(src any) (uint64, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	switch s := src.(type) {
+	case int64:
+		if c.db == Signed || c.db == Unsigned && s >= 0 {
+			return uint64(s), nil
+		}
+	case uint64:
+		if c.db == Unsigned || c.db == Signed && s <= math.MaxInt64 {
+			return s, nil
+		}
+	case []byte:
+		return scanBytes(c, s)
+	case string:
+		return scanBytes(c, s)
+	case nil:
+		return 0, errNull
+	}
+	return 0, scanError(c, src)
+}
+
+// scanBytes decodes a []byte or string column value.
+func scanBytes[T text](c *codec, s T) (uint64, error) {
+	switch c.db {
+	case Signed, Unsigned:
+		v, neg, ok := parseDecimal(s)
+		if ok && (c.db == Signed && (neg || v <= math.MaxInt64) || c.db == Unsigned && (!neg || v == 0)) {
+			return v, nil
+		}
+		return 0, scanError(c, string(s))
+	}
+	rest := s
+	if c.persist {
+		p := c.prefix
+		if len(s) < len(p) || string(s[:len(p)]) != p {
+			return 0, scanError(c, string(s))
+		}
+		rest = s[len(p):]
+	}
+	if c.db == Raw {
+		if len(rest) != 8 {
+			return 0, scanError(c, string(s))
+		}
+		return uint64(rest[0])<<56 | uint64(rest[1])<<48 | uint64(rest[2])<<40 | uint64(rest[3])<<32 |
+			uint64(rest[4])<<24 | uint64(rest[5])<<16 | uint64(rest[6])<<8 | uint64(rest[7]), nil
+	}
+	if v, ok := decodeFormat(c.db, rest); ok {
+		return v, nil
+	}
+	return 0, scanError(c, string(s))
+}
+
+// scanError explains why scan rejected src.
+func scanError(c *codec, src any) error {
+	const what = "database value"
+	db := c.db.String()
+	switch s := src.(type) {
+	case int64:
+		return invalid(what, strconv.FormatInt(s, 10), "negative, out of range for DB format unsigned")
+	case uint64:
+		return invalid(what, strconv.FormatUint(s, 10), "out of range for DB format signed")
+	case string:
+		switch {
+		case c.db.isInteger():
+			if _, _, ok := parseDecimal(s); ok {
+				return invalid(what, s, "out of range for DB format "+db)
+			}
+			return invalid(what, s, explainDecimal(s, 0)+" (DB format "+db+")")
+		case c.persist && !hasPrefix(s, c.prefix):
+			return invalid(what, s, "missing persisted prefix "+quote(c.prefix)+" (DB format "+db+")")
+		}
+		rest := s
+		if c.persist {
+			rest = s[len(c.prefix):]
+		}
+		if c.db == Raw {
+			return invalid(what, s, strconv.Itoa(len(rest))+" bytes, want 8 (DB format raw)")
+		}
+		return invalid(what, s, explainEncoded(c.db, rest, len(s)-len(rest))+" (DB format "+db+")")
+	}
+	return invalid(what, reflect.TypeOf(src).String(), "unsupported type for DB format "+db)
+}
+
+func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }

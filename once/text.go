@@ -1,0 +1,40 @@
+package once
+
+// maxText is the longest spelling of the 64 bits: 20 decimal digits or a
+// sign and 19 digits.
+const maxText = 20
+
+// appendText appends the text spelling of the stored value v.
+func (c *codec) appendText(b []byte, v uint64) ([]byte, error) {
+	if c.err != nil {
+		return b, c.err
+	}
+	if c.mask {
+		m, err := c.maskValue(v)
+		if err != nil {
+			return b, err
+		}
+		v = m
+	}
+	b = append(b, c.prefix...)
+	return appendFormat(b, c.format, v), nil
+}
+
+// marshalText returns the text spelling in a new slice of the right size.
+func (c *codec) marshalText(v uint64) ([]byte, error) {
+	if c.err != nil {
+		return nil, c.err
+	}
+	return c.appendText(make([]byte, 0, len(c.prefix)+maxText), v)
+}
+
+// string returns the text spelling, or the error in angle brackets (never
+// the stored value of a masked type that cannot be masked).
+func (c *codec) string(v uint64) string {
+	var buf [48]byte
+	b, err := c.appendText(buf[:0], v)
+	if err != nil {
+		return "<" + err.Error() + ">"
+	}
+	return string(b)
+}

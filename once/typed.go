@@ -1,0 +1,137 @@
+package once
+
+import "database/sql/driver"
+
+// Typed is an ID whose options are declared by its kind type K: a zero-size
+// struct type with an Options method. Distinct kinds make distinct ID types
+// that cannot be mixed up:
+//
+//	type userKind struct{}
+//
+//	func (userKind) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
+//
+//	type UserID = once.Typed[userKind]
+//
+// K{}.Options() is called once, on the type's first use; it must return the
+// same options every time (bind a factory that is set later through a
+// [Binding]). A Typed ID is a uint64 like [ID], with the same zero value,
+// comparison and methods; it converts to and from ID explicitly:
+// once.ID(u), UserID(id). Parse and create typed IDs with [ParseAs] and
+// [NewAs].
+type Typed[K Kind] struct {
+	v uint64
+}
+
+// IDType is satisfied by [ID] and every [Typed] ID: the constraint of the
+// generic helpers [ParseAs], [MustParseAs] and [NewAs], usable by adapters.
+type IDType interface {
+	~struct{ v uint64 }
+	Options() Options
+	options() (Options, error)
+}
+
+// ParseAs parses text as an ID of type T (see [Options] for the rules):
+// once.ParseAs[UserID]("usr_M48oJk4HnzE").
+func ParseAs[T IDType](s string) (T, error) {
+	v, err := parseText(codecOf[T](), s)
+	return T{v}, err
+}
+
+// MustParseAs is like [ParseAs] but panics on error. It is for tests and
+// constants.
+func MustParseAs[T IDType](s string) T {
+	id, err := ParseAs[T](s)
+	if err != nil {
+		panic(err)
+	}
+	return id
+}
+
+// NewAs returns a new ID of type T drawn from its generator: an error, never
+// a zero ID, while none is bound ([ErrNoGenerator]) or the factory holds no
+// lease (nonce.ErrDisabled).
+func NewAs[T IDType]() (T, error) {
+	v, err := codecOf[T]().newValue()
+	return T{v}, err
+}
+
+func (t Typed[K]) codec() *codec { return codecOf[Typed[K]]() }
+
+// options validates the kind and returns its declared options (uncached).
+func (Typed[K]) options() (Options, error) {
+	var k K
+	if err := checkKind(any(k)); err != nil {
+		return Options{}, err
+	}
+	return k.Options(), nil
+}
+
+// Options returns the options that K declares.
+func (t Typed[K]) Options() Options { return t.codec().opts }
+
+// IsZero reports whether t is the zero ID ("no ID").
+func (t Typed[K]) IsZero() bool { return t.v == 0 }
+
+// Uint64 returns the stored value.
+func (t Typed[K]) Uint64() uint64 { return t.v }
+
+// Int64 returns the stored value as an int64 (the same 64 bits).
+func (t Typed[K]) Int64() int64 { return int64(t.v) }
+
+// String returns the text spelling (prefix, format, mask), or the error in
+// angle brackets when the type is misconfigured or cannot mask.
+func (t Typed[K]) String() string { return t.codec().string(t.v) }
+
+// AppendText appends the text spelling to b. It implements
+// [encoding.TextAppender].
+func (t Typed[K]) AppendText(b []byte) ([]byte, error) { return t.codec().appendText(b, t.v) }
+
+// MarshalText implements [encoding.TextMarshaler].
+func (t Typed[K]) MarshalText() ([]byte, error) { return t.codec().marshalText(t.v) }
+
+// UnmarshalText implements [encoding.TextUnmarshaler] like [ParseAs].
+func (t *Typed[K]) UnmarshalText(text []byte) error {
+	v, err := parseText(t.codec(), text)
+	if err != nil {
+		return err
+	}
+	t.v = v
+	return nil
+}
+
+// MarshalJSON returns the text spelling as a JSON string.
+func (t Typed[K]) MarshalJSON() ([]byte, error) { return t.codec().marshalJSON(t.v) }
+
+// UnmarshalJSON accepts a JSON string spelled as [ParseAs] accepts, and a
+// JSON number only for unprefixed signed/unsigned types. null is an error
+// (use *T or sql.Null[T] for nullable fields).
+func (t *Typed[K]) UnmarshalJSON(data []byte) error {
+	v, err := t.codec().unmarshalJSON(data)
+	if err != nil {
+		return err
+	}
+	t.v = v
+	return nil
+}
+
+// Scan implements [database/sql.Scanner], decoding strictly per DBFormat.
+// NULL is an error (use sql.Null[T] or *T for nullable columns).
+func (t *Typed[K]) Scan(src any) error {
+	v, err := t.codec().scan(src)
+	if err != nil {
+		return err
+	}
+	t.v = v
+	return nil
+}
+
+// Value implements [database/sql/driver.Valuer] per DBFormat: int64 for
+// signed; int64, or the decimal string from 2^63 up, for unsigned; 8 bytes
+// for raw; the canonical text for text formats (prefixed when persisted).
+func (t Typed[K]) Value() (driver.Value, error) {
+	c := t.codec()
+	if c.db == Signed && c.err == nil {
+		return int64(t.v), nil
+	}
+	return c.value(t.v)
+}
