@@ -16,3 +16,23 @@ var (
 	// ErrConfig: the strategy or manager is misconfigured; retrying will not help.
 	ErrConfig = errors.New("lease: invalid configuration")
 )
+
+// Loss reasons, reported by [Manager.Err] and passed to Options.OnLost.
+// Each is distinct, so callers can tell who decided the lease was gone.
+var (
+	// ErrExpired: the safe window ran out locally while renewals kept
+	// failing (or the process was suspended past it).
+	ErrExpired = errors.New("lease: expired locally")
+	// ErrTimeout: a strategy call was still running when its deadline
+	// passed (the safe window, or the acquire timeout in [Start]).
+	ErrTimeout = errors.New("lease: timed out")
+	// ErrExternal: the application declared the lease lost with
+	// [Manager.LeaseLost].
+	ErrExternal = errors.New("lease: declared lost by the application")
+	// ErrIllegalTTL: the coordinator granted less than the minimum lease
+	// duration (30 s).
+	ErrIllegalTTL = errors.New("lease: granted TTL below the minimum")
+	// ErrClosed: the manager was shut down (Close or the end of the
+	// context passed to Start).
+	ErrClosed = errors.New("lease: manager closed")
+)

@@ -1,0 +1,26 @@
+// Package leasetest is a conformance suite for [lease.Strategy]
+// implementations, in the spirit of testing/fstest.
+//
+// A strategy calls [Run] from its own tests with a [Harness] that can make a
+// fresh, empty coordinator namespace per check:
+//
+//	func TestConformance(t *testing.T) {
+//		leasetest.Run(t, leasetest.Harness{
+//			New: func(t *testing.T) func() lease.Strategy {
+//				table := testenv.Unique(t, "leases")
+//				// create the table, register its removal with t.Cleanup ...
+//				return func() lease.Strategy { return sqllease.New(db, table) }
+//			},
+//		})
+//	}
+//
+// The suite checks the safety properties the lease manager relies on: no
+// machine ID is ever held twice, a lease is not handed to someone else before
+// the TTL the strategy reported (counted from when the request was sent), a
+// renewal really extends the lease, a stale renewal is lost and a stale
+// release is harmless, renewals can be replayed, errors are classified with
+// the lease sentinels, and contexts are honoured.
+//
+// [Memory] is a correct in-memory coordinator, handy as a stand-in strategy in
+// the tests of code that uses the lease manager.
+package leasetest

@@ -1,0 +1,165 @@
+package leasetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/once-go/once/lease"
+)
+
+// faulty is Memory with one deliberate bug, named by fault. Each bug breaks
+// one property the suite checks; TestSuiteCatchesFaults proves the suite
+// notices.
+type faulty struct {
+	m     *Memory
+	fault string
+	det   bool // claims to be deterministic
+	calls int  // det-different-ids: how many contenders so far
+	id    int  // det-different-ids: this contender's ID
+}
+
+func (f *faulty) Name() string        { return "faulty-" + f.fault }
+func (f *faulty) Deterministic() bool { return f.det != (f.fault == "wrong-deterministic") }
+
+func (f *faulty) Acquire(ctx context.Context, d time.Duration) (lease.Lease, error) {
+	m := f.m
+	switch f.fault {
+	case "ignores-context":
+		ctx = context.Background()
+	case "leaks-on-cancel":
+		if ctx.Err() != nil {
+			_, _ = m.Acquire(context.Background(), d)
+			return lease.Lease{}, fmt.Errorf("%w: %w", lease.ErrRetry, ctx.Err())
+		}
+	case "double-grant":
+		m.mu.Lock()
+		id := len(m.slots) / 3
+		m.slots[id] = memorySlot{token: newToken(), expires: time.Now().Add(d)}
+		l := lease.Lease{MachineID: id, Token: m.slots[id].token, TTL: d}
+		m.mu.Unlock()
+		return l, nil
+	case "conflict-when-full":
+		l, err := m.Acquire(ctx, d)
+		if errors.Is(err, lease.ErrExhausted) {
+			err = fmt.Errorf("%w (really exhausted)", lease.ErrConflict)
+		}
+		return l, err
+	case "check-then-set":
+		return f.racyAcquire(ctx, d)
+	case "det-different-ids":
+		return lease.Lease{MachineID: f.id, Token: "det", TTL: d}, nil
+	}
+	l, err := m.Acquire(ctx, d)
+	switch f.fault {
+	case "short-ttl":
+		l.TTL = d / 2
+	case "long-ttl":
+		l.TTL = 2 * d
+	}
+	return l, err
+}
+
+// racyAcquire finds a free ID and claims it in two steps, so racing
+// contenders can claim the same ID.
+func (f *faulty) racyAcquire(ctx context.Context, d time.Duration) (lease.Lease, error) {
+	if err := f.m.check(ctx, d); err != nil {
+		return lease.Lease{}, err
+	}
+	m := f.m
+	m.mu.Lock()
+	now, id := time.Now(), -1
+	for i := range m.slots {
+		if !now.Before(m.slots[i].expires) {
+			id = i
+			break
+		}
+	}
+	m.mu.Unlock()
+	if id < 0 {
+		return lease.Lease{}, lease.ErrExhausted
+	}
+	runtime.Gosched()
+	time.Sleep(time.Millisecond)
+	token := newToken()
+	m.mu.Lock()
+	m.slots[id] = memorySlot{token: token, expires: time.Now().Add(d)}
+	m.mu.Unlock()
+	return lease.Lease{MachineID: id, Token: token, TTL: d}, nil
+}
+
+func (f *faulty) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+	m := f.m
+	switch f.fault {
+	case "ignores-context":
+		ctx = context.Background()
+	case "lost-on-cancel":
+		if ctx.Err() != nil {
+			return lease.Lease{}, fmt.Errorf("%w: %w", lease.ErrLost, ctx.Err())
+		}
+	case "renew-ignores-token":
+		if l.MachineID >= 0 && l.MachineID < len(m.slots) {
+			m.mu.Lock()
+			m.slots[l.MachineID] = memorySlot{token: l.Token, expires: time.Now().Add(d)}
+			m.mu.Unlock()
+		}
+		l.TTL = d
+		return l, nil
+	case "renew-no-extend":
+		if _, err := m.Renew(ctx, l, time.Nanosecond); err != nil {
+			return lease.Lease{}, err
+		}
+		m.mu.Lock()
+		m.slots[l.MachineID].expires = time.Now().Add(-time.Nanosecond)
+		m.mu.Unlock()
+		l.TTL = d
+		return l, nil
+	case "rotating-token":
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		sl, err := m.slot(l)
+		if err != nil {
+			return lease.Lease{}, err
+		}
+		sl.token, sl.expires = newToken(), time.Now().Add(d)
+		l.Token, l.TTL = sl.token, d
+		return l, nil
+	case "det-different-ids":
+		l.TTL = d
+		return l, nil
+	}
+	nl, err := m.Renew(ctx, l, d)
+	switch f.fault {
+	case "id-changes":
+		nl.MachineID = (nl.MachineID + 1) % len(m.slots)
+	case "short-ttl":
+		nl.TTL = d / 2
+	case "long-ttl":
+		nl.TTL = 2 * d
+	}
+	return nl, err
+}
+
+func (f *faulty) Release(ctx context.Context, l lease.Lease) error {
+	switch f.fault {
+	case "release-by-id":
+		f.m.mu.Lock()
+		if l.MachineID >= 0 && l.MachineID < len(f.m.slots) {
+			f.m.slots[l.MachineID].expires = time.Now()
+		}
+		f.m.mu.Unlock()
+		return nil
+	case "release-noop", "det-different-ids":
+		return nil
+	}
+	return f.m.Release(ctx, l)
+}
+
+// brokenLost is an unreachable coordinator that misreports as ErrLost.
+type brokenLost struct{ unreachable }
+
+func (brokenLost) Acquire(context.Context, time.Duration) (lease.Lease, error) {
+	return lease.Lease{}, fmt.Errorf("%w: connection refused", lease.ErrLost)
+}

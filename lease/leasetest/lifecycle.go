@@ -1,0 +1,121 @@
+package leasetest
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/once-go/once/lease"
+)
+
+// checkLifecycle walks one machine ID through its life in a full namespace,
+// where every other ID is held, so that any ID handed out early or twice
+// shows: fill to capacity, exhaustion, release and reuse, renewals that
+// extend, expiry and takeover no earlier than the reported TTL, a stale
+// renewal (lost) and a stale release (harmless).
+func (s *suite) checkLifecycle(t *testing.T) {
+	contender := s.h.New(t)
+	holder := contender()
+
+	// Aborted acquisitions must not hold an ID: the fill below would come
+	// up short.
+	canceled, cancel := context.WithCancel(t.Context())
+	cancel()
+	for range 3 {
+		_, _ = callAcquire(t, canceled, holder, longTTL)
+	}
+
+	held := make(map[int]granted, s.h.Capacity)
+	for i := range s.h.Capacity {
+		g, err := acquire(t, holder, longTTL)
+		if err != nil {
+			t.Fatalf("Acquire %d of %d in an empty namespace: %v", i+1, s.h.Capacity, err)
+		}
+		s.checkID(t, "Acquire", g.MachineID)
+		if _, dup := held[g.MachineID]; dup {
+			t.Fatalf("machine ID %d handed out twice", g.MachineID)
+		}
+		held[g.MachineID] = g
+	}
+	if g, err := acquire(t, contender(), longTTL); !errors.Is(err, lease.ErrExhausted) {
+		t.Fatalf("Acquire in a full namespace: machine ID %d, err %v; want lease.ErrExhausted", g.MachineID, err)
+	}
+
+	// Release one ID: it, and only it, is free again.
+	freed := held[s.h.Capacity/2]
+	if err := callRelease(t, t.Context(), holder, freed.Lease); err != nil {
+		t.Fatalf("Release: %v", err)
+	}
+	b := contender()
+	gb, err := acquire(t, b, s.h.ShortTTL)
+	if err != nil {
+		t.Fatalf("after releasing machine ID %d in a full namespace, Acquire failed: %v", freed.MachineID, err)
+	}
+	if gb.MachineID != freed.MachineID {
+		t.Fatalf("after releasing machine ID %d in a full namespace, Acquire gave %d", freed.MachineID, gb.MachineID)
+	}
+	s.checkTTL(t, "Acquire", gb, s.h.ShortTTL)
+
+	// Renewals extend: while b keeps renewing, well past its first TTL, no
+	// one else gets the ID.
+	c := contender()
+	step := max(s.h.ShortTTL/4, time.Millisecond)
+	for end := time.Now().Add(3 * s.h.ShortTTL); time.Now().Before(end); {
+		time.Sleep(step)
+		gb = mustRenew(t, b, gb.Lease, s.h.ShortTTL)
+		s.checkTTL(t, "Renew", gb, s.h.ShortTTL)
+		if g, err := callAcquire(t, t.Context(), c, longTTL); err == nil {
+			t.Fatalf("machine ID %d handed out while its holder kept renewing it", g.MachineID)
+		} else if !transient(err) && !errors.Is(err, lease.ErrExhausted) {
+			t.Fatalf("Acquire in a full namespace: %v", err)
+		}
+	}
+
+	// b stops renewing. The ID expires, and is taken over, but not before
+	// the TTL b was told, counted from when b sent its last renewal.
+	gc := s.takeOver(t, c, gb)
+	if gc.MachineID != freed.MachineID {
+		t.Fatalf("takeover gave machine ID %d; the only expired one is %d", gc.MachineID, freed.MachineID)
+	}
+
+	// The old holder's renewal is lost; the new holder is unaffected.
+	if _, err := callRenew(t, t.Context(), b, gb.Lease, s.h.ShortTTL); !errors.Is(err, lease.ErrLost) {
+		t.Fatalf("Renew by the old holder after a takeover: %v; want lease.ErrLost", err)
+	}
+	_ = callRelease(t, t.Context(), b, gb.Lease) // stale: must be harmless
+	if g, err := acquire(t, contender(), longTTL); !errors.Is(err, lease.ErrExhausted) {
+		t.Fatalf("after a stale Release of machine ID %d, Acquire gave machine ID %d, err %v; want lease.ErrExhausted", gc.MachineID, g.MachineID, err)
+	}
+	gc = mustRenew(t, c, gc.Lease, longTTL)
+	if _, err := callRenew(t, t.Context(), b, gb.Lease, s.h.ShortTTL); !errors.Is(err, lease.ErrLost) {
+		t.Fatalf("Renew by the old holder after its stale Release: %v; want lease.ErrLost", err)
+	}
+	mustRenew(t, c, gc.Lease, longTTL)
+}
+
+// takeOver polls Acquire on c until it succeeds, and checks that it did
+// not succeed before old's lease ran out.
+func (s *suite) takeOver(t *testing.T, c lease.Strategy, old granted) granted {
+	t.Helper()
+	poll := max(s.h.ShortTTL/50, time.Millisecond)
+	giveUp := old.expiry().Add(5*s.h.ShortTTL + 5*time.Second)
+	for {
+		g, err := callAcquire(t, t.Context(), c, longTTL)
+		replied := time.Now()
+		if err == nil {
+			if replied.Before(old.expiry()) {
+				t.Fatalf("machine ID %d taken over %v before the old holder's reported TTL (%v from its request) ran out",
+					g.MachineID, old.expiry().Sub(replied), old.TTL)
+			}
+			return g
+		}
+		if !transient(err) && !errors.Is(err, lease.ErrExhausted) {
+			t.Fatalf("Acquire while waiting for an expiry: %v", err)
+		}
+		if replied.After(giveUp) {
+			t.Fatalf("machine ID %d not reusable %v after its TTL ran out: %v", old.MachineID, replied.Sub(old.expiry()), err)
+		}
+		time.Sleep(poll)
+	}
+}

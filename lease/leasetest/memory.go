@@ -1,0 +1,186 @@
+package leasetest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/once-go/once/lease"
+)
+
+// Memory is a correct in-memory coordinator and [lease.Strategy]: one
+// namespace of machine IDs, shared by every goroutine that uses it. It reads
+// the clock with time.Now, so it follows testing/synctest's fake clock.
+//
+// Acquire takes the lowest ID whose lease has expired; Renew and Release
+// match on machine ID and token, as the SQL strategy does. Memory also
+// implements [lease.Reclaimer]. Use it in the tests of code that runs a
+// lease manager; [Memory.Expire] and [Memory.Steal] simulate what other
+// processes do.
+type Memory struct {
+	mu    sync.Mutex
+	slots []memorySlot
+}
+
+type memorySlot struct {
+	token   string
+	expires time.Time
+}
+
+var (
+	_ lease.Strategy  = (*Memory)(nil)
+	_ lease.Reclaimer = (*Memory)(nil)
+)
+
+// NewMemory returns an empty namespace of capacity machine IDs
+// (0..capacity-1); capacity <= 0 means 512.
+func NewMemory(capacity int) *Memory {
+	if capacity <= 0 {
+		capacity = DefaultCapacity
+	}
+	return &Memory{slots: make([]memorySlot, capacity)}
+}
+
+// Name returns "memory".
+func (m *Memory) Name() string { return "memory" }
+
+// Deterministic returns false.
+func (m *Memory) Deterministic() bool { return false }
+
+func (m *Memory) check(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%w: %w", lease.ErrRetry, err)
+	}
+	if d <= 0 {
+		return fmt.Errorf("%w: lease duration %v", lease.ErrConfig, d)
+	}
+	return nil
+}
+
+// Acquire claims the lowest free machine ID for d.
+func (m *Memory) Acquire(ctx context.Context, d time.Duration) (lease.Lease, error) {
+	if err := m.check(ctx, d); err != nil {
+		return lease.Lease{}, err
+	}
+	token := newToken()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := time.Now()
+	for id := range m.slots {
+		sl := &m.slots[id]
+		if now.Before(sl.expires) {
+			continue
+		}
+		prev := sl.expires
+		*sl = memorySlot{token: token, expires: now.Add(d)}
+		return lease.Lease{MachineID: id, Token: token, TTL: d, PrevExpiry: prev, CoordinatorNow: now}, nil
+	}
+	return lease.Lease{}, fmt.Errorf("%w (memory, %d IDs)", lease.ErrExhausted, len(m.slots))
+}
+
+// Renew extends l for d if its token still holds the machine ID (even when
+// it has expired but was not taken over, like the SQL strategy).
+func (m *Memory) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+	if err := m.check(ctx, d); err != nil {
+		return lease.Lease{}, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	sl, err := m.slot(l)
+	if err != nil {
+		return lease.Lease{}, err
+	}
+	now := time.Now()
+	sl.expires = now.Add(d)
+	l.TTL, l.CoordinatorNow, l.PrevExpiry = d, now, time.Time{}
+	return l, nil
+}
+
+// Reclaim is Renew: a token read back from a state file is all Memory
+// needs.
+func (m *Memory) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+	return m.Renew(ctx, l, d)
+}
+
+// Release ends l now if its token still holds the machine ID; otherwise it
+// does nothing.
+func (m *Memory) Release(ctx context.Context, l lease.Lease) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%w: %w", lease.ErrRetry, err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if sl, err := m.slot(l); err == nil {
+		sl.expireBy(time.Now())
+	}
+	return nil
+}
+
+func (m *Memory) slot(l lease.Lease) (*memorySlot, error) {
+	if l.MachineID < 0 || l.MachineID >= len(m.slots) || l.Token == "" || m.slots[l.MachineID].token != l.Token {
+		return nil, fmt.Errorf("%w: machine ID %d is not held with this token", lease.ErrLost, l.MachineID)
+	}
+	return &m.slots[l.MachineID], nil
+}
+
+// Expire makes the lease on machineID run out now, as if its holder had
+// stopped renewing long ago. The token is kept: the holder's next Renew
+// still succeeds unless someone takes the ID over first.
+func (m *Memory) Expire(machineID int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if machineID >= 0 && machineID < len(m.slots) {
+		m.slots[machineID].expireBy(time.Now())
+	}
+}
+
+// Steal gives machineID to another, unnamed holder for d, whatever its
+// state: the current holder's next Renew fails with [lease.ErrLost].
+func (m *Memory) Steal(machineID int, d time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if machineID >= 0 && machineID < len(m.slots) {
+		m.slots[machineID] = memorySlot{token: newToken(), expires: time.Now().Add(d)}
+	}
+}
+
+// Holder reports the token holding machineID and until when, and whether
+// the lease is live now.
+func (m *Memory) Holder(machineID int) (token string, expires time.Time, live bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if machineID < 0 || machineID >= len(m.slots) {
+		return "", time.Time{}, false
+	}
+	sl := m.slots[machineID]
+	return sl.token, sl.expires, time.Now().Before(sl.expires)
+}
+
+// Held counts the machine IDs whose leases are live now.
+func (m *Memory) Held() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now, n := time.Now(), 0
+	for _, sl := range m.slots {
+		if now.Before(sl.expires) {
+			n++
+		}
+	}
+	return n
+}
+
+// expireBy moves the expiry back to now if it is later.
+func (sl *memorySlot) expireBy(now time.Time) {
+	if now.Before(sl.expires) {
+		sl.expires = now
+	}
+}
+
+func newToken() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,20 @@
+package leasetest_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/leasetest"
+)
+
+func TestMemoryConforms(t *testing.T) {
+	leasetest.Run(t, leasetest.Harness{
+		New: func(t *testing.T) func() lease.Strategy {
+			m := leasetest.NewMemory(0)
+			return func() lease.Strategy { return m }
+		},
+		Broken:   func(t *testing.T) lease.Strategy { return leasetest.Unreachable() },
+		ShortTTL: 200 * time.Millisecond,
+	})
+}
