@@ -1,0 +1,73 @@
+package nonce
+
+import (
+	"encoding/binary"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// fakeClock is an injectable clock that moves only when a test moves it.
+// Its readings carry no monotonic part, so the factory measures wall time.
+type fakeClock struct {
+	ns    atomic.Int64
+	reads atomic.Int64
+}
+
+func newFakeClock(t time.Time) *fakeClock {
+	c := new(fakeClock)
+	c.ns.Store(t.UnixNano())
+	return c
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.reads.Add(1)
+	return time.Unix(0, c.ns.Load()).UTC()
+}
+
+func (c *fakeClock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
+
+// ms returns the clock's reading in ms since the default epoch.
+func (c *fakeClock) ms() uint64 {
+	return uint64((c.ns.Load() - DefaultEpoch().UnixNano()) / 1e6)
+}
+
+// waitReads blocks until the factory has read the clock n more times: proof
+// that a generator is polling it (waiting), without timing assumptions.
+func (c *fakeClock) waitReads(n int64) {
+	target := c.reads.Load() + n
+	for c.reads.Load() < target {
+		time.Sleep(100 * time.Microsecond)
+	}
+}
+
+// testStart is an arbitrary clock reading well after the default epoch.
+var testStart = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// testBaseKey is a fixed 32-byte base key for tests.
+var testBaseKey = []byte("0123456789abcdef0123456789abcdef")
+
+func mustNew(t testing.TB, cfg Config) *Factory {
+	t.Helper()
+	f, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return f
+}
+
+// fields of the layouts, for assertions.
+func ts64(v uint64) uint64      { return v >> 22 }
+func machine64(v uint64) uint64 { return v >> 13 & 511 }
+func count64(v uint64) uint64   { return v & 8191 }
+
+func split96(b [12]byte) (ts, machine, count uint64) {
+	hi := binary.BigEndian.Uint64(b[:8])
+	lo := uint64(binary.BigEndian.Uint32(b[8:]))
+	return hi >> 22, hi >> 13 & 511, (hi&8191)<<32 | lo
+}
+
+func split128(b [16]byte) (ts, machine, zero, count uint64) {
+	hi := binary.BigEndian.Uint64(b[:8])
+	return hi >> 22, hi >> 13 & 511, hi & 8191, binary.BigEndian.Uint64(b[8:])
+}
