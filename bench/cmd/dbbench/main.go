@@ -1,0 +1,153 @@
+// Command dbbench measures what a primary-key type costs a real database:
+// it inserts the same rows into one table per key type (once counter,
+// sortable and encrypted IDs as bigint; UUIDv4 and UUIDv7; a server-assigned
+// serial), then reports table and primary-index size from the catalog, the
+// insert rate and point-lookup latency.
+//
+// Usage:
+//
+//	go run ./cmd/dbbench -db postgres -rows 1000000 -svg charts/postgres.svg
+//	go run ./cmd/dbbench -db mysql -json
+//
+// DSNs default to the test services (see -dsn), overridable with
+// ONCE_TEST_POSTGRES_DSN and ONCE_TEST_MYSQL_DSN. Every table it creates is
+// dropped again, also on error or interrupt.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+)
+
+const (
+	defaultPostgresDSN = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+	defaultMySQLDSN    = "root@tcp(127.0.0.1:3306)/test?parseTime=true"
+)
+
+type config struct {
+	db      string
+	dsn     string
+	rows    int
+	batch   int
+	writers int
+	lookups int
+	json    bool
+	svg     string
+	keys    []keyType
+}
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "dbbench:", err)
+		os.Exit(1)
+	}
+}
+
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	var c config
+	var keys string
+	fs := flag.NewFlagSet("dbbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.db, "db", "postgres", "database: postgres or mysql (MariaDB)")
+	fs.StringVar(&c.dsn, "dsn", "", "data source name (default: $ONCE_TEST_POSTGRES_DSN or "+defaultPostgresDSN+
+		"; for mysql $ONCE_TEST_MYSQL_DSN or "+defaultMySQLDSN+")")
+	fs.IntVar(&c.rows, "rows", 1_000_000, "rows to insert per key type")
+	fs.IntVar(&c.batch, "batch", 1000, "rows per multi-row INSERT")
+	fs.IntVar(&c.writers, "writers", 1, "concurrent writer goroutines (connections)")
+	fs.IntVar(&c.lookups, "lookups", 10_000, "timed point lookups per key type")
+	fs.BoolVar(&c.json, "json", false, "print a JSON array instead of a Markdown table")
+	fs.StringVar(&c.svg, "svg", "", "write an SVG bar chart (index size, insert rate) to this file")
+	fs.StringVar(&keys, "keys", "", "comma-separated subset of key types: "+strings.Join(keyNames(), ","))
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	if c.dsn == "" {
+		switch c.db {
+		case "postgres":
+			c.dsn = envOr("ONCE_TEST_POSTGRES_DSN", defaultPostgresDSN)
+		case "mysql":
+			c.dsn = envOr("ONCE_TEST_MYSQL_DSN", defaultMySQLDSN)
+		}
+	}
+	switch {
+	case c.rows < 1:
+		return c, errors.New("-rows must be at least 1")
+	case c.batch < 1 || c.batch > 20_000:
+		return c, errors.New("-batch must be in 1..20000 (bind-parameter limits)")
+	case c.writers < 1:
+		return c, errors.New("-writers must be at least 1")
+	case c.lookups < 1:
+		return c, errors.New("-lookups must be at least 1")
+	}
+	var err error
+	c.keys, err = selectKeys(keys)
+	return c, err
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	c, err := parseFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	d, err := newDialect(c.db)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	b, err := open(ctx, c, d)
+	if err != nil {
+		return err
+	}
+	defer b.close() // drops every table still present, even after an error or interrupt
+
+	var results []result
+	for _, kt := range c.keys {
+		fmt.Fprintf(stderr, "dbbench: %s %s: %d rows ...\n", c.db, kt.name, c.rows)
+		r, err := b.measure(ctx, kt)
+		if err != nil {
+			return fmt.Errorf("%s: %w", kt.name, err)
+		}
+		fmt.Fprintf(stderr, "dbbench: %s %s: %.2fs, %.0f rows/s, index %s, table %s, lookup %.1fµs\n",
+			c.db, kt.name, r.InsertSeconds, r.RowsPerSecond, mb(r.IndexBytes), mb(r.TableBytes), float64(r.LookupNs)/1e3)
+		results = append(results, r)
+	}
+
+	if c.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(results); err != nil {
+			return err
+		}
+	} else {
+		writeMarkdown(stdout, c, results)
+	}
+	if c.svg != "" {
+		if err := os.WriteFile(c.svg, []byte(chartSVG(c, results)), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
