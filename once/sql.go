@@ -131,7 +131,27 @@ func scanError(c *codec, src any) error {
 		}
 		return invalid(what, s, explainEncoded(c.db, rest, len(s)-len(rest))+" (DB format "+db+")")
 	}
-	return invalid(what, reflect.TypeOf(src).String(), "unsupported type for DB format "+db)
+	return &idError{kind: ErrInvalid, msg: "once: invalid database value of type " +
+		reflect.TypeOf(src).String() + ": unsupported for DB format " + db}
 }
 
 func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
+
+// Value returns the database form of id per o.DBFormat.
+func (o Options) Value(id ID) (driver.Value, error) {
+	c, err := o.resolve()
+	if err != nil {
+		return nil, err
+	}
+	return c.value(id.v)
+}
+
+// Scan decodes a database value per o.DBFormat.
+func (o Options) Scan(src any) (ID, error) {
+	c, err := o.resolve()
+	if err != nil {
+		return ID{}, err
+	}
+	v, err := c.scan(src)
+	return ID{v}, err
+}

@@ -38,3 +38,24 @@ func (c *codec) string(v uint64) string {
 	}
 	return string(b)
 }
+
+// Parse parses text per o (prefix, format, mask) and returns the ID with
+// the stored value. It is the untyped form of [ParseAs] for options known
+// only at run time (tools, adapters); typed IDs should use ParseAs.
+func (o Options) Parse(s string) (ID, error) {
+	c, err := o.resolve()
+	if err != nil {
+		return ID{}, err
+	}
+	v, err := parseText(&c, s)
+	return ID{v}, err
+}
+
+// AppendText appends the text spelling of id per o to b.
+func (o Options) AppendText(b []byte, id ID) ([]byte, error) {
+	c, err := o.resolve()
+	if err != nil {
+		return b, err
+	}
+	return c.appendText(b, id.v)
+}
