@@ -5,8 +5,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/once-go/once/once"
 	"github.com/once-go/once/nonce"
+	"github.com/once-go/once/once"
 )
 
 // spell formats the stored value v per opts.

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/once-go/once/once"
 	"github.com/once-go/once/nonce"
+	"github.com/once-go/once/once"
 )
 
 // conformance mirrors ../testdata/conformance.json (the parts once uses).

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/once-go/once/once"
 	"github.com/once-go/once/nonce"
+	"github.com/once-go/once/once"
 )
 
 func TestOptionsCheck(t *testing.T) {

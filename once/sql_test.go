@@ -89,7 +89,7 @@ func TestScanStrict(t *testing.T) {
 		{once.Options{DBFormat: once.Raw}, int64(5)},
 		{once.Options{Prefix: "usr_", DBFormat: once.Raw, PersistPrefix: true}, []byte{1, 2, 3, 4, 5, 6, 7, 8}},
 		{once.Options{Prefix: "usr_", DBFormat: once.Raw, PersistPrefix: true}, []byte("org_12345678")},
-		{once.Options{DBFormat: once.Hex}, "M48oJk4HnzE"},       // url64 text in a hex column
+		{once.Options{DBFormat: once.Hex}, "M48oJk4HnzE"},        // url64 text in a hex column
 		{once.Options{DBFormat: once.URL64}, "338f28264e079f31"}, // hex text in a url64 column
 		{once.Options{DBFormat: once.URL64}, "AAAAAAAAAAB"},      // spare bits
 		{once.Options{DBFormat: once.Hex32}, "0000000000001"},    // spare bit
