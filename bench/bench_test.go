@@ -48,6 +48,7 @@ func BenchmarkFormat(b *testing.B) { runAll(b, [][]impl{onceFormat(), peerFormat
 
 // reportCeiling records a generator's hard rate cap (IDs per second) so that
 // readers of the output see that its ns/op is a ceiling, not a code cost.
+// Call it after the loop: b.Loop's first call resets user metrics.
 func reportCeiling(b *testing.B, idsPerSecond float64) {
 	b.ReportMetric(idsPerSecond, "ceiling-ids/s")
 }

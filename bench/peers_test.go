@@ -91,18 +91,18 @@ func peerGenerate() []impl {
 		{"snowflake", func(b *testing.B) {
 			node := newSnowflakeNode(b)
 			b.ReportAllocs()
-			reportCeiling(b, snowflakeCeiling)
 			for b.Loop() {
 				sinkSnowflake = node.Generate()
 			}
+			reportCeiling(b, snowflakeCeiling)
 		}},
 		{"sonyflake", func(b *testing.B) {
 			sf := newSonyflake(b)
 			b.ReportAllocs()
-			reportCeiling(b, sonyflakeCeiling)
 			for b.Loop() {
 				sinkUint64, sinkErr = sf.NextID()
 			}
+			reportCeiling(b, sonyflakeCeiling)
 		}},
 		{"typeid", func(b *testing.B) {
 			b.ReportAllocs()
@@ -174,7 +174,6 @@ func peerGenerateParallel() []impl {
 		{"snowflake", func(b *testing.B) {
 			node := newSnowflakeNode(b)
 			b.ReportAllocs()
-			reportCeiling(b, snowflakeCeiling)
 			b.RunParallel(func(pb *testing.PB) {
 				var last snowflake.ID
 				for pb.Next() {
@@ -184,11 +183,11 @@ func peerGenerateParallel() []impl {
 				sinkSnowflake = last
 				sinkMu.Unlock()
 			})
+			reportCeiling(b, snowflakeCeiling)
 		}},
 		{"sonyflake", func(b *testing.B) {
 			sf := newSonyflake(b)
 			b.ReportAllocs()
-			reportCeiling(b, sonyflakeCeiling)
 			b.RunParallel(func(pb *testing.PB) {
 				var last uint64
 				var err error
@@ -199,6 +198,7 @@ func peerGenerateParallel() []impl {
 				sinkUint64, sinkErr = last, err
 				sinkMu.Unlock()
 			})
+			reportCeiling(b, sonyflakeCeiling)
 		}},
 		{"typeid", func(b *testing.B) {
 			b.ReportAllocs()
