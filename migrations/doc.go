@@ -1,0 +1,28 @@
+// Package migrations creates and drops the machine-ID lease table that
+// [github.com/once-go/once/lease/sqllease] uses, on PostgreSQL, MySQL/MariaDB
+// and SQLite.
+//
+// The table has the columns of the Elixir NoNoncense lease table, so both
+// libraries can share one table:
+//
+//	id           SMALLINT PRIMARY KEY   machine ID, 0..511, one row each
+//	token        BYTEA | VARBINARY(16) | BLOB, 16 random bytes, NULL when never held
+//	expires_at   UTC, microseconds, NOT NULL; 1970-01-01 when never held
+//	lock_version INTEGER NOT NULL DEFAULT 0, bumped by every write
+//
+// expires_at is PostgreSQL TIMESTAMP(6) WITHOUT TIME ZONE, MySQL DATETIME(6)
+// (neither is converted by the session time zone) and, on SQLite, which has
+// no timestamp type, TEXT in one fixed-width ISO-8601 UTC format,
+// 'YYYY-MM-DDTHH:MM:SS.ffffffZ', so that comparing the text compares the
+// times.
+//
+// [Apply] creates the table under any plain lowercase name and fills it with
+// its 512 rows; running it again is harmless (it refills missing rows and
+// leaves existing ones alone). [Down] drops it. Both use the SQL files that
+// [FS] exposes in golang-migrate naming (postgres/, mysql/, sqlite/), written
+// for the default table name once_leases, for applications that run their
+// migrations with golang-migrate or a similar tool.
+//
+// The package uses only the standard library; the application supplies the
+// *sql.DB and its driver.
+package migrations
