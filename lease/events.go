@@ -1,0 +1,145 @@
+package lease
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+)
+
+// EventKind says what an [Event] reports.
+type EventKind string
+
+// Event kinds.
+const (
+	EventStart EventKind = "start" // an operation begins
+	EventEnd   EventKind = "end"   // an operation ended: Result, Duration, GrantedTTL
+	EventRetry EventKind = "retry" // a failed operation will be retried after Delay
+	EventLost  EventKind = "lost"  // the lease is no longer trusted: Err is the reason
+)
+
+// Op is the strategy operation an [Event] is about.
+type Op string
+
+// Operations.
+const (
+	OpAcquire Op = "acquire"
+	OpReclaim Op = "reclaim" // acquire by taking back the lease in Options.StateFile
+	OpRenew   Op = "renew"
+	OpRelease Op = "release"
+)
+
+// Source says why an operation ran.
+type Source string
+
+// Sources.
+const (
+	SourceInitial   Source = "initial"   // in Start
+	SourceScheduled Source = "scheduled" // renewal on schedule, and its retries
+	SourceReacquire Source = "reacquire" // after a loss
+	SourceShutdown  Source = "shutdown"  // Close or the end of Start's context
+)
+
+// Event describes one step of the lease lifecycle, for metrics and traces.
+// Fields that do not apply to a kind are zero.
+type Event struct {
+	Kind     EventKind
+	Op       Op // empty for EventLost
+	Strategy string
+	Source   Source
+	// MachineID is the machine ID concerned, -1 when none (an acquire not
+	// yet answered).
+	MachineID int
+	// Result of an EventEnd: "ok", or the class of the error: "lost",
+	// "retry", "exhausted", "conflict", "config", "timeout", "illegal_ttl",
+	// "canceled", "error".
+	Result string
+	// Err is the failure of an EventEnd, the reason of an EventRetry or of
+	// an EventLost.
+	Err error
+	// Duration of the operation (EventEnd).
+	Duration time.Duration
+	// GrantedTTL of a successful acquire, reclaim or renew (EventEnd).
+	GrantedTTL time.Duration
+	// Attempt (1, 2, ...) and Delay of an EventRetry.
+	Attempt int
+	Delay   time.Duration
+	// RemainingTTL of an EventLost: how much of the granted TTL was left,
+	// counted from the request that obtained it; 0 when none.
+	RemainingTTL time.Duration
+}
+
+// resultOf classifies an error for Event.Result.
+func resultOf(err error) string {
+	switch {
+	case err == nil:
+		return "ok"
+	case errors.Is(err, ErrLost):
+		return "lost"
+	case errors.Is(err, ErrIllegalTTL):
+		return "illegal_ttl"
+	case errors.Is(err, ErrTimeout):
+		return "timeout"
+	case errors.Is(err, ErrExhausted):
+		return "exhausted"
+	case errors.Is(err, ErrConflict):
+		return "conflict"
+	case errors.Is(err, ErrConfig):
+		return "config"
+	case errors.Is(err, ErrRetry):
+		return "retry"
+	case errors.Is(err, context.Canceled), errors.Is(err, ErrClosed):
+		return "canceled"
+	}
+	return "error"
+}
+
+// emit logs e and hands it to the Events hook.
+func (m *Manager) emit(e Event) {
+	e.Strategy = m.name
+	level, msg := eventLevel(e)
+	if log := m.o.Logger; log.Enabled(context.Background(), level) {
+		attrs := []slog.Attr{slog.String("strategy", e.Strategy), slog.String("source", string(e.Source))}
+		if e.MachineID >= 0 {
+			attrs = append(attrs, slog.Int("machine_id", e.MachineID))
+		}
+		switch e.Kind {
+		case EventEnd:
+			attrs = append(attrs, slog.String("result", e.Result), slog.Duration("duration", e.Duration))
+			if e.GrantedTTL > 0 {
+				attrs = append(attrs, slog.Duration("granted_ttl", e.GrantedTTL))
+			}
+		case EventRetry:
+			attrs = append(attrs, slog.String("operation", string(e.Op)), slog.Int("attempt", e.Attempt), slog.Duration("delay", e.Delay))
+		case EventLost:
+			attrs = append(attrs, slog.Duration("remaining_ttl", e.RemainingTTL))
+		}
+		if e.Err != nil {
+			attrs = append(attrs, slog.String("reason", e.Err.Error()))
+		}
+		log.LogAttrs(context.Background(), level, msg, attrs...)
+	}
+	if m.o.Events != nil {
+		m.o.Events(e)
+	}
+}
+
+// eventLevel picks the log level and message of an event: failures warn,
+// losses are errors, routine renewals are debug.
+func eventLevel(e Event) (slog.Level, string) {
+	switch e.Kind {
+	case EventStart:
+		return slog.LevelDebug, "lease " + string(e.Op) + " start"
+	case EventRetry:
+		return slog.LevelWarn, "lease " + string(e.Op) + " retry"
+	case EventLost:
+		return slog.LevelError, "lease lost"
+	}
+	switch {
+	case e.Err != nil:
+		return slog.LevelWarn, "lease " + string(e.Op) + " failed"
+	case e.Op == OpRenew:
+		return slog.LevelDebug, "lease renewed"
+	}
+	return slog.LevelInfo, "lease " + string(e.Op) + " done"
+}

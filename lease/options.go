@@ -1,0 +1,149 @@
+package lease
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/once-go/once/internal/testonly"
+)
+
+// Defaults and limits of [Options].
+const (
+	DefaultLeaseDuration  = 8 * time.Hour
+	DefaultRenewInterval  = 30 * time.Minute
+	DefaultAcquireTimeout = 60 * time.Second
+	DefaultHandoffSkew    = time.Second
+	DefaultReleaseTimeout = 5 * time.Second
+
+	// MinLeaseDuration is the shortest lease the manager asks for, and the
+	// shortest TTL it accepts from a coordinator (shorter is an illegal TTL).
+	MinLeaseDuration = 30 * time.Second
+	// SafetyMargin is subtracted from every granted TTL (the safe window
+	// ends that long before the coordinator's expiry) and again from the
+	// renewal time; the renew interval must be longer than it.
+	SafetyMargin = 10 * time.Second
+	// MaxHandoffSkew bounds Options.HandoffSkew: clocks further apart than
+	// this need fixing, not a longer wait.
+	MaxHandoffSkew = time.Minute
+
+	// NoTimeout as Options.AcquireTimeout lets [Start] wait for a lease
+	// until its context ends.
+	NoTimeout time.Duration = -1
+)
+
+// minShortLease is the minimum lease duration when testonly.ShortLeases is
+// set.
+const minShortLease = 100 * time.Millisecond
+
+// Options configure a [Manager]. The zero value of every field but
+// Factories selects its default; [Start] rejects nonsense with [ErrConfig]
+// and a message naming the option.
+type Options struct {
+	// LeaseDuration is requested on every acquire and renew. Default 8h,
+	// at least MinLeaseDuration (30s).
+	LeaseDuration time.Duration
+	// RenewInterval is the longest time between renewals. It must be
+	// longer than SafetyMargin (10s) and shorter than LeaseDuration minus
+	// SafetyMargin. Default 30m, or LeaseDuration/2 if that is less.
+	RenewInterval time.Duration
+	// AcquireTimeout is the budget of the blocking acquisition in [Start]
+	// (default 60s; [NoTimeout]: until Start's context ends). It also bounds
+	// each re-acquisition attempt after a loss.
+	AcquireTimeout time.Duration
+	// OnLost, if set, is called from the manager's goroutine with the loss
+	// reason ([ErrLost], [ErrExpired], [ErrTimeout], [ErrExternal] or
+	// [ErrIllegalTTL], possibly wrapped) after the factories have been
+	// disabled. It must not block for long: renewals wait for it.
+	OnLost func(reason error)
+	// Factories are the nonce factories the lease protects (required):
+	// activated with each new lease, extended on renewal, disabled on loss
+	// and shutdown. *nonce.Factory satisfies [Factory].
+	Factories []Factory
+	// Logger receives structured records of every lease operation (never
+	// of nonce generation). Default slog.Default().
+	Logger *slog.Logger
+	// Events, if set, receives an [Event] for every lease operation, from
+	// the manager's goroutine, one call at a time. It must not block: the
+	// manager waits for it. Hand events to a channel or a counter.
+	Events func(Event)
+	// HandoffSkew is how far any holder's clock may be from the
+	// coordinator's: a lease taken over from a previous holder whose expiry
+	// the coordinator reports starts its timestamps after that expiry plus
+	// HandoffSkew. Default 1s, at most MaxHandoffSkew.
+	HandoffSkew time.Duration
+	// ReacquireDeterministic makes the manager acquire again after a loss
+	// even when the strategy is deterministic (env, host list). By default
+	// a deterministic strategy's loss is final: Done is closed.
+	ReacquireDeterministic bool
+	// StateFile, if set, is a file where the manager keeps the machine ID
+	// and token it holds, so that a restarted process reclaims its own
+	// unexpired lease instead of taking another ID (crash loops then do
+	// not drain the pool). The strategy must implement [Reclaimer]. The
+	// file is locked while the manager runs: two live managers cannot share
+	// it. Unix only.
+	StateFile string
+	// ReleaseTimeout bounds the release of a lease at shutdown and after a
+	// loss. Default 5s.
+	ReleaseTimeout time.Duration
+}
+
+// configError reports a bad option.
+func configError(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrConfig}, args...)...)
+}
+
+// validate returns o with defaults filled in and the timing it implies.
+func (o Options) validate() (Options, timing, error) {
+	short := testonly.ShortLeases.Load()
+	minLease := MinLeaseDuration
+	if short {
+		minLease = minShortLease
+	}
+	switch {
+	case o.LeaseDuration == 0:
+		o.LeaseDuration = DefaultLeaseDuration
+	case o.LeaseDuration < minLease:
+		return o, timing{}, configError("LeaseDuration %v is below the minimum %v", o.LeaseDuration, minLease)
+	}
+	tm := newTiming(o.LeaseDuration, short)
+	if o.RenewInterval == 0 {
+		o.RenewInterval = min(DefaultRenewInterval, o.LeaseDuration/2)
+	}
+	if o.RenewInterval <= tm.margin {
+		return o, tm, configError("RenewInterval %v must be longer than %v", o.RenewInterval, tm.margin)
+	}
+	if o.RenewInterval >= o.LeaseDuration-tm.margin {
+		return o, tm, configError("RenewInterval %v must be shorter than LeaseDuration %v minus %v", o.RenewInterval, o.LeaseDuration, tm.margin)
+	}
+	switch {
+	case o.AcquireTimeout == 0:
+		o.AcquireTimeout = DefaultAcquireTimeout
+	case o.AcquireTimeout < 0 && o.AcquireTimeout != NoTimeout:
+		return o, tm, configError("AcquireTimeout %v is negative (use lease.NoTimeout to wait without a bound)", o.AcquireTimeout)
+	}
+	if len(o.Factories) == 0 {
+		return o, tm, configError("Factories is empty; the lease must protect at least one factory")
+	}
+	for i, f := range o.Factories {
+		if f == nil {
+			return o, tm, configError("Factories[%d] is nil", i)
+		}
+	}
+	switch {
+	case o.HandoffSkew == 0:
+		o.HandoffSkew = DefaultHandoffSkew
+	case o.HandoffSkew < 0 || o.HandoffSkew > MaxHandoffSkew:
+		return o, tm, configError("HandoffSkew %v is outside 0..%v", o.HandoffSkew, MaxHandoffSkew)
+	}
+	switch {
+	case o.ReleaseTimeout == 0:
+		o.ReleaseTimeout = DefaultReleaseTimeout
+	case o.ReleaseTimeout < 0:
+		return o, tm, configError("ReleaseTimeout %v is negative", o.ReleaseTimeout)
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return o, tm, nil
+}

@@ -1,0 +1,82 @@
+package lease
+
+import "time"
+
+// Run-time and start-up backoff bases (spec: leases.md, Timing).
+const (
+	startBackoffBase = 100 * time.Millisecond
+	runBackoffBase   = time.Second
+	maxBackoff       = 24 * time.Hour
+)
+
+// timing holds the fixed margins of the lease schedule. In production the
+// margin is SafetyMargin and the minimum TTL MinLeaseDuration; with
+// testonly.ShortLeases both scale with the lease duration (a tenth of it,
+// three tenths) so that fault tests finish in seconds.
+type timing struct {
+	margin time.Duration // subtracted from the TTL, and again from the renewal time
+	minTTL time.Duration // a shorter granted TTL is illegal
+}
+
+func newTiming(leaseDuration time.Duration, short bool) timing {
+	if short {
+		m := leaseDuration / 10
+		return timing{margin: m, minTTL: 3 * m}
+	}
+	return timing{margin: SafetyMargin, minTTL: MinLeaseDuration}
+}
+
+// legal reports whether a granted TTL may be used at all.
+func (tm timing) legal(ttl time.Duration) bool { return ttl >= tm.minTTL }
+
+// safe is how long after the request was sent the lease may be trusted:
+// the granted TTL minus the margin.
+func (tm timing) safe(ttl time.Duration) time.Duration { return ttl - tm.margin }
+
+// renewAfter is when, after the request was sent, the next renewal is due:
+// min(renewInterval, safe) - margin, never <= 0 (the margin leaves that
+// much of the safe window for retries).
+func (tm timing) renewAfter(renewInterval, ttl time.Duration) time.Duration {
+	d := min(renewInterval, tm.safe(ttl))
+	if d-tm.margin > 0 {
+		return d - tm.margin
+	}
+	// Only reachable with an illegal TTL or unvalidated options: renew
+	// half-way through what is left rather than at once or never.
+	return max(d/2, time.Millisecond)
+}
+
+// backoff is the pause before retry number attempt (1, 2, ...):
+// min(base*2^(attempt-1) + jitter, limit, 24h), jitter in [1ns, base] drawn
+// by jitter(base). It returns 0 when limit <= 0 (no time left).
+func backoff(base, limit time.Duration, attempt int, jitter func(time.Duration) time.Duration) time.Duration {
+	if limit <= 0 {
+		return 0
+	}
+	d := base
+	for i := 1; i < attempt && d < maxBackoff; i++ {
+		d *= 2
+	}
+	d += min(max(jitter(base), 1), base)
+	return min(d, limit, maxBackoff)
+}
+
+// handoffNotBefore is the earliest timestamp a new holder may emit: the
+// previous holder's expiry on the coordinator's clock plus the skew allowed
+// between any holder's clock and the coordinator's. Zero (no constraint)
+// when the previous expiry is unknown.
+//
+// Why this suffices: the previous holder stopped generating by its own
+// local deadline, which is before the coordinator's expiry (its safe window
+// is measured from before the coordinator applied its lease, and ends a
+// margin before the TTL). Its last timestamp came from its own clock, at
+// most skew ahead of the coordinator's: so it is below prevExpiry + skew.
+// The new holder's factories start at or after notBefore on the new
+// holder's clock (they wait if that clock is behind), so every timestamp
+// it emits is above anything the previous holder could have emitted.
+func handoffNotBefore(prevExpiry time.Time, skew time.Duration) time.Time {
+	if prevExpiry.IsZero() {
+		return time.Time{}
+	}
+	return prevExpiry.Add(skew)
+}

@@ -1,0 +1,114 @@
+package lease
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+func TestTimingFormulas(t *testing.T) {
+	const s = time.Second
+	prod := newTiming(DefaultLeaseDuration, false)
+	for _, c := range []struct {
+		name          string
+		tm            timing
+		ttl, interval time.Duration
+		safe, renew   time.Duration
+		legal         bool
+	}{
+		{"defaults", prod, 8 * time.Hour, 30 * time.Minute, 8*time.Hour - 10*s, 30*time.Minute - 10*s, true},
+		{"interval beyond the safe window", prod, 60 * s, 55 * s, 50 * s, 40 * s, true},
+		{"short legal lease", prod, 30 * s, 15 * s, 20 * s, 5 * s, true},
+		{"granted less than asked", prod, 45 * s, 30 * time.Minute, 35 * s, 25 * s, true},
+		{"illegal TTL", prod, 29 * s, 15 * s, 19 * s, 5 * s, false},
+		{"renewal never at once", prod, 12 * s, 15 * s, 2 * s, time.Second, false},
+		{"short leases", newTiming(2*s, true), 2 * s, 500 * time.Millisecond, 1800 * time.Millisecond, 300 * time.Millisecond, true},
+		{"short leases illegal", newTiming(2*s, true), 500 * time.Millisecond, 500 * time.Millisecond, 300 * time.Millisecond, 100 * time.Millisecond, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := c.tm.safe(c.ttl); got != c.safe {
+				t.Errorf("safe(%v) = %v, want %v", c.ttl, got, c.safe)
+			}
+			if got := c.tm.renewAfter(c.interval, c.ttl); got != c.renew {
+				t.Errorf("renewAfter(%v, %v) = %v, want %v", c.interval, c.ttl, got, c.renew)
+			}
+			if got := c.tm.legal(c.ttl); got != c.legal {
+				t.Errorf("legal(%v) = %v, want %v", c.ttl, got, c.legal)
+			}
+		})
+	}
+}
+
+func TestRenewAfterNeverNonPositive(t *testing.T) {
+	tm := newTiming(DefaultLeaseDuration, false)
+	for ttl := time.Duration(0); ttl < 40*time.Second; ttl += 250 * time.Millisecond {
+		for _, ri := range []time.Duration{0, time.Second, 11 * time.Second, time.Hour} {
+			if got := tm.renewAfter(ri, ttl); got <= 0 {
+				t.Fatalf("renewAfter(%v, %v) = %v", ri, ttl, got)
+			}
+		}
+	}
+}
+
+func TestShortTimingScales(t *testing.T) {
+	tm := newTiming(5*time.Second, true)
+	if tm.margin != 500*time.Millisecond || tm.minTTL != 1500*time.Millisecond {
+		t.Errorf("short timing for 5s = %+v, want margin 500ms, minimum TTL 1.5s", tm)
+	}
+	if tm := newTiming(5*time.Second, false); tm.margin != SafetyMargin || tm.minTTL != MinLeaseDuration {
+		t.Errorf("production timing = %+v", tm)
+	}
+}
+
+// TestBackoffBounds checks min(base*2^(attempt-1) + jitter, limit, 24h)
+// with jitter in [1, base] over many attempts, bases, limits and jitters,
+// including the extremes of the jitter.
+func TestBackoffBounds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	jitters := map[string]func(time.Duration) time.Duration{
+		"lowest":  func(time.Duration) time.Duration { return 1 },
+		"highest": func(b time.Duration) time.Duration { return b },
+		"random":  func(b time.Duration) time.Duration { return time.Duration(rng.Int64N(int64(b))) + 1 },
+		"out of range": func(b time.Duration) time.Duration {
+			return []time.Duration{-5, 0, b + 1, 10 * b}[rng.IntN(4)]
+		},
+	}
+	for name, j := range jitters {
+		for _, base := range []time.Duration{startBackoffBase, runBackoffBase, 7 * time.Millisecond} {
+			for _, limit := range []time.Duration{time.Millisecond, 3 * time.Second, 30 * time.Minute, 1000 * time.Hour} {
+				prev := time.Duration(0)
+				for attempt := 1; attempt <= 200; attempt++ {
+					exp := base
+					for i := 1; i < attempt && exp < 48*time.Hour; i++ {
+						exp *= 2
+					}
+					lo, hi := min(exp+1, limit, maxBackoff), min(exp+base, limit, maxBackoff)
+					got := backoff(base, limit, attempt, j)
+					if got < lo || got > hi {
+						t.Fatalf("%s jitter: backoff(%v, %v, %d) = %v, want within [%v, %v]", name, base, limit, attempt, got, lo, hi)
+					}
+					if name != "random" && name != "out of range" && got < prev {
+						t.Fatalf("%s jitter: backoff decreased at attempt %d: %v after %v", name, attempt, got, prev)
+					}
+					prev = got
+				}
+			}
+		}
+	}
+	if got := backoff(time.Second, 0, 3, jitter); got != 0 {
+		t.Errorf("backoff with no time left = %v, want 0", got)
+	}
+	if got := backoff(time.Second, -time.Second, 3, jitter); got != 0 {
+		t.Errorf("backoff with negative limit = %v, want 0", got)
+	}
+}
+
+func TestHandoffNotBefore(t *testing.T) {
+	if got := handoffNotBefore(time.Time{}, time.Second); !got.IsZero() {
+		t.Errorf("unknown previous expiry: notBefore %v, want zero", got)
+	}
+	prev := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	if got := handoffNotBefore(prev, 1500*time.Millisecond); !got.Equal(prev.Add(1500 * time.Millisecond)) {
+		t.Errorf("notBefore = %v, want previous expiry + 1.5s", got)
+	}
+}
