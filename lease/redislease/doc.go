@@ -1,0 +1,44 @@
+// Package redislease leases machine IDs (0..511) from Redis or Valkey
+// through a go-redis v9 client the application already has. It implements
+// [github.com/once-go/once/lease.Strategy].
+//
+// # Choosing a mode
+//
+// The mode is explicit ([Options.Mode]); there is no automatic choice,
+// because two layouts on one server would hand out an ID twice. Each mode
+// refuses to run ([lease.ErrConfig]) when it finds the other's data under
+// the same NAME.
+//
+// [ModeHash] keeps every lease in one hash NAME with per-field TTLs (HSETEX
+// FNX/FXX PX). Pick it on Redis >= 8.0 or Valkey >= 9.0, and whenever
+// services using the Elixir library share the leases: the field layout is
+// exactly theirs ("<id>" -> token, "token.<id>.<token>" -> "<id>"). All
+// leases are visible with one HGETALL. Hash mode sends plain commands and
+// needs no scripting.
+//
+// [ModeKey] keeps one key {NAME}:<id> = token per lease with a key TTL, and
+// acquires, renews and releases with small Lua scripts (embedded in this
+// package, run with EVALSHA). Pick it on Redis 6 and 7, on managed services
+// without HSETEX, and on Redis Cluster: the {NAME} hash tag puts every key
+// in one slot and the scripts declare all keys they touch.
+//
+// # Server checks and errors
+//
+// [Strategy.Check] (run by the first Acquire or Renew, or call it at
+// startup) probes the command the mode needs and reports an unsupported
+// server as [lease.ErrConfig], never as a conflict. At run time a renewal
+// the server positively refuses is [lease.ErrLost]; transport errors,
+// timeouts, pool exhaustion and server replies such as LOADING, BUSY,
+// READONLY, MASTERDOWN, CLUSTERDOWN or TRYAGAIN are [lease.ErrRetry].
+//
+// TTLs are whole milliseconds applied by the server's clock. Leases carry
+// the server's TIME as CoordinatorNow; Redis keeps no record of an expired
+// lease, so PrevExpiry is zero (the ID was free at CoordinatorNow, so any
+// previous holder's lease had ended by then).
+//
+// Data loss on the server (FLUSHALL, a failover to a replica that missed
+// the latest writes, a restart without persistence) frees every ID at once:
+// another process may acquire an ID that is still in use until the holder's
+// next renewal reports [lease.ErrLost]. Run Redis with persistence and
+// keep renewal intervals short when that window matters.
+package redislease
