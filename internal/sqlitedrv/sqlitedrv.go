@@ -4,7 +4,7 @@
 // drivers never try to register the same name.
 package sqlitedrv
 
-import _ "modernc.org/sqlite" // registers "sqlite"
+import _ "github.com/glebarez/go-sqlite" // registers "sqlite" (pure Go, on modernc.org/sqlite's engine)
 
 // DriverName is the database/sql driver name to pass to sql.Open.
 const DriverName = "sqlite"
