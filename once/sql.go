@@ -11,37 +11,48 @@ import (
 var errNull = &idError{kind: ErrInvalid,
 	msg: "once: invalid database value NULL: use sql.Null[T] or *T for nullable columns"}
 
-// value returns the database form of the stored value v per the DB format.
-func (c *codec) value(v uint64) (driver.Value, error) {
+// value returns the database form of the stored value v per the DB format:
+// an int64 in i (other nil) for signed and unsigned below 2^63, else other.
+// Callers box i themselves, so that an inlined Value that does not escape
+// allocates nothing.
+func (c *codec) value(v uint64) (i int64, other driver.Value, err error) {
 	if c.err != nil {
-		return nil, c.err
+		return 0, nil, c.err
 	}
 	switch c.db {
 	case Signed:
-		return int64(v), nil
+		return int64(v), nil, nil
 	case Unsigned:
 		if v <= math.MaxInt64 {
-			return int64(v), nil
+			return int64(v), nil, nil
 		}
 		// A uint64 with the top bit set is not a valid driver.Value, and a
 		// negative int64 must never reach a BIGINT UNSIGNED column: send
 		// the decimal text, which MySQL/MariaDB convert exactly.
-		return strconv.FormatUint(v, 10), nil
+		return 0, strconv.FormatUint(v, 10), nil
+	case Raw:
+		b := make([]byte, 0, len(c.prefix)+8)
+		if c.persist {
+			b = append(b, c.prefix...)
+		}
+		return 0, append(b, byte(v>>56), byte(v>>48), byte(v>>40), byte(v>>32),
+			byte(v>>24), byte(v>>16), byte(v>>8), byte(v)), nil
 	}
-	var b []byte
-	if c.db == Raw {
-		b = make([]byte, 0, len(c.prefix)+8)
-	} else {
-		b = make([]byte, 0, len(c.prefix)+16)
-	}
+	var buf [64]byte
+	b := buf[:0]
 	if c.persist {
 		b = append(b, c.prefix...)
 	}
-	if c.db == Raw {
-		return append(b, byte(v>>56), byte(v>>48), byte(v>>40), byte(v>>32),
-			byte(v>>24), byte(v>>16), byte(v>>8), byte(v)), nil
+	return 0, string(appendFormat(b, c.db, v)), nil
+}
+
+// driverValue boxes the result of value.
+func (c *codec) driverValue(v uint64) (driver.Value, error) {
+	i, other, err := c.value(v)
+	if other == nil && err == nil {
+		return i, nil
 	}
-	return string(appendFormat(b, c.db, v)), nil
+	return other, err
 }
 
 // scan decodes a database value strictly per the DB format. It accepts
@@ -143,7 +154,7 @@ func (o Options) Value(id ID) (driver.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.value(id.v)
+	return c.driverValue(id.v)
 }
 
 // Scan decodes a database value per o.DBFormat.

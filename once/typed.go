@@ -128,10 +128,4 @@ func (t *Typed[K]) Scan(src any) error {
 // Value implements [database/sql/driver.Valuer] per DBFormat: int64 for
 // signed; int64, or the decimal string from 2^63 up, for unsigned; 8 bytes
 // for raw; the canonical text for text formats (prefixed when persisted).
-func (t Typed[K]) Value() (driver.Value, error) {
-	c := t.codec()
-	if c.db == Signed && c.err == nil {
-		return int64(t.v), nil
-	}
-	return c.value(t.v)
-}
+func (t Typed[K]) Value() (driver.Value, error) { return t.codec().driverValue(t.v) }

@@ -1,0 +1,348 @@
+package once_test
+
+import (
+	"database/sql/driver"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/once-go/once/nonce"
+	"github.com/once-go/once/once"
+)
+
+// Bindings and kinds for the masked benchmarks: prefixed, masked url64.
+var blowfishBinding, speckBinding, des3Binding once.Binding
+
+type (
+	blowfishKind struct{}
+	speckKind    struct{}
+	des3Kind     struct{}
+	BlowfishID   = once.Typed[blowfishKind]
+	SpeckID      = once.Typed[speckKind]
+	DES3ID       = once.Typed[des3Kind]
+)
+
+func (blowfishKind) Options() once.Options {
+	return once.Options{Prefix: "usr_", Mask: true, Generator: &blowfishBinding}
+}
+func (speckKind) Options() once.Options {
+	return once.Options{Prefix: "usr_", Mask: true, Generator: &speckBinding}
+}
+func (des3Kind) Options() once.Options {
+	return once.Options{Prefix: "usr_", Mask: true, Generator: &des3Binding}
+}
+
+func setupBenchBindings(b *testing.B) {
+	if blowfishBinding.Factory() == nil {
+		blowfishBinding.Set(keyFactory(b, testBaseKey, nonce.Blowfish))
+		speckBinding.Set(keyFactory(b, testBaseKey, nonce.Speck))
+		des3Binding.Set(keyFactory(b, testBaseKey, nonce.DES3))
+	}
+}
+
+const benchN = 1024 // distinct inputs per benchmark, cycled
+
+// benchIDs returns benchN random IDs of type T and their text and JSON.
+func benchIDs[T once.IDType](b *testing.B) (ids []T, texts []string, jsons [][]byte) {
+	setupBenchBindings(b)
+	r := rand.New(rand.NewPCG(1, 2))
+	opts := (*new(T)).Options()
+	for range benchN {
+		id := once.FromUint64(r.Uint64())
+		txt, err := opts.AppendText(nil, id)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ids = append(ids, T(id))
+		texts = append(texts, string(txt))
+		jsons = append(jsons, []byte(`"`+string(txt)+`"`))
+	}
+	return ids, texts, jsons
+}
+
+func BenchmarkParse(b *testing.B) {
+	b.Run("plain", func(b *testing.B) {
+		_, in, _ := benchIDs[once.ID](b)
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			if _, err := once.Parse(in[i%benchN]); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+	b.Run("prefixed", func(b *testing.B) { benchParse[UserID](b) })
+	b.Run("masked-blowfish", func(b *testing.B) { benchParse[BlowfishID](b) })
+	b.Run("masked-speck", func(b *testing.B) { benchParse[SpeckID](b) })
+	b.Run("masked-des3", func(b *testing.B) { benchParse[DES3ID](b) })
+	b.Run("prefixed-parallel", func(b *testing.B) {
+		_, in, _ := benchIDs[UserID](b)
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			i := 0
+			for pb.Next() {
+				if _, err := once.ParseAs[UserID](in[i%benchN]); err != nil {
+					b.Error(err)
+					return
+				}
+				i++
+			}
+		})
+	})
+}
+
+// benchParse measures ParseAs[T]: a direct generic call, as applications
+// make it.
+func benchParse[T once.IDType](b *testing.B) {
+	_, in, _ := benchIDs[T](b)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := once.ParseAs[T](in[i%benchN]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+// The formatting benchmarks call the concrete methods (no interface or
+// dictionary in the measured path).
+func BenchmarkAppendText(b *testing.B) {
+	buf := make([]byte, 0, 64)
+	b.Run("plain", func(b *testing.B) {
+		ids, _, _ := benchIDs[once.ID](b)
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			buf, _ = ids[i%benchN].AppendText(buf[:0])
+			i++
+		}
+	})
+	b.Run("prefixed", func(b *testing.B) {
+		ids, _, _ := benchIDs[UserID](b)
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			buf, _ = ids[i%benchN].AppendText(buf[:0])
+			i++
+		}
+	})
+	b.Run("masked-blowfish", func(b *testing.B) {
+		ids, _, _ := benchIDs[BlowfishID](b)
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			buf, _ = ids[i%benchN].AppendText(buf[:0])
+			i++
+		}
+	})
+	b.Run("masked-speck", func(b *testing.B) {
+		ids, _, _ := benchIDs[SpeckID](b)
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			buf, _ = ids[i%benchN].AppendText(buf[:0])
+			i++
+		}
+	})
+	b.Run("masked-des3", func(b *testing.B) {
+		ids, _, _ := benchIDs[DES3ID](b)
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			buf, _ = ids[i%benchN].AppendText(buf[:0])
+			i++
+		}
+	})
+}
+
+var sinkString string
+
+func BenchmarkString(b *testing.B) {
+	b.Run("plain", func(b *testing.B) {
+		ids, _, _ := benchIDs[once.ID](b)
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			sinkString = ids[i%benchN].String()
+			i++
+		}
+	})
+	b.Run("prefixed", func(b *testing.B) {
+		ids, _, _ := benchIDs[UserID](b)
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			sinkString = ids[i%benchN].String()
+			i++
+		}
+	})
+	b.Run("masked-speck", func(b *testing.B) {
+		ids, _, _ := benchIDs[SpeckID](b)
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			sinkString = ids[i%benchN].String()
+			i++
+		}
+	})
+}
+
+var sinkBytes []byte
+
+func BenchmarkJSON(b *testing.B) {
+	b.Run("marshal-plain", func(b *testing.B) {
+		ids, _, _ := benchIDs[once.ID](b)
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			sinkBytes, _ = ids[i%benchN].MarshalJSON()
+			i++
+		}
+	})
+	b.Run("marshal-prefixed", func(b *testing.B) {
+		ids, _, _ := benchIDs[UserID](b)
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			sinkBytes, _ = ids[i%benchN].MarshalJSON()
+			i++
+		}
+	})
+	b.Run("marshal-masked-speck", func(b *testing.B) {
+		ids, _, _ := benchIDs[SpeckID](b)
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			sinkBytes, _ = ids[i%benchN].MarshalJSON()
+			i++
+		}
+	})
+	b.Run("unmarshal-plain", func(b *testing.B) {
+		_, _, in := benchIDs[once.ID](b)
+		b.ReportAllocs()
+		var id once.ID
+		i := 0
+		for b.Loop() {
+			if err := id.UnmarshalJSON(in[i%benchN]); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+	b.Run("unmarshal-prefixed", func(b *testing.B) {
+		_, _, in := benchIDs[UserID](b)
+		b.ReportAllocs()
+		var id UserID
+		i := 0
+		for b.Loop() {
+			if err := id.UnmarshalJSON(in[i%benchN]); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+	b.Run("unmarshal-masked-speck", func(b *testing.B) {
+		_, _, in := benchIDs[SpeckID](b)
+		b.ReportAllocs()
+		var id SpeckID
+		i := 0
+		for b.Loop() {
+			if err := id.UnmarshalJSON(in[i%benchN]); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+}
+
+type hexDBKind struct{}
+
+func (hexDBKind) Options() once.Options {
+	return once.Options{Prefix: "usr_", DBFormat: once.Hex, PersistPrefix: true}
+}
+
+var sinkValue driver.Value
+
+func BenchmarkSQL(b *testing.B) {
+	ids, _, _ := benchIDs[once.ID](b)
+	ints := make([]any, benchN)
+	texts := make([]any, benchN)
+	for i, id := range ids {
+		ints[i] = id.Int64()
+		texts[i], _ = once.Typed[hexDBKind](id).Value()
+		texts[i] = []byte(texts[i].(string))
+	}
+	b.Run("scan-int64-plain", func(b *testing.B) {
+		b.ReportAllocs()
+		var id once.ID
+		i := 0
+		for b.Loop() {
+			if err := id.Scan(ints[i%benchN]); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+	b.Run("scan-int64-typed", func(b *testing.B) {
+		b.ReportAllocs()
+		var id UserID
+		i := 0
+		for b.Loop() {
+			if err := id.Scan(ints[i%benchN]); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+	b.Run("scan-bytes-hex-persisted", func(b *testing.B) {
+		b.ReportAllocs()
+		var id once.Typed[hexDBKind]
+		i := 0
+		for b.Loop() {
+			if err := id.Scan(texts[i%benchN]); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+	b.Run("value-plain", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			sinkValue, _ = ids[i%benchN].Value()
+			i++
+		}
+	})
+	b.Run("value-typed", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			sinkValue, _ = UserID(ids[i%benchN]).Value()
+			i++
+		}
+	})
+	b.Run("value-hex-persisted", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			sinkValue, _ = once.Typed[hexDBKind](ids[i%benchN]).Value()
+			i++
+		}
+	})
+}
+
+func BenchmarkNew(b *testing.B) {
+	f, err := nonce.New(nonce.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	once.SetGenerator(f)
+	defer once.SetGenerator(nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := once.NewAs[UserID](); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
