@@ -153,7 +153,7 @@ func (m *Manager) install(o outcome, source Source) error {
 	m.mu.Unlock()
 
 	m.cur, m.sent, m.deadline = l, o.sent, validUntil
-	m.holding, m.renewed = true, false
+	m.holding, m.since = true, o.sent
 	if err := m.state.store(m.name, l); err != nil {
 		m.o.Logger.Warn("lease state file not written", "path", m.o.StateFile, "error", err)
 	}
@@ -181,7 +181,7 @@ func (m *Manager) checkClock(l Lease, o outcome, notBefore time.Time) {
 // strategyCall is call with start and end events.
 func (m *Manager) strategyCall(ctx context.Context, op Op, source Source, id int, deadline time.Time, fn func(context.Context) (Lease, error)) outcome {
 	m.emit(Event{Kind: EventStart, Op: op, Source: source, MachineID: id})
-	o := m.call(ctx, deadline, fn)
+	o := m.call(ctx, deadline, op != OpRelease, fn)
 	e := Event{Kind: EventEnd, Op: op, Source: source, MachineID: id, Result: resultOf(o.err), Err: o.err, Duration: o.took}
 	if o.err == nil && op != OpRelease {
 		e.MachineID, e.GrantedTTL = o.l.MachineID, o.l.TTL

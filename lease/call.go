@@ -18,8 +18,9 @@ type outcome struct {
 // with ctx. It returns when op returns or as soon as that context ends,
 // whichever is first: a strategy that ignores its context cannot hold the
 // manager past the deadline. An abandoned call keeps running in the
-// background, and a lease it yields after all is released (see orphan).
-func (m *Manager) call(ctx context.Context, deadline time.Time, op func(context.Context) (Lease, error)) outcome {
+// background; if yields, a lease it returns after all is released (see
+// orphan).
+func (m *Manager) call(ctx context.Context, deadline time.Time, yields bool, op func(context.Context) (Lease, error)) outcome {
 	cctx, cancel := context.WithCancel(ctx)
 	if !deadline.IsZero() {
 		cctx, cancel = context.WithDeadline(ctx, deadline)
@@ -46,8 +47,10 @@ func (m *Manager) call(ctx context.Context, deadline time.Time, op func(context.
 		return finish(o)
 	default:
 	}
-	m.orphans.Add(1)
-	go m.orphan(ch)
+	if yields {
+		m.orphans.Add(1)
+		go m.orphan(ch)
+	}
 	err := ErrTimeout
 	if ctx.Err() != nil {
 		err = ErrClosed
@@ -61,7 +64,7 @@ func (m *Manager) call(ctx context.Context, deadline time.Time, op func(context.
 func (m *Manager) orphan(ch <-chan outcome) {
 	defer m.orphans.Done()
 	o := <-ch
-	if o.err != nil || o.l.TTL == 0 { // failed, or a release
+	if o.err != nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), m.o.ReleaseTimeout)

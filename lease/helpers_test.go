@@ -91,7 +91,7 @@ func (f *fakeFactory) Activate(id int, notBefore, validUntil time.Time) error {
 		return err
 	}
 	f.enabled, f.machineID, f.notBefore, f.validUntil = true, id, notBefore, validUntil
-	f.j.add("activate %d", id)
+	f.j.add("activate")
 	return nil
 }
 

@@ -35,7 +35,7 @@ func (m *Manager) applyRenewal(o outcome) error {
 	}
 	m.mu.Unlock()
 	m.cur, m.sent, m.deadline = l, o.sent, validUntil
-	m.renewed, m.streak = true, 0
+	m.streak = 0
 	return nil
 }
 
@@ -63,8 +63,8 @@ func (m *Manager) afterLoss(reason error) {
 	if err := m.state.clear(); err != nil {
 		m.o.Logger.Warn("lease state file not cleared", "path", m.o.StateFile, "error", err)
 	}
-	if !m.renewed {
-		m.streak++ // lost before its first renewal: back off before the next
+	if time.Since(m.since) < m.o.RenewInterval {
+		m.streak++ // short-lived: back off before the next, as after a failure
 	}
 }
 

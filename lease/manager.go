@@ -47,7 +47,7 @@ type Manager struct {
 	sent     time.Time // when the request that granted cur was sent
 	deadline time.Time // end of cur's safe window (monotonic)
 	holding  bool      // cur is ours at the coordinator and not released
-	renewed  bool      // cur was renewed at least once
+	since    time.Time // when cur was granted
 	streak   int       // failed acquisitions/short-lived leases in a row
 	reclaim  *Lease    // from the state file, tried before acquiring
 }
@@ -142,9 +142,11 @@ func (m *Manager) LeaseLost(reason string) {
 
 // Close stops the manager: disables the factories at once, cancels any
 // strategy call in flight, releases the lease (bounded by ctx and
-// Options.ReleaseTimeout), and waits for the manager's goroutine. It returns
-// the release error, or ctx's error if ctx ended first. Calling it again
-// waits again and returns the same result.
+// Options.ReleaseTimeout), and waits for the manager's goroutine, then up to
+// ReleaseTimeout more for strategy calls it abandoned (an acquire that
+// completes during shutdown is released, not leaked). It returns the
+// release error, or ctx's error if ctx ended first. Calling it again waits
+// again and returns the same result.
 func (m *Manager) Close(ctx context.Context) error {
 	m.mu.Lock()
 	if !m.stopped {
@@ -159,10 +161,15 @@ func (m *Manager) Close(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	// Wait a little for abandoned calls, so that a lease one of them
+	// yields late is released before the process exits.
 	orphansDone := make(chan struct{})
 	go func() { m.orphans.Wait(); close(orphansDone) }()
+	t := time.NewTimer(m.o.ReleaseTimeout)
+	defer t.Stop()
 	select {
 	case <-orphansDone:
+	case <-t.C:
 	case <-ctx.Done():
 		return ctx.Err()
 	}

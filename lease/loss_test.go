@@ -1,0 +1,193 @@
+package lease_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/once-go/once/lease"
+)
+
+func TestLeaseLostIdempotentWhileUnleased(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 512)
+		m := r.start()
+		// Re-acquisition will fail for a while: the pool is exhausted.
+		r.s.set(func(f *fake) {
+			f.acquire = func(context.Context, time.Duration) (lease.Lease, error) { return lease.Lease{}, lease.ErrExhausted }
+		})
+		m.LeaseLost("first")
+		if r.f.generating() {
+			t.Fatal("factories still enabled when LeaseLost returned")
+		}
+		var attempts []int
+		for range 20 {
+			time.Sleep(7 * time.Second)
+			m.LeaseLost("again")
+			m.LeaseLost("and again")
+			synctest.Wait()
+		}
+		for _, e := range r.rec.of(lease.EventRetry, lease.OpAcquire) {
+			attempts = append(attempts, e.Attempt)
+		}
+		for i := 1; i < len(attempts); i++ {
+			if attempts[i] != attempts[i-1]+1 {
+				t.Fatalf("backoff reset by repeated loss signals: attempts %v", attempts)
+			}
+		}
+		if len(attempts) == 0 || len(attempts) > 8 {
+			t.Errorf("retry attempts %v in 140s of backoff from 1s", attempts)
+		}
+		if lost := r.losses(); len(lost) != 1 || !errors.Is(lost[0], lease.ErrExternal) {
+			t.Errorf("OnLost calls %v, want exactly one (ErrExternal)", lost)
+		}
+		if n := len(r.rec.of(lease.EventLost, "")); n != 1 {
+			t.Errorf("%d lost events, want 1", n)
+		}
+		if !errors.Is(m.Err(), lease.ErrExternal) || m.MachineID() != -1 {
+			t.Errorf("Err %v, machine ID %d while unleased", m.Err(), m.MachineID())
+		}
+		m.Close(context.Background())
+	})
+}
+
+// TestRenewHangsPastDeadline: a Renew that ignores its context and never
+// returns cannot keep the factories enabled past the safe window, nor keep
+// the manager from reporting the loss and re-acquiring on time.
+func TestRenewHangsPastDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 512)
+		unblock := make(chan struct{})
+		t0 := time.Now()
+		m := r.start()
+		r.s.set(func(f *fake) {
+			f.renew = func(_ context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+				<-unblock // ignores the context
+				return f.mem.Renew(context.Background(), l, d)
+			}
+		})
+		deadline := t0.Add(lease.DefaultLeaseDuration - lease.SafetyMargin)
+		if _, _, vu := r.f.state(); !vu.Equal(deadline) {
+			t.Fatalf("factories' own deadline %v after start, want %v", vu.Sub(t0), deadline.Sub(t0))
+		}
+		time.Sleep(time.Until(deadline) - 1)
+		if !r.f.generating() {
+			t.Fatal("factories stopped before the safe window ended")
+		}
+		time.Sleep(1)
+		if r.f.generating() {
+			t.Fatal("factories generate after the safe window ended")
+		}
+		synctest.Wait()
+		_, dis, ok := r.j.find(0, "disable")
+		if !ok || !dis.at.Equal(deadline) {
+			t.Fatalf("manager disabled the factories at %v, want exactly at the deadline:\n%s", dis.at.Sub(t0), r.j)
+		}
+		lost := r.losses()
+		if len(lost) != 1 || !errors.Is(lost[0], lease.ErrTimeout) {
+			t.Errorf("OnLost %v, want ErrTimeout", lost)
+		}
+		// Released and re-acquired at once: a lease held for hours is no
+		// crash loop.
+		if m.MachineID() != 0 || !r.f.generating() {
+			t.Errorf("not re-acquired after the hung renewal: machine ID %d\n%s", m.MachineID(), r.j)
+		}
+		// The hung call finally returns; its stale renewal changes nothing.
+		close(unblock)
+		synctest.Wait()
+		if n := r.s.mem.Held(); n != 1 || m.Err() != nil {
+			t.Errorf("%d leases held after the abandoned call returned, Err %v", n, m.Err())
+		}
+		m.Close(context.Background())
+	})
+}
+
+func TestCloseReleases(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 512)
+		m := r.start()
+		if err := m.Close(context.Background()); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+		<-m.Done()
+		if r.s.mem.Held() != 0 || r.f.generating() || !errors.Is(m.Err(), lease.ErrClosed) || m.MachineID() != -1 {
+			t.Errorf("after Close: %d held, generating %v, Err %v", r.s.mem.Held(), r.f.generating(), m.Err())
+		}
+		ev := r.rec.of(lease.EventEnd, lease.OpRelease)
+		if len(ev) != 1 || ev[0].Source != lease.SourceShutdown || ev[0].Result != "ok" {
+			t.Errorf("release events %+v", ev)
+		}
+		if err := m.Close(context.Background()); err != nil {
+			t.Errorf("second Close: %v", err)
+		}
+		m.LeaseLost("after close") // no effect, no panic
+		if len(r.losses()) != 0 {
+			t.Error("OnLost called on Close")
+		}
+	})
+}
+
+func TestContextEndShutsDown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 512)
+		ctx, cancel := context.WithCancel(t.Context())
+		m, err := lease.Start(ctx, r.s, r.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		<-m.Done()
+		if r.s.mem.Held() != 0 || r.f.generating() || !errors.Is(m.Err(), lease.ErrClosed) {
+			t.Errorf("after cancel: %d held, generating %v, Err %v", r.s.mem.Held(), r.f.generating(), m.Err())
+		}
+	})
+}
+
+func TestCloseBoundedByReleaseTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 512)
+		r.opts.ReleaseTimeout = 3 * time.Second
+		m := r.start()
+		unblock := make(chan struct{})
+		r.s.set(func(f *fake) {
+			f.release = func(context.Context, lease.Lease) error { <-unblock; return nil }
+		})
+		t0 := time.Now()
+		err := m.Close(context.Background())
+		if took := time.Since(t0); took != 3*time.Second || !errors.Is(err, lease.ErrTimeout) {
+			// Close waits for the abandoned release: unblock it first.
+			t.Errorf("Close = %v after %v, want ErrTimeout after the 3s release timeout", err, took)
+		}
+		close(unblock)
+		_ = err
+	})
+}
+
+func TestAcquireCompletingDuringShutdownIsReleased(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 512)
+		m := r.start()
+		entered := make(chan struct{})
+		r.s.set(func(f *fake) {
+			f.acquire = func(_ context.Context, d time.Duration) (lease.Lease, error) {
+				close(entered)
+				time.Sleep(2 * time.Second) // ignores the context, then succeeds
+				return f.mem.Acquire(context.Background(), d)
+			}
+		})
+		r.s.mem.Steal(0, time.Hour)
+		time.Sleep(30 * time.Minute) // renewal: lost; re-acquisition starts
+		<-entered
+		if err := m.Close(context.Background()); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		if _, _, live := r.s.mem.Holder(1); live {
+			t.Error("the lease acquired during shutdown was leaked")
+		}
+		if r.f.generating() {
+			t.Error("factories enabled after Close")
+		}
+	})
+}

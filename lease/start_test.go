@@ -1,0 +1,259 @@
+package lease_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/once-go/once/internal/testonly"
+	"github.com/once-go/once/lease"
+)
+
+func TestStartActivatesFactories(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 512)
+		t0 := time.Now()
+		m := r.start()
+		if got := m.MachineID(); got != 0 {
+			t.Errorf("MachineID = %d, want 0", got)
+		}
+		if m.Err() != nil {
+			t.Errorf("Err = %v while held", m.Err())
+		}
+		id, notBefore, validUntil := r.f.state()
+		if id != 0 || !notBefore.IsZero() {
+			t.Errorf("Activate(%d, %v, _), want machine ID 0 and no hand-off constraint", id, notBefore)
+		}
+		if want := t0.Add(lease.DefaultLeaseDuration - lease.SafetyMargin); !validUntil.Equal(want) {
+			t.Errorf("validUntil = send time + %v, want + 8h - 10s", validUntil.Sub(t0))
+		}
+		if !r.f.generating() {
+			t.Error("factory not enabled after Start")
+		}
+		ev := r.rec.of(lease.EventEnd, lease.OpAcquire)
+		if len(ev) != 1 || ev[0].Source != lease.SourceInitial || ev[0].Result != "ok" || ev[0].GrantedTTL != lease.DefaultLeaseDuration || ev[0].Strategy != "fake" {
+			t.Errorf("acquire end events = %+v", ev)
+		}
+		if err := m.Close(context.Background()); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+}
+
+func TestAcquireTimeoutLeavesFactoriesUntouched(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 512)
+		r.s.set(func(f *fake) {
+			f.acquire = func(context.Context, time.Duration) (lease.Lease, error) {
+				return lease.Lease{}, fmt.Errorf("%w (test)", lease.ErrExhausted)
+			}
+		})
+		t0 := time.Now()
+		m, err := lease.Start(t.Context(), r.s, r.opts)
+		took := time.Since(t0)
+		if m != nil || !errors.Is(err, lease.ErrTimeout) || !errors.Is(err, lease.ErrExhausted) {
+			t.Fatalf("Start = %v, %v; want ErrTimeout wrapping ErrExhausted", m, err)
+		}
+		if took != lease.DefaultAcquireTimeout {
+			t.Errorf("Start gave up after %v, want exactly the 60s budget", took)
+		}
+		for _, e := range r.j.entries {
+			if !strings.HasPrefix(e.what, "strategy") && !strings.HasPrefix(e.what, "event") {
+				t.Errorf("factory touched: %s", e.what)
+			}
+		}
+		// Backoff from 100ms doubling, capped by the budget: about 10 calls.
+		if n := r.j.count("strategy acquire"); n < 8 || n > 12 {
+			t.Errorf("%d acquire calls in 60s, want about 10", n)
+		}
+		retries := r.rec.of(lease.EventRetry, lease.OpAcquire)
+		for i, e := range retries {
+			exp := 100 * time.Millisecond << (e.Attempt - 1)
+			lo := exp + 1
+			if i == len(retries)-1 {
+				lo = 0 // capped by what is left of the budget
+			}
+			if !within(e.Delay, lo, exp+100*time.Millisecond) {
+				t.Errorf("retry %d after %v, outside the backoff bounds", e.Attempt, e.Delay)
+			}
+		}
+		if !strings.Contains(err.Error(), "acquire timeout") {
+			t.Errorf("message %q does not say what timed out", err)
+		}
+	})
+}
+
+func TestStartNoTimeoutWaitsForAFreeID(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 1)
+		r.s.mem.Steal(0, 10*time.Minute)
+		r.opts.AcquireTimeout = lease.NoTimeout
+		t0 := time.Now()
+		m := r.start()
+		if took := time.Since(t0); took < 10*time.Minute {
+			t.Errorf("held after %v, before the other holder's lease ran out", took)
+		}
+		m.Close(context.Background())
+	})
+}
+
+func TestStartConfigErrorAbortsAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 512)
+		r.s.set(func(f *fake) {
+			f.acquire = func(context.Context, time.Duration) (lease.Lease, error) {
+				return lease.Lease{}, fmt.Errorf("%w: table once_leases does not exist", lease.ErrConfig)
+			}
+		})
+		t0 := time.Now()
+		_, err := lease.Start(t.Context(), r.s, r.opts)
+		if !errors.Is(err, lease.ErrConfig) || time.Since(t0) != 0 || r.j.count("strategy acquire") != 1 {
+			t.Errorf("Start = %v after %v and %d calls; want ErrConfig at once", err, time.Since(t0), r.j.count("strategy acquire"))
+		}
+	})
+}
+
+func TestStartRetriesTransientErrors(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 512)
+		n := 0
+		r.s.set(func(f *fake) {
+			f.acquire = func(ctx context.Context, d time.Duration) (lease.Lease, error) {
+				n++
+				switch n {
+				case 1:
+					return lease.Lease{}, errRetry
+				case 2:
+					return lease.Lease{}, fmt.Errorf("%w (test)", lease.ErrConflict)
+				case 3:
+					return lease.Lease{MachineID: 7, Token: "short", TTL: 20 * time.Second}, nil
+				}
+				return f.mem.Acquire(ctx, d)
+			}
+		})
+		m := r.start()
+		if m.MachineID() != 0 || n != 4 {
+			t.Errorf("machine ID %d after %d calls", m.MachineID(), n)
+		}
+		// The illegal 20s lease was released, not kept.
+		if r.j.count("strategy release") != 1 {
+			t.Errorf("the lease with an illegal TTL was not released:\n%s", r.j)
+		}
+		m.Close(context.Background())
+	})
+}
+
+func TestStartCanceled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 1)
+		r.s.mem.Steal(0, time.Hour)
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		defer cancel()
+		_, err := lease.Start(ctx, r.s, r.opts)
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Start with an ending context: %v", err)
+		}
+	})
+}
+
+func TestActivateFailureIsConfigError(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 512)
+		r.f.failNext = errors.New("nonce: clock outside the epoch")
+		_, err := lease.Start(t.Context(), r.s, r.opts)
+		if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "clock outside the epoch") {
+			t.Errorf("Start = %v", err)
+		}
+		if r.s.mem.Held() != 0 {
+			t.Error("lease kept after the factories refused it")
+		}
+	})
+}
+
+func TestOptionsValidation(t *testing.T) {
+	f := []lease.Factory{&fakeFactory{j: &journal{}}}
+	for _, c := range []struct {
+		opts lease.Options
+		want string
+	}{
+		{lease.Options{}, "Factories is empty"},
+		{lease.Options{Factories: []lease.Factory{nil}}, "Factories[0] is nil"},
+		{lease.Options{Factories: f, LeaseDuration: 29 * time.Second}, "LeaseDuration 29s is below the minimum 30s"},
+		{lease.Options{Factories: f, LeaseDuration: -time.Hour}, "LeaseDuration -1h0m0s"},
+		{lease.Options{Factories: f, RenewInterval: 10 * time.Second}, "RenewInterval 10s must be longer than 10s"},
+		{lease.Options{Factories: f, RenewInterval: -time.Second}, "RenewInterval -1s must be longer"},
+		{lease.Options{Factories: f, LeaseDuration: time.Minute, RenewInterval: 50 * time.Second}, "RenewInterval 50s must be shorter than LeaseDuration 1m0s minus 10s"},
+		{lease.Options{Factories: f, AcquireTimeout: -2}, "AcquireTimeout -2ns is negative"},
+		{lease.Options{Factories: f, HandoffSkew: -time.Second}, "HandoffSkew -1s is outside"},
+		{lease.Options{Factories: f, HandoffSkew: 2 * time.Minute}, "HandoffSkew 2m0s is outside"},
+		{lease.Options{Factories: f, ReleaseTimeout: -time.Second}, "ReleaseTimeout -1s is negative"},
+		{lease.Options{Factories: f, StateFile: "x"}, "StateFile needs a strategy that implements lease.Reclaimer"},
+	} {
+		_, err := lease.Start(t.Context(), noReclaim{newFake(&journal{}, 1)}, c.opts)
+		if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "lease: ") {
+			t.Errorf("Start(%+v) = %v, want ErrConfig %q", c.opts, err, c.want)
+		}
+	}
+	if _, err := lease.Start(t.Context(), nil, lease.Options{Factories: f}); !errors.Is(err, lease.ErrConfig) {
+		t.Errorf("Start(nil strategy) = %v", err)
+	}
+}
+
+// noReclaim hides fake's Reclaim.
+type noReclaim struct{ *fake }
+
+func (noReclaim) Reclaim() {}
+
+func TestOptionsDefaultsAndShortLeases(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 512)
+		r.opts.LeaseDuration = time.Minute // default interval becomes 30s
+		m := r.start()
+		t0 := time.Now()
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		renews := r.rec.of(lease.EventEnd, lease.OpRenew)
+		if len(renews) != int(time.Hour/(20*time.Second)) {
+			t.Errorf("%d renewals in an hour of 1m leases, want one every 20s (30s - 10s)", len(renews))
+		}
+		_ = t0
+		m.Close(context.Background())
+	})
+
+	if _, err := lease.Start(t.Context(), newFake(&journal{}, 1), lease.Options{Factories: []lease.Factory{&fakeFactory{j: &journal{}}}, LeaseDuration: 2 * time.Second}); !errors.Is(err, lease.ErrConfig) {
+		t.Errorf("2s lease accepted without testonly.ShortLeases: %v", err)
+	}
+	testonly.ShortLeases.Store(true)
+	defer testonly.ShortLeases.Store(false)
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 512)
+		r.opts.LeaseDuration, r.opts.RenewInterval = 2*time.Second, 500*time.Millisecond
+		t0 := time.Now()
+		m := r.start()
+		if _, _, vu := r.f.state(); vu.Sub(t0) != 1800*time.Millisecond {
+			t.Errorf("short lease: safe window %v, want 2s - 200ms", vu.Sub(t0))
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if n := len(r.rec.of(lease.EventEnd, lease.OpRenew)); n != 3 {
+			t.Errorf("%d renewals in 1s, want one every 300ms (500ms - 200ms)", n)
+		}
+		m.Close(context.Background())
+	})
+	for _, c := range []struct {
+		opts lease.Options
+		want string
+	}{
+		{lease.Options{LeaseDuration: 50 * time.Millisecond}, "LeaseDuration 50ms is below the minimum 100ms"},
+		{lease.Options{LeaseDuration: time.Second, RenewInterval: 100 * time.Millisecond}, "RenewInterval 100ms must be longer than 100ms"},
+	} {
+		c.opts.Factories = []lease.Factory{&fakeFactory{j: &journal{}}}
+		if _, err := lease.Start(t.Context(), newFake(&journal{}, 1), c.opts); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("short leases: Start = %v, want %q", err, c.want)
+		}
+	}
+}
