@@ -106,9 +106,9 @@ func TestConformanceBlocks(t *testing.T) {
 	for _, set := range c.Keys {
 		base := unhex(t, set.BaseKeyHex)
 		for _, tc := range []struct {
-			name          string
+			name           string
 			c64, c96, c128 Cipher
-			col128        string
+			col128         string
 		}{
 			{"blowfish", Blowfish, Blowfish, AES, "aes"},
 			{"speck", Speck, Speck, Speck, "speck"},

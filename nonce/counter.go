@@ -84,7 +84,7 @@ func (f *Factory) counter96Slow(st *state, n uint64) ([12]byte, error) {
 func (f *Factory) Counter128() ([16]byte, error) {
 	if st := f.state.Load(); st != nil {
 		n := st.c128.Add(1) - 1
-		if st.initAt <= st.known.Load() {
+		if st.initAt <= st.known.Load() && n < sealedCounter {
 			return pack128(st.initAt, st.machine, n), nil
 		}
 		return f.counter128Slow(st, n)

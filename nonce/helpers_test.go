@@ -41,6 +41,9 @@ func (c *fakeClock) waitReads(n int64) {
 	}
 }
 
+// timeZero is the zero time, for optional time arguments.
+var timeZero time.Time
+
 // testStart is an arbitrary clock reading well after the default epoch.
 var testStart = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 

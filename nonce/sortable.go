@@ -1,7 +1,5 @@
 package nonce
 
-import "runtime"
-
 // Sortable nonces. Each size has one atomic word ts<<22 | count in the
 // lease's state. A call reads the clock; a later millisecond than the
 // word's is claimed by a CAS to now<<22 (count 0), otherwise the count is
@@ -59,7 +57,7 @@ func (st *state) sortWord(which int) *paddedWord {
 
 // nextSortable claims the next (ts, count) of a sortable word.
 func (f *Factory) nextSortable(which int, limit uint64) (*state, uint64, uint64, error) {
-	for {
+	for spins := 0; ; spins++ {
 		st := f.state.Load()
 		if st == nil {
 			return nil, 0, 0, f.disabledErr()
@@ -94,11 +92,7 @@ func (f *Factory) nextSortable(which int, limit uint64) (*state, uint64, uint64,
 				continue
 			}
 			// Millisecond ts is full: wait for the clock to pass it.
-			if ts > now {
-				pause(st.until(el, ts+1))
-			} else {
-				runtime.Gosched()
-			}
+			pause(st.until(el, ts+1), spins)
 			break
 		}
 	}

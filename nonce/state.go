@@ -39,17 +39,17 @@ type paddedWord struct {
 
 const (
 	noDeadline = math.MaxInt64
-	// sealedCounter is swapped into c64 and c96 when a state is retired:
-	// every later increment lands far above any real timestamp, sends the
-	// caller to the slow path, which sees the state is gone.
+	// sealedCounter is swapped into the counter words when a state is
+	// retired: every later increment lands far above any real value and
+	// sends the caller to the slow path, which sees the state is gone.
 	sealedCounter = 1 << 62
 	// sealedSort is swapped into sortable words when a state is retired.
 	sealedSort = math.MaxUint64
 	// maxPause bounds one sleep of a waiting generator, so that it notices a
 	// disable, a new lease or an advanced test clock promptly.
 	maxPause = 10 * time.Millisecond
-	// minSleep: shorter waits yield instead of sleeping.
-	minSleep = 50 * time.Microsecond
+	// maxSpins bounds how often a waiting generator yields before it sleeps.
+	maxSpins = 10000
 )
 
 // newState builds the state of a lease whose first timestamp is initAt,
@@ -79,11 +79,16 @@ func (f *Factory) newState(machineID int, initAt uint64, base time.Time) *state 
 // seal retires st and returns the highest timestamp any value drawn from it
 // can carry, including values whose callers are still in flight: the swaps
 // return every increment made before them, and increments after them see a
-// sealed word and emit nothing.
+// sealed word and emit nothing. Untouched words contribute initAt-1 at most,
+// so a lease that emitted nothing does not push the next one ahead.
 func (st *state) seal() uint64 {
-	hi := max(st.initAt, st.known.Load())
-	hi = max(hi, st.c64.Swap(sealedCounter)>>count64Bits)
-	hi = max(hi, st.initAt+st.c96.Swap(sealedCounter)>>count96Bits)
+	hi := st.c64.Swap(sealedCounter) >> count64Bits
+	if n := st.c96.Swap(sealedCounter); n > 0 {
+		hi = max(hi, st.initAt+(n-1)>>count96Bits)
+	}
+	if st.c128.Swap(sealedCounter) > 0 {
+		hi = max(hi, st.initAt)
+	}
 	for _, w := range []*paddedWord{&st.s64, &st.s96, &st.s128} {
 		if v := w.Swap(sealedSort); v != sealedSort {
 			hi = max(hi, v>>sortCountBits)
@@ -140,10 +145,10 @@ func (st *state) raiseKnown(now uint64) {
 // error when the factory is disabled or st's lease expired. The wait is
 // bounded by how far ts is ahead of the clock: under sustained overload
 // about a millisecond, after Activate with a future notBefore until then.
-// It sleeps at most maxPause at a time and re-checks the factory's state
+// It yields or sleeps at most maxPause at a time and re-checks the factory's state
 // and deadline after every sleep.
 func (f *Factory) await(st *state, ts uint64) (bool, error) {
-	for {
+	for spins := 0; ; spins++ {
 		if cur := f.state.Load(); cur != st {
 			if cur == nil {
 				return false, f.disabledErr()
@@ -162,18 +167,23 @@ func (f *Factory) await(st *state, ts uint64) (bool, error) {
 		if ts <= now {
 			return true, nil
 		}
-		pause(st.until(el, ts))
+		pause(st.until(el, ts), spins)
 	}
 }
 
-// pause waits about d (the time until the clock reaches a timestamp).
-func pause(d time.Duration) {
+// pause waits for about d, the time until the clock reaches a timestamp;
+// spins counts the caller's previous pauses. Waits of up to a millisecond
+// (the common case: the next millisecond) yield the processor rather than
+// sleep, because a sleep lasts at least about a millisecond on Linux. After
+// maxSpins yields the clock is evidently not moving on its own (a test
+// clock, testing/synctest), so pause sleeps and lets fake time advance.
+func pause(d time.Duration, spins int) {
 	switch {
-	case d < minSleep:
-		runtime.Gosched()
 	case d > maxPause:
 		time.Sleep(maxPause)
-	default:
+	case d > time.Millisecond || spins >= maxSpins:
 		time.Sleep(d)
+	default:
+		runtime.Gosched()
 	}
 }
