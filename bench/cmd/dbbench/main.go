@@ -8,6 +8,7 @@
 //
 //	go run ./cmd/dbbench -db postgres -rows 1000000 -svg charts/postgres.svg
 //	go run ./cmd/dbbench -db mysql -json
+//	go run ./cmd/dbbench -db postgres -keys once-counter,uuidv4 -rows 200000 -writers 2
 //
 // DSNs default to the test services (see -dsn), overridable with
 // ONCE_TEST_POSTGRES_DSN and ONCE_TEST_MYSQL_DSN. Every table it creates is
@@ -40,6 +41,7 @@ type config struct {
 	writers int
 	lookups int
 	json    bool
+	save    string
 	svg     string
 	keys    []keyType
 }
@@ -64,6 +66,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.writers, "writers", 1, "concurrent writer goroutines (connections)")
 	fs.IntVar(&c.lookups, "lookups", 10_000, "timed point lookups per key type")
 	fs.BoolVar(&c.json, "json", false, "print a JSON array instead of a Markdown table")
+	fs.StringVar(&c.save, "save", "", "also write the JSON array to this file")
 	fs.StringVar(&c.svg, "svg", "", "write an SVG bar chart (index size, insert rate) to this file")
 	fs.StringVar(&keys, "keys", "", "comma-separated subset of key types: "+strings.Join(keyNames(), ","))
 	if err := fs.Parse(args); err != nil {
@@ -135,14 +138,22 @@ func run(args []string, stdout, stderr io.Writer) error {
 		results = append(results, r)
 	}
 
+	js, err := json.MarshalIndent(results, "", "  ")
+	if err != nil {
+		return err
+	}
+	js = append(js, '\n')
 	if c.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(results); err != nil {
+		if _, err := stdout.Write(js); err != nil {
 			return err
 		}
 	} else {
 		writeMarkdown(stdout, c, results)
+	}
+	if c.save != "" {
+		if err := os.WriteFile(c.save, js, 0o644); err != nil {
+			return err
+		}
 	}
 	if c.svg != "" {
 		if err := os.WriteFile(c.svg, []byte(chartSVG(c, results)), 0o644); err != nil {
