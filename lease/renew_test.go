@@ -249,7 +249,9 @@ func TestIllegalTTLWithoutHotLoop(t *testing.T) {
 		m := r.start()
 		// From now on the coordinator grants only 20s.
 		r.s.set(func(f *fake) {
-			f.acquire = func(ctx context.Context, d time.Duration) (lease.Lease, error) { return f.mem.Acquire(ctx, 20*time.Second) }
+			f.acquire = func(ctx context.Context, d time.Duration) (lease.Lease, error) {
+				return f.mem.Acquire(ctx, 20*time.Second)
+			}
 			f.renew = func(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
 				return f.mem.Renew(ctx, l, 20*time.Second)
 			}

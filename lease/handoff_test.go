@@ -1,0 +1,130 @@
+package lease_test
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/nonce"
+)
+
+// TestHandoffGuard: a machine ID taken over from a previous holder whose
+// expiry the coordinator reports starts no earlier than that expiry plus
+// the skew allowance, even when the coordinator's clock runs ahead of ours.
+func TestHandoffGuard(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		prev    time.Duration // previous holder's expiry relative to our clock
+		skew    time.Duration
+		wantOff time.Duration // notBefore relative to our clock; -1: none
+	}{
+		{"no previous holder", 0, 0, -1},
+		{"expired long ago", -time.Hour, 0, -time.Hour + time.Second},
+		{"coordinator clock 3s ahead", 3 * time.Second, 0, 4 * time.Second},
+		{"wider skew allowance", 3 * time.Second, 2500 * time.Millisecond, 5500 * time.Millisecond},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := newRig(t, 512)
+				r.opts.HandoffSkew = c.skew
+				now := time.Now()
+				r.s.set(func(f *fake) {
+					f.acquire = func(ctx context.Context, d time.Duration) (lease.Lease, error) {
+						l, err := f.mem.Acquire(ctx, d)
+						if c.wantOff != -1 {
+							l.PrevExpiry = now.Add(c.prev).UTC().Round(0)
+						}
+						return l, err
+					}
+				})
+				m := r.start()
+				_, notBefore, _ := r.f.state()
+				if c.wantOff == -1 {
+					if !notBefore.IsZero() {
+						t.Errorf("notBefore %v, want none", notBefore)
+					}
+				} else if got := notBefore.Sub(now); got != c.wantOff {
+					t.Errorf("notBefore = now %+v, want now %+v", got, c.wantOff)
+				}
+				m.Close(context.Background())
+			})
+		})
+	}
+}
+
+// bubbleEpoch is a nonce epoch before synctest's fake clock (year 2000).
+var bubbleEpoch = time.Date(1999, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// TestHandoffGuardRealFactory: with a real nonce factory, the first value
+// after a hand-off from a holder whose (skewed) expiry lies ahead of our
+// clock carries a timestamp after that expiry plus the skew allowance.
+func TestHandoffGuardRealFactory(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f, err := nonce.New(nonce.Config{AwaitLease: true, Epoch: bubbleEpoch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := newRig(t, 512)
+		r.opts.Factories = []lease.Factory{f}
+		prev := time.Now().Add(2 * time.Second).Round(0)
+		r.s.set(func(fk *fake) {
+			fk.acquire = func(ctx context.Context, d time.Duration) (lease.Lease, error) {
+				l, err := fk.mem.Acquire(ctx, d)
+				l.PrevExpiry = prev
+				return l, err
+			}
+		})
+		m := r.start()
+		v, err := f.Sortable64()
+		if err != nil {
+			t.Fatalf("Sortable64: %v", err)
+		}
+		p := nonce.Split64(v, bubbleEpoch)
+		if !p.Time.After(prev.Add(lease.DefaultHandoffSkew)) && !p.Time.Equal(prev.Add(lease.DefaultHandoffSkew)) {
+			t.Errorf("first timestamp %v, previous holder's expiry + skew %v", p.Time, prev.Add(time.Second))
+		}
+		if p.MachineID != 0 {
+			t.Errorf("machine ID in the nonce %d", p.MachineID)
+		}
+		m.Close(context.Background())
+		if _, err := f.Sortable64(); err == nil {
+			t.Error("factory generates after Close")
+		}
+	})
+}
+
+// TestRealFactoryDeadline: with the manager's goroutine stuck (here in an
+// Events hook that blocks, against its documentation) a real nonce factory
+// still stops exactly at the end of the safe window, by its own deadline.
+func TestRealFactoryDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f, err := nonce.New(nonce.Config{AwaitLease: true, Epoch: bubbleEpoch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := newRig(t, 512)
+		r.opts.Factories = []lease.Factory{f}
+		r.opts.OnLost = nil
+		unblock := make(chan struct{})
+		r.opts.Events = func(e lease.Event) {
+			if e.Kind == lease.EventStart && e.Op == lease.OpRenew {
+				<-unblock
+			}
+		}
+		t0 := time.Now()
+		m := r.start()
+		time.Sleep(lease.DefaultLeaseDuration - lease.SafetyMargin - time.Nanosecond)
+		if _, err := f.Counter64(); err != nil {
+			t.Fatalf("Counter64 just before the deadline: %v", err)
+		}
+		time.Sleep(time.Nanosecond)
+		synctest.Wait() // the factory's own deadline timer runs at this instant
+		if _, err := f.Counter64(); err == nil {
+			t.Fatalf("Counter64 at the deadline (%v after start) succeeded", time.Since(t0))
+		}
+		close(unblock)
+		m.Close(context.Background())
+	})
+}

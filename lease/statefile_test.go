@@ -1,0 +1,113 @@
+package lease_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/once-go/once/lease"
+)
+
+// crash stops m the way kill -9 would, as far as the coordinator can tell:
+// the release fails, so the lease stays held and the state file keeps it.
+func crash(t *testing.T, r *rig, m *lease.Manager) {
+	t.Helper()
+	r.s.set(func(f *fake) {
+		f.release = func(context.Context, lease.Lease) error { return errRetry }
+	})
+	if err := m.Close(context.Background()); !errors.Is(err, lease.ErrRetry) {
+		t.Fatalf("Close with a failing release: %v", err)
+	}
+	r.s.set(func(f *fake) { f.release = nil })
+}
+
+func TestStateFileReclaimsOwnLease(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 512)
+		r.s.mem.Steal(0, time.Hour) // someone else holds 0
+		r.opts.StateFile = filepath.Join(t.TempDir(), "lease.json")
+		m := r.start()
+		id := m.MachineID()
+		token, _, _ := r.s.mem.Holder(id)
+		// A crash loop: each restart takes back its own lease.
+		for i := range 50 {
+			crash(t, r, m)
+			time.Sleep(time.Minute)
+			m = r.start()
+			if got, tok, _ := r.s.mem.Holder(id); m.MachineID() != id || got != token {
+				t.Fatalf("restart %d: machine ID %d (token %.8s), want %d (token %.8s)", i, m.MachineID(), tok, id, token)
+			}
+		}
+		if held := r.s.mem.Held(); held != 2 {
+			t.Errorf("%d IDs held after a crash loop, want 2 (ours and the other holder's)", held)
+		}
+		if n := r.j.count("strategy reclaim"); n != 50 {
+			t.Errorf("%d reclaims, want 50", n)
+		}
+		if n := len(r.rec.of(lease.EventEnd, lease.OpReclaim)); n != 50 {
+			t.Errorf("%d reclaim events, want 50", n)
+		}
+		// A clean shutdown releases and forgets the lease.
+		if err := m.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(r.opts.StateFile); len(b) != 0 {
+			t.Errorf("state file after a clean Close: %q", b)
+		}
+	})
+}
+
+func TestStateFileStaleTokenAcquiresAnew(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 512)
+		r.opts.StateFile = filepath.Join(t.TempDir(), "lease.json")
+		m := r.start()
+		crash(t, r, m)
+		r.s.mem.Steal(0, time.Hour) // taken over while we were down
+		m = r.start()
+		if m.MachineID() != 1 {
+			t.Errorf("machine ID %d after the old lease was taken over, want 1", m.MachineID())
+		}
+		if n := r.j.count("strategy reclaim"); n != 1 {
+			t.Errorf("%d reclaim attempts", n)
+		}
+		m.Close(context.Background())
+	})
+}
+
+func TestStateFileRejectsSecondManagerAndGarbage(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 512)
+		r.opts.StateFile = filepath.Join(t.TempDir(), "lease.json")
+		m := r.start()
+		_, err := lease.Start(t.Context(), r.s, r.opts)
+		if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "in use by another live manager") {
+			t.Errorf("second manager on one state file: %v", err)
+		}
+		m.Close(context.Background())
+
+		if err := os.WriteFile(r.opts.StateFile, []byte("{not json"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		m = r.start()
+		if m.MachineID() != 0 || r.j.count("strategy reclaim") != 0 {
+			t.Errorf("garbage state file: machine ID %d, %d reclaims", m.MachineID(), r.j.count("strategy reclaim"))
+		}
+		m.Close(context.Background())
+		if fi, err := os.Stat(r.opts.StateFile); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("state file mode %v, %v", fi.Mode(), err)
+		}
+	})
+	_, err := lease.Start(t.Context(), newFake(&journal{}, 1), lease.Options{
+		Factories: []lease.Factory{&fakeFactory{j: &journal{}}},
+		StateFile: filepath.Join(t.TempDir(), "missing-dir", "lease.json"),
+	})
+	if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "StateFile") {
+		t.Errorf("unwritable state file: %v", err)
+	}
+}
