@@ -1,0 +1,91 @@
+package envlease_test
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/envlease"
+	"github.com/once-go/once/lease/leasetest"
+)
+
+func TestConformance(t *testing.T) {
+	leasetest.Run(t, leasetest.Harness{
+		New: func(t *testing.T) func() lease.Strategy {
+			t.Setenv("LEASETEST_POD", "web-17")
+			return func() lease.Strategy { return envlease.New("LEASETEST_POD", 3) }
+		},
+		Deterministic: true,
+	})
+}
+
+func TestMachineID(t *testing.T) {
+	for _, c := range []struct {
+		value  string
+		offset int
+		want   int
+	}{
+		{"web-0", 0, 0},
+		{"web-3", 0, 3},
+		{"web-3", 100, 103},
+		{"7", 0, 7},
+		{"db-2-replica-511", 0, 511},
+		{"web-007", 0, 7},
+		{"web-10", -10, 0},
+		{"web-500", 11, 511},
+	} {
+		t.Setenv("POD_NAME", c.value)
+		id, err := envlease.New("POD_NAME", c.offset).MachineID()
+		if err != nil || id != c.want {
+			t.Errorf("POD_NAME=%q offset %d: %d, %v; want %d", c.value, c.offset, id, err, c.want)
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	for _, c := range []struct {
+		set    bool
+		value  string
+		offset int
+		want   string
+	}{
+		{false, "", 0, "envlease: environment variable POD_NAME is not set"},
+		{true, "", 0, `envlease: POD_NAME="" does not end in decimal digits`},
+		{true, "web", 0, `envlease: POD_NAME="web" does not end in decimal digits`},
+		{true, "web-3a", 0, `envlease: POD_NAME="web-3a" does not end in decimal digits`},
+		{true, "web-512", 0, `envlease: POD_NAME="web-512": ordinal 512 plus offset 0 is outside 0..511`},
+		{true, "web-500", 12, `envlease: POD_NAME="web-500": ordinal 500 plus offset 12 is outside 0..511`},
+		{true, "web-3", -4, `envlease: POD_NAME="web-3": ordinal 3 plus offset -4 is outside 0..511`},
+		{true, "web-99999999999999999999999", 0, "ordinal 99999999999999999999999 plus offset 0 is outside 0..511"},
+		{true, strings.Repeat("x", 100), 0, `envlease: POD_NAME="` + strings.Repeat("x", 40) + `..." does not end`},
+	} {
+		if c.set {
+			t.Setenv("POD_NAME", c.value)
+		} else {
+			t.Setenv("POD_NAME", "unset below")
+			unsetenv(t, "POD_NAME")
+		}
+		s := envlease.New("POD_NAME", c.offset)
+		_, err := s.MachineID()
+		if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("POD_NAME=%q offset %d: %v; want ErrConfig %q", c.value, c.offset, err, c.want)
+		}
+		if _, err2 := s.Acquire(t.Context(), lease.MinLeaseDuration); err2 == nil || err2.Error() != err.Error() {
+			t.Errorf("Acquire: %v, MachineID: %v", err2, err)
+		}
+	}
+	if _, err := envlease.New("", 0).MachineID(); !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "no environment variable named") {
+		t.Errorf("empty variable name: %v", err)
+	}
+}
+
+// unsetenv removes a variable for the rest of the test (after t.Setenv
+// registered its restoration).
+func unsetenv(t *testing.T, name string) {
+	t.Helper()
+	if err := os.Unsetenv(name); err != nil {
+		t.Fatal(err)
+	}
+}
