@@ -1,0 +1,3 @@
+package main
+func leaseCommands() []*command { return nil }
+func driverHelp() string { return "" }

@@ -1,0 +1,72 @@
+package main
+
+import "github.com/once-go/once/once"
+
+const maskAbout = `The masked spelling of an ID is E(stored) under a 64-bit block cipher keyed
+from a base key (the factory's Cipher64, as once.Options{Mask: true} shows
+it); the database holds the stored value. VALUEs are parsed as by convert
+(--prefix, --int), and printed in --to FORMAT with the prefix re-attached.
+The base key is given as --key-hex HEX or, better (the process list shows
+arguments), --key-env NAME. Key material never appears in messages.`
+
+var maskCmd = &command{
+	name:    "mask",
+	usage:   "mask --to FORMAT [--prefix P] [--int] [--cipher blowfish|speck|des3] (--key-hex HEX | --key-env NAME) [--] [VALUE...]",
+	summary: "print the masked spelling of stored IDs",
+	about: `Takes stored values (what the database holds) and prints the masked values
+(what the application and its API show).
+
+` + maskAbout + `
+
+  ONCE_KEY=... once mask --key-env ONCE_KEY --to url64 --int -- 123`,
+	flags: func(e *env, c *command) (*flagSet, func([]string) int) { return maskFlags(e, c, true) },
+}
+
+var unmaskCmd = &command{
+	name:    "unmask",
+	usage:   "unmask --to FORMAT [--prefix P] [--int] [--cipher blowfish|speck|des3] (--key-hex HEX | --key-env NAME) [--] [VALUE...]",
+	summary: "print the stored value behind masked IDs",
+	about: `Takes masked values (what the application and its API show) and prints the
+stored values (what the database holds).
+
+` + maskAbout + `
+
+  ONCE_KEY=... once unmask --key-env ONCE_KEY --prefix usr_ --to signed usr_ljh2G83dtzw`,
+	flags: func(e *env, c *command) (*flagSet, func([]string) int) { return maskFlags(e, c, false) },
+}
+
+// maskFlags builds mask (mask = true) or unmask.
+func maskFlags(e *env, c *command, mask bool) (*flagSet, func([]string) int) {
+	fs := newFlagSet(e, c.name)
+	f := addIDFlags(fs, "the output `FORMAT`: url64, hex, hex32, signed or unsigned (required)")
+	k := addKeyFlags(fs, "of the masking")
+	return fs, func(args []string) int {
+		in, err := f.input()
+		if err != nil {
+			return fs.usageError(c, "%v", err)
+		}
+		out, err := f.output("")
+		if err != nil {
+			return fs.usageError(c, "%v", err)
+		}
+		if !k.given() {
+			return fs.usageError(c, "a base key is required: --key-hex HEX or --key-env NAME")
+		}
+		fac, err := k.factory(0)
+		if err != nil {
+			return fs.usageError(c, "%v", err)
+		}
+		masked := &out
+		if !mask {
+			masked = &in
+		}
+		masked.Mask, masked.Generator = true, once.Bind(fac)
+		return eachValue(e, "once "+c.name, args, func(dst []byte, v string) ([]byte, error) {
+			id, err := in.Parse(v)
+			if err != nil {
+				return dst, err
+			}
+			return out.AppendText(dst, id)
+		})
+	}
+}
