@@ -21,8 +21,13 @@ type outcome struct {
 // background; if yields, a lease it returns after all is released (see
 // orphan).
 func (m *Manager) call(ctx context.Context, deadline time.Time, yields bool, op func(context.Context) (Lease, error)) outcome {
-	cctx, cancel := context.WithCancel(ctx)
-	if !deadline.IsZero() {
+	var (
+		cctx   context.Context
+		cancel context.CancelFunc
+	)
+	if deadline.IsZero() {
+		cctx, cancel = context.WithCancel(ctx)
+	} else {
 		cctx, cancel = context.WithDeadline(ctx, deadline)
 	}
 	defer cancel()
