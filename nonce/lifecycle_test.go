@@ -155,7 +155,7 @@ func TestExtendMovesDeadline(t *testing.T) {
 		}
 		time.Sleep(500 * time.Millisecond)
 		f.Extend(time.Now().Add(time.Second)) // new deadline: 1.5 s
-		time.Sleep(700 * time.Millisecond)     // past the original deadline
+		time.Sleep(700 * time.Millisecond)    // past the original deadline
 		synctest.Wait()
 		wantAllWork(t, f)
 		time.Sleep(300 * time.Millisecond)
