@@ -59,7 +59,7 @@ func (m *Manager) acquire(source Source) error {
 				return nil
 			}
 		}
-		if ctx.Err() != nil {
+		if m.stopping() {
 			return m.acquireCanceled(source, err)
 		}
 		if initial && errors.Is(err, ErrConfig) {

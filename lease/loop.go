@@ -13,7 +13,7 @@ func (m *Manager) run() {
 	defer close(m.done)
 	for {
 		reason := m.hold()
-		if m.runCtx.Err() != nil {
+		if m.stopping() {
 			m.shutdown()
 			return
 		}
@@ -63,6 +63,13 @@ func (m *Manager) pause(d time.Duration) error {
 			}
 		}
 	}
+}
+
+// stopping reports whether Close was called or Start's context ended.
+func (m *Manager) stopping() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.stopped || m.runCtx.Err() != nil
 }
 
 // lossReason returns why the lease is not held, nil if it is.
