@@ -2,7 +2,6 @@ package lease_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -279,4 +278,3 @@ var errRetry = fmt.Errorf("%w: connection reset (test)", lease.ErrRetry)
 // within reports whether got lies in [lo, hi].
 func within(got, lo, hi time.Duration) bool { return got >= lo && got <= hi }
 
-var _ = errors.Is
