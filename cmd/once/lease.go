@@ -1,3 +1,254 @@
 package main
-func leaseCommands() []*command { return nil }
-func driverHelp() string { return "" }
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/once-go/once/lease"
+)
+
+// A leaseDriver opens a lease coordinator for the lease commands. Each
+// driver lives in its own file (lease_sql.go, lease_redis.go) and registers
+// itself from init with registerDriver, so adding one (etcd, say) is one
+// new file.
+type leaseDriver struct {
+	name  string   // the --driver value
+	dsn   string   // what --dsn looks like, for the help
+	modes []string // the accepted --mode values; nil: --mode is not accepted
+	// open connects to the coordinator named by cfg. It may check the
+	// connection; it must not create anything (that is migrate).
+	open func(ctx context.Context, cfg backendConfig) (*backend, error)
+}
+
+// backendConfig is what the common lease flags say.
+type backendConfig struct {
+	dsn   string
+	table string // "" = the driver's default
+	mode  string // "" unless the driver has modes
+}
+
+// backend is an opened coordinator.
+type backend struct {
+	strategy lease.Strategy
+	// list returns one row per machine ID, in ID order (lease ls).
+	list func(ctx context.Context) ([]leaseRow, error)
+	// migrate creates what the coordinator needs; nil when nothing is
+	// needed (lease migrate then says so and succeeds).
+	migrate func(ctx context.Context) error
+	close   func() error
+}
+
+// leaseRow is one line of "lease ls".
+type leaseRow struct {
+	id     int
+	held   bool
+	expiry time.Time // zero: none (printed as "-")
+	token  []byte    // nil: none
+}
+
+var drivers = map[string]*leaseDriver{}
+
+// registerDriver adds d; called from init.
+func registerDriver(d *leaseDriver) { drivers[d.name] = d }
+
+// driverNames lists the registered drivers, sorted.
+func driverNames() []string {
+	names := make([]string, 0, len(drivers))
+	for n := range drivers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// driverHelp documents --driver, --mode and --dsn for each driver.
+func driverHelp() string {
+	var b strings.Builder
+	b.WriteString("Drivers (--driver) and their --dsn:\n")
+	for _, n := range driverNames() {
+		d := drivers[n]
+		mode := ""
+		if d.modes != nil {
+			mode = " --mode " + strings.Join(d.modes, "|")
+		}
+		fmt.Fprintf(&b, "  %-9s%s --dsn %s\n", n, mode, d.dsn)
+	}
+	b.WriteString(`--table names the lease table (SQL) or NAME (Redis: the hash, or the
+hash tag of the keys {NAME}:ID); default once_leases.
+`)
+	return b.String()
+}
+
+// backendFlags are the flags every lease command has.
+type backendFlags struct {
+	driver, dsn, table, mode string
+}
+
+func addBackendFlags(fs *flagSet, modes bool) *backendFlags {
+	f := new(backendFlags)
+	fs.StringVar(&f.driver, "driver", "", "the coordinator `D`: "+strings.Join(driverNames(), ", ")+" (required)")
+	fs.StringVar(&f.dsn, "dsn", "", "where the coordinator is, as the driver expects it (`DSN`; required; see below)")
+	fs.StringVar(&f.table, "table", "", "the lease table (SQL) or NAME (Redis) `T` (default once_leases)")
+	if modes {
+		fs.StringVar(&f.mode, "mode", "", "the Redis layout `MODE`: hash (Redis >= 8, Valkey >= 9) or key (any Redis); required with --driver redis")
+	}
+	return f
+}
+
+// usageError is returned by backendFlags.open for a bad command line.
+type usageError struct{ error }
+
+// open validates the flags and opens the backend.
+func (f *backendFlags) open(ctx context.Context) (*backend, error) {
+	d := drivers[f.driver]
+	switch {
+	case f.driver == "":
+		return nil, usageError{fmt.Errorf("--driver is required (%s)", strings.Join(driverNames(), ", "))}
+	case d == nil:
+		return nil, usageError{fmt.Errorf("--driver %s: unknown driver (want %s)", quoteValue(f.driver), strings.Join(driverNames(), ", "))}
+	case f.dsn == "":
+		return nil, usageError{errors.New("--dsn is required")}
+	case d.modes == nil && f.mode != "":
+		return nil, usageError{fmt.Errorf("--mode applies to --driver redis, not %s", f.driver)}
+	case d.modes != nil && !slices.Contains(d.modes, f.mode):
+		if f.mode == "" {
+			return nil, usageError{fmt.Errorf("--driver %s needs --mode %s", f.driver, strings.Join(d.modes, "|"))}
+		}
+		return nil, usageError{fmt.Errorf("--mode %s: unknown mode (want %s)", quoteValue(f.mode), strings.Join(d.modes, ", "))}
+	}
+	return d.open(ctx, backendConfig{dsn: f.dsn, table: f.table, mode: f.mode})
+}
+
+// fail reports err from a lease command: exit 2 for a usage error, else 1.
+func fail(e *env, fs *flagSet, c *command, err error) int {
+	var u usageError
+	if errors.As(err, &u) {
+		return fs.usageError(c, "%v", u.error)
+	}
+	errorf(e, "once "+c.name, "%v", err)
+	return exitFail
+}
+
+func leaseCommands() []*command {
+	return []*command{leaseMigrateCmd, leaseHoldCmd, leaseLsCmd}
+}
+
+var leaseMigrateCmd = &command{
+	name:    "lease migrate",
+	usage:   "lease migrate --driver postgres|mysql|sqlite --dsn DSN [--table T]",
+	summary: "create the lease table and fill it with its 512 rows",
+	about: `Creates the lease table (if missing) and inserts any of its 512 rows that
+are missing; existing rows, and the leases in them, are left alone, so
+running it twice (or from several processes at once) is harmless. Prints
+nothing on success. Redis needs no migration: with --driver redis it says so
+on standard error and exits 0.`,
+	flags: func(e *env, c *command) (*flagSet, func([]string) int) {
+		fs := newFlagSet(e, c.name)
+		bf := addBackendFlags(fs, false)
+		return fs, func(args []string) int {
+			if len(args) > 0 {
+				return fs.usageError(c, "unexpected argument %s", quoteValue(args[0]))
+			}
+			ctx, cancel := signalContext()
+			defer cancel()
+			be, err := bf.open(ctx)
+			if err != nil {
+				return fail(e, fs, c, err)
+			}
+			defer be.close()
+			if be.migrate == nil {
+				errorf(e, "once "+c.name, "--driver %s needs no migration", bf.driver)
+				return exitOK
+			}
+			if err := be.migrate(ctx); err != nil {
+				return fail(e, fs, c, err)
+			}
+			return exitOK
+		}
+	},
+}
+
+var leaseLsCmd = &command{
+	name:    "lease ls",
+	usage:   "lease ls --driver D [--mode hash|key] --dsn DSN [--table T]",
+	summary: "list the machine IDs: held or free, expiry, token fingerprint",
+	about: `Prints one line per machine ID (all 512, in ID order), fields separated by
+one space:
+
+  ID held|free EXPIRY FINGERPRINT
+  17 held 2026-11-30T10:45:03.512Z 9f86d081
+
+held means the lease has not expired on the coordinator's clock. EXPIRY is
+when it expires (or expired), RFC 3339 in UTC with milliseconds, "-" when
+there is none. FINGERPRINT is the first 8 hex digits of the SHA-256 of the
+holder's token (the stored bytes), "-" when there is none; it tells holders
+apart without showing the token.
+
+SQL: every row, with its stored expiry and the token of its last holder
+(a released or expired row keeps them). Redis keeps nothing for a free ID:
+free IDs print "ID free - -"; held ones their PTTL-based expiry (the
+server's TIME plus PTTL) and token.`,
+	flags: func(e *env, c *command) (*flagSet, func([]string) int) {
+		fs := newFlagSet(e, c.name)
+		bf := addBackendFlags(fs, true)
+		return fs, func(args []string) int {
+			if len(args) > 0 {
+				return fs.usageError(c, "unexpected argument %s", quoteValue(args[0]))
+			}
+			ctx, cancel := signalContext()
+			defer cancel()
+			be, err := bf.open(ctx)
+			if err != nil {
+				return fail(e, fs, c, err)
+			}
+			defer be.close()
+			rows, err := be.list(ctx)
+			if err != nil {
+				return fail(e, fs, c, err)
+			}
+			var b []byte
+			for _, r := range rows {
+				b = appendRow(b, r)
+			}
+			if _, err := e.stdout.Write(b); err != nil {
+				errorf(e, "once "+c.name, "writing standard output: %v", err)
+				return exitFail
+			}
+			return exitOK
+		}
+	},
+}
+
+// appendRow appends one line of "lease ls".
+func appendRow(b []byte, r leaseRow) []byte {
+	b = strconv.AppendInt(b, int64(r.id), 10)
+	if r.held {
+		b = append(b, " held "...)
+	} else {
+		b = append(b, " free "...)
+	}
+	if r.expiry.IsZero() {
+		b = append(b, '-')
+	} else {
+		b = r.expiry.UTC().AppendFormat(b, "2006-01-02T15:04:05.000Z07:00")
+	}
+	b = append(b, ' ')
+	b = append(b, fingerprint(r.token)...)
+	return append(b, '\n')
+}
+
+// fingerprint is the first 8 hex digits of SHA-256(token), "-" for none.
+func fingerprint(token []byte) string {
+	if len(token) == 0 {
+		return "-"
+	}
+	sum := sha256.Sum256(token)
+	return hex.EncodeToString(sum[:4])
+}

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/nonce"
+)
+
+var leaseHoldCmd = &command{
+	name:    "lease hold",
+	usage:   "lease hold --driver D [--mode hash|key] --dsn DSN [--table T] [--duration DUR] [--renew-interval DUR] [--acquire-timeout DUR] [--for DUR] [--verbose]",
+	summary: "hold a machine-ID lease (renewing it) and print machine_id=N",
+	about: `Starts a lease manager on the coordinator. As soon as the lease is held it
+prints "machine_id=N" on its own line (and flushes), then holds the lease,
+renewing it, for --for DUR (default: until SIGINT or SIGTERM), then releases
+it and exits 0. Should the lease be lost meanwhile, the reason goes to
+standard error and, once a new lease is held, another "machine_id=N" line is
+printed; if none is held at the end the exit status is 1.
+
+If no lease can be had within the acquire timeout (every ID held, or the
+coordinator unreachable), the reason goes to standard error and the exit
+status is 3. Any other failure (bad DSN, missing table, unsupported server,
+invalid durations) exits 1.
+
+The durations are the lease manager's (lease.Options): the lease duration
+must be at least 30s, the renew interval longer than 10s and shorter than
+the lease duration minus 10s. A lease that is not released (kill -9) stays
+taken until it expires: pick a short --duration for experiments, e.g.
+--duration 30s --renew-interval 11s.`,
+	flags: func(e *env, c *command) (*flagSet, func([]string) int) {
+		fs := newFlagSet(e, c.name)
+		bf := addBackendFlags(fs, true)
+		var h holdOptions
+		fs.DurationVar(&h.duration, "duration", 0, "the lease `DUR`ation requested on every acquire and renewal (default 8h, at least 30s)")
+		fs.DurationVar(&h.renew, "renew-interval", 0, "the longest time between renewals, `DUR` (default 30m or half the duration; more than 10s)")
+		fs.DurationVar(&h.acquire, "acquire-timeout", 0, "how long to wait for a free machine ID, `DUR` (default 1m)")
+		fs.DurationVar(&h.hold, "for", 0, "release the lease and exit 0 after `DUR` (default: hold until SIGINT or SIGTERM)")
+		fs.BoolVar(&h.verbose, "verbose", false, "log every lease operation on standard error (default: warnings only)")
+		return fs, func(args []string) int {
+			if len(args) > 0 {
+				return fs.usageError(c, "unexpected argument %s", quoteValue(args[0]))
+			}
+			if h.duration < 0 || h.renew < 0 || h.acquire < 0 || h.hold < 0 {
+				return fs.usageError(c, "durations must not be negative")
+			}
+			return hold(e, fs, c, bf, h)
+		}
+	},
+}
+
+type holdOptions struct {
+	duration, renew, acquire, hold time.Duration
+	verbose                        bool
+}
+
+// signalContext is canceled by SIGINT or SIGTERM.
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// lockedWriter serialises writes from the manager's goroutine and ours.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n, err := l.w.Write(p)
+	if f, ok := l.w.(interface{ Flush() error }); ok && err == nil {
+		err = f.Flush()
+	}
+	return n, err
+}
+
+func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int {
+	who := "once " + c.name
+	ctx, cancel := signalContext()
+	defer cancel()
+	be, err := bf.open(ctx)
+	if err != nil {
+		return fail(e, fs, c, err)
+	}
+	defer be.close()
+
+	out := &lockedWriter{w: e.stdout}
+	errw := &lockedWriter{w: e.stderr}
+	level := slog.LevelWarn
+	if h.verbose {
+		level = slog.LevelInfo
+	}
+	fac, err := nonce.New(nonce.Config{AwaitLease: true})
+	if err != nil {
+		errorf(e, who, "%v", err)
+		return exitFail
+	}
+	opts := lease.Options{
+		LeaseDuration:  h.duration,
+		RenewInterval:  h.renew,
+		AcquireTimeout: h.acquire,
+		Factories:      []lease.Factory{fac},
+		Logger:         slog.New(quietShutdown{slog.NewTextHandler(errw, &slog.HandlerOptions{Level: level})}),
+		Events: func(ev lease.Event) {
+			switch {
+			case ev.Kind == lease.EventLost:
+				fmt.Fprintf(errw, "%s: lease lost: %v\n", who, ev.Err)
+			case ev.Kind == lease.EventEnd && ev.Op == lease.OpAcquire && ev.Source == lease.SourceReacquire && ev.Err == nil:
+				fmt.Fprintf(out, "machine_id=%d\n", ev.MachineID)
+			}
+		},
+	}
+	m, err := lease.Start(ctx, be.strategy, opts)
+	switch {
+	case err == nil:
+	case errors.Is(err, lease.ErrTimeout):
+		errorf(e, who, "no lease within the acquire timeout: %v", err)
+		return exitNoLease
+	case ctx.Err() != nil:
+		errorf(e, who, "interrupted before a lease was held")
+		return exitFail
+	default:
+		errorf(e, who, "%v", err)
+		return exitFail
+	}
+	fmt.Fprintf(out, "machine_id=%d\n", m.MachineID())
+
+	var until <-chan time.Time
+	if h.hold > 0 {
+		t := time.NewTimer(h.hold)
+		defer t.Stop()
+		until = t.C
+	}
+	select {
+	case <-ctx.Done():
+	case <-until:
+	case <-m.Done():
+	}
+	lost := m.Err() // nil while a lease is held; ErrClosed after a signal
+	closeCtx, stop := context.WithTimeout(context.Background(), lease.DefaultReleaseTimeout+5*time.Second)
+	defer stop()
+	if err := m.Close(closeCtx); err != nil {
+		errorf(e, who, "releasing the lease: %v", err)
+		return exitFail
+	}
+	if lost != nil && !errors.Is(lost, lease.ErrClosed) {
+		errorf(e, who, "no lease held at the end: %v", lost)
+		return exitFail
+	}
+	return exitOK
+}
+
+// quietShutdown drops the manager's records of operations canceled by the
+// shutdown itself (a renewal in flight when --for ends logs a warning
+// "renew failed ... result=canceled"): they are expected, not a problem.
+type quietShutdown struct{ slog.Handler }
+
+func (q quietShutdown) Handle(ctx context.Context, r slog.Record) error {
+	canceled := false
+	r.Attrs(func(a slog.Attr) bool {
+		canceled = a.Key == "result" && a.Value.String() == "canceled"
+		return !canceled
+	})
+	if canceled && !q.Enabled(ctx, slog.LevelInfo) {
+		return nil
+	}
+	return q.Handler.Handle(ctx, r)
+}
+
+func (q quietShutdown) WithAttrs(as []slog.Attr) slog.Handler {
+	return quietShutdown{q.Handler.WithAttrs(as)}
+}
+
+func (q quietShutdown) WithGroup(name string) slog.Handler {
+	return quietShutdown{q.Handler.WithGroup(name)}
+}

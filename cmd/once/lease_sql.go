@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	_ "github.com/go-sql-driver/mysql" // "mysql"
+	_ "github.com/jackc/pgx/v5/stdlib" // "pgx"
+
+	"github.com/once-go/once/internal/sqlitedrv"
+	"github.com/once-go/once/lease/sqllease"
+	"github.com/once-go/once/migrations"
+)
+
+func init() {
+	registerDriver(&leaseDriver{name: "postgres", dsn: "postgres://USER@HOST:5432/DB?sslmode=disable",
+		open: openSQL("pgx", migrations.Postgres)})
+	registerDriver(&leaseDriver{name: "mysql", dsn: "USER@tcp(HOST:3306)/DB?parseTime=true (MySQL 8+, MariaDB 10.5+)",
+		open: openSQL("mysql", migrations.MySQL)})
+	registerDriver(&leaseDriver{name: "sqlite", dsn: "PATH (a file; busy timeout 10s added) or file:PATH?... (used as is)",
+		open: openSQL(sqlitedrv.DriverName, migrations.SQLite)})
+}
+
+// pingTimeout bounds the connection check when a backend is opened.
+const pingTimeout = 10 * time.Second
+
+// sqliteDSN turns a plain file path into a DSN that waits for locks held by
+// other processes instead of failing at once.
+func sqliteDSN(dsn string) string {
+	if strings.HasPrefix(dsn, "file:") {
+		return dsn
+	}
+	return "file:" + dsn + "?_pragma=busy_timeout(10000)"
+}
+
+// openSQL returns the open function of an SQL driver.
+func openSQL(driver string, d migrations.Dialect) func(context.Context, backendConfig) (*backend, error) {
+	return func(ctx context.Context, cfg backendConfig) (*backend, error) {
+		dsn := cfg.dsn
+		if d == migrations.SQLite {
+			dsn = sqliteDSN(dsn)
+		}
+		table := cfg.table
+		if table == "" {
+			table = migrations.DefaultTable
+		}
+		if err := migrations.ValidateTable(table); err != nil {
+			return nil, usageError{fmt.Errorf("--table %s: %v", quoteValue(table), err)}
+		}
+		db, err := sql.Open(driver, dsn)
+		if err != nil {
+			return nil, fmt.Errorf("opening %s: %w", d, err)
+		}
+		pctx, cancel := context.WithTimeout(ctx, pingTimeout)
+		defer cancel()
+		if err := db.PingContext(pctx); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("connecting to %s: %w", d, err)
+		}
+		s, err := sqllease.New(db, sqllease.Options{Dialect: d, Table: table})
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		return &backend{
+			strategy: s,
+			list:     func(ctx context.Context) ([]leaseRow, error) { return sqlRows(ctx, s) },
+			migrate:  func(ctx context.Context) error { return migrations.Apply(ctx, db, d, table) },
+			close:    db.Close,
+		}, nil
+	}
+}
+
+func sqlRows(ctx context.Context, s *sqllease.Strategy) ([]leaseRow, error) {
+	rows, err := s.Rows(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]leaseRow, len(rows))
+	for i, r := range rows {
+		out[i] = leaseRow{id: r.ID, held: r.Held, expiry: r.ExpiresAt, token: r.Token}
+	}
+	return out, nil
+}
