@@ -277,4 +277,3 @@ var errRetry = fmt.Errorf("%w: connection reset (test)", lease.ErrRetry)
 
 // within reports whether got lies in [lo, hi].
 func within(got, lo, hi time.Duration) bool { return got >= lo && got <= hi }
-
