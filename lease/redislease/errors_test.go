@@ -1,0 +1,419 @@
+package redislease_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/once-go/once/internal/testenv"
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/redislease"
+)
+
+var modes = []redislease.Mode{redislease.ModeHash, redislease.ModeKey}
+
+var someLease = lease.Lease{MachineID: 3, Token: "AAAAAAAAAAAAAAAAAAAAAA"}
+
+// deadAddr returns a loopback address nobody listens on.
+func deadAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+// wantAll checks that Check, Acquire, Renew and Release all fail with want.
+func wantAll(t *testing.T, s *redislease.Strategy, want error, also ...error) {
+	t.Helper()
+	ctx := ctxT(t)
+	_, aerr := s.Acquire(ctx, time.Minute)
+	_, rerr := s.Renew(ctx, someLease, time.Minute)
+	for op, err := range map[string]error{
+		"Check":   s.Check(ctx),
+		"Acquire": aerr,
+		"Renew":   rerr,
+		"Release": s.Release(ctx, someLease),
+	} {
+		if !errors.Is(err, want) {
+			t.Errorf("%s = %v, want %v", op, err, want)
+		}
+		for _, a := range also {
+			if !errors.Is(err, a) {
+				t.Errorf("%s = %v, want it to wrap %v too", op, err, a)
+			}
+		}
+		for _, other := range []error{lease.ErrLost, lease.ErrConfig, lease.ErrRetry, lease.ErrConflict} {
+			if other != want && errors.Is(err, other) {
+				t.Errorf("%s = %v, also matches %v", op, err, other)
+			}
+		}
+	}
+}
+
+// TestDeadPortIsRetry: nobody listens. Hash mode goes through Open with the
+// client's default retries (slow: go-redis redials), key mode through a URL
+// that turns them off.
+func TestDeadPortIsRetry(t *testing.T) {
+	t.Parallel()
+	for _, m := range modes {
+		t.Run(m.String(), func(t *testing.T) {
+			t.Parallel()
+			dsn := deadAddr(t)
+			if m == redislease.ModeKey {
+				dsn = "redis://" + dsn + "/0?max_retries=-1"
+			}
+			s, err := redislease.Open(dsn, redislease.Options{Mode: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			wantAll(t, s, lease.ErrRetry)
+		})
+	}
+}
+
+func TestClosedClientIsRetry(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.String(), func(t *testing.T) {
+			c := redis.NewClient(&redis.Options{Addr: testenv.Redis(t, testenv.Redis8)})
+			s := strategy(t, c, m, namespace(t, client(t, testenv.Redis8)), false)
+			c.Close()
+			wantAll(t, s, lease.ErrRetry, redis.ErrClosed)
+		})
+	}
+}
+
+func TestContextEndIsRetry(t *testing.T) {
+	forEach(t, targets, func(t *testing.T, tg target) {
+		c := client(t, tg.srv)
+		s := strategy(t, c, tg.mode, namespace(t, c), false)
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		if _, err := s.Acquire(ctx, time.Minute); !errors.Is(err, lease.ErrRetry) || !errors.Is(err, context.Canceled) {
+			t.Fatalf("Acquire with a canceled context = %v, want ErrRetry wrapping context.Canceled", err)
+		}
+	})
+}
+
+// blackhole accepts connections and never answers.
+func blackhole(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	t.Cleanup(func() { l.Close(); wg.Wait() })
+	wg.Go(func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			wg.Go(func() { io.Copy(io.Discard, c); c.Close() })
+		}
+	})
+	t.Cleanup(func() { l.Close() })
+	return l.Addr().String()
+}
+
+// TestHungServer: a server that never replies gives ErrRetry, by the
+// client's read timeout or, sooner, by the caller's context even when the
+// client ignores contexts (ContextTimeoutEnabled false).
+func TestHungServer(t *testing.T) {
+	addr := blackhole(t)
+	for _, m := range modes {
+		t.Run(m.String()+"/read timeout", func(t *testing.T) {
+			c := redis.NewClient(&redis.Options{Addr: addr, ReadTimeout: 100 * time.Millisecond, MaxRetries: -1, DisableIdentity: true})
+			defer c.Close()
+			s := strategy(t, c, m, "once_leases", false)
+			_, err := s.Acquire(t.Context(), time.Minute)
+			var ne net.Error
+			if !errors.Is(err, lease.ErrRetry) || !errors.As(err, &ne) || !ne.Timeout() {
+				t.Fatalf("Acquire = %v, want ErrRetry wrapping a timeout", err)
+			}
+		})
+		t.Run(m.String()+"/context", func(t *testing.T) {
+			c := redis.NewClient(&redis.Options{Addr: addr, ReadTimeout: time.Hour, MaxRetries: -1, DisableIdentity: true})
+			defer c.Close()
+			s := strategy(t, c, m, "once_leases", false)
+			ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+			defer cancel()
+			_, err := s.Renew(ctx, someLease, time.Minute)
+			if !errors.Is(err, lease.ErrRetry) || !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("Renew = %v, want ErrRetry wrapping context.DeadlineExceeded", err)
+			}
+		})
+	}
+}
+
+// TestPoolTimeoutIsRetry exhausts a one-connection pool on a real server.
+func TestPoolTimeoutIsRetry(t *testing.T) {
+	addr := testenv.Redis(t, testenv.Redis7)
+	c := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 1, PoolTimeout: 100 * time.Millisecond, MaxRetries: -1})
+	defer c.Close()
+	s := strategy(t, c, redislease.ModeKey, namespace(t, client(t, testenv.Redis7)), false)
+	if err := s.Check(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() { c.BLPop(context.Background(), 2*time.Second, testenv.Unique(t, "blpop")) })
+	for c.PoolStats().IdleConns != 0 || c.PoolStats().TotalConns != 1 {
+		time.Sleep(time.Millisecond) // wait until BLPOP holds the only connection
+	}
+	time.Sleep(20 * time.Millisecond)
+	_, err := s.Renew(ctxT(t), someLease, time.Minute)
+	if !errors.Is(err, lease.ErrRetry) || !errors.Is(err, redis.ErrPoolTimeout) {
+		t.Fatalf("Renew with the pool exhausted = %v, want ErrRetry wrapping ErrPoolTimeout", err)
+	}
+}
+
+// fakeServer answers the connection handshake and, while *reply is empty,
+// the commands of Check as a healthy server would; once *reply is set it
+// answers every command with it (a RESP error line such as "-LOADING ...").
+// It stands in for server states a test cannot put a shared server in.
+func fakeServer(t *testing.T, reply *atomic.Pointer[string]) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	t.Cleanup(func() { l.Close(); wg.Wait() })
+	wg.Go(func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			wg.Go(func() {
+				defer c.Close()
+				r := bufio.NewReader(c)
+				for {
+					args, err := readCommand(r)
+					if err != nil {
+						return
+					}
+					out := *reply.Load()
+					switch cmd := strings.ToUpper(args[0]); {
+					case cmd == "HELLO":
+						out = "-ERR unknown command 'HELLO'"
+					case cmd == "CLIENT" || cmd == "PING":
+						out = "+OK"
+					case out != "":
+					case cmd == "HSETEX" || cmd == "EXISTS":
+						out = ":0"
+					case cmd == "TYPE":
+						out = "+none"
+					case cmd == "SCRIPT":
+						out = "$40\r\n" + strings.Repeat("0", 40)
+					default:
+						out = "-ERR fake server: unexpected " + cmd
+					}
+					if _, err := io.WriteString(c, out+"\r\n"); err != nil {
+						return
+					}
+				}
+			})
+		}
+	})
+	return l.Addr().String()
+}
+
+func readCommand(r *bufio.Reader) ([]string, error) {
+	line, err := r.ReadString('\n')
+	if err != nil {
+		return nil, err
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(line[1:]))
+	if err != nil || line[0] != '*' || n < 1 {
+		return nil, errors.New("bad command")
+	}
+	args := make([]string, n)
+	for i := range args {
+		if line, err = r.ReadString('\n'); err != nil {
+			return nil, err
+		}
+		size, err := strconv.Atoi(strings.TrimSpace(line[1:]))
+		if err != nil {
+			return nil, err
+		}
+		b := make([]byte, size+2)
+		if _, err := io.ReadFull(r, b); err != nil {
+			return nil, err
+		}
+		args[i] = string(b[:size])
+	}
+	return args, nil
+}
+
+// TestServerErrorMapping: transient server states are ErrRetry on every
+// call; unsupported-command, ACL and type replies are ErrConfig at Check and
+// Acquire (no lease held yet) and ErrRetry at Renew and Release (a lease is
+// held and the outcome is unknown: the manager retries until its deadline).
+func TestServerErrorMapping(t *testing.T) {
+	retry := []string{
+		"-LOADING Redis is loading the dataset in memory",
+		"-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.",
+		"-READONLY You can't write against a read only replica.",
+		"-MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.",
+		"-CLUSTERDOWN The cluster is down",
+		"-TRYAGAIN Multiple keys request during rehashing of slot",
+		"-OOM command not allowed when used memory > 'maxmemory'.",
+		"-ERR something unexpected",
+	}
+	config := []string{
+		"-ERR unknown command 'HSETEX', with args beginning with: 'x'",
+		"-ERR wrong number of arguments for 'hsetex' command",
+		"-NOPERM User default has no permissions to run the 'evalsha' command",
+	}
+	for _, m := range modes {
+		for _, reply := range append(retry, config...) {
+			code, _, _ := strings.Cut(reply[1:], " ")
+			t.Run(m.String()+"/"+code+"/"+strconv.Itoa(len(reply)), func(t *testing.T) {
+				var r atomic.Pointer[string]
+				r.Store(&reply)
+				c := redis.NewClient(&redis.Options{Addr: fakeServer(t, &r), MaxRetries: -1, DisableIdentity: true})
+				defer c.Close()
+				ctx := ctxT(t)
+				isConfig := slices.Contains(config, reply)
+				startWant := lease.ErrRetry
+				if isConfig {
+					startWant = lease.ErrConfig
+				}
+				// Before any lease: Check and Acquire (and a Renew that
+				// must run the check first).
+				s := strategy(t, c, m, "once_leases", false)
+				if err := s.Check(ctx); !errors.Is(err, startWant) {
+					t.Errorf("Check = %v, want %v", err, startWant)
+				}
+				if _, err := s.Acquire(ctx, time.Minute); !errors.Is(err, startWant) || errors.Is(err, lease.ErrConflict) {
+					t.Errorf("Acquire = %v, want %v", err, startWant)
+				}
+				if _, err := s.Renew(ctx, someLease, time.Minute); !errors.Is(err, startWant) {
+					t.Errorf("first-call Renew = %v, want %v", err, startWant)
+				}
+				// While holding: the check passed on a healthy server, then
+				// the server turns bad. Nothing is ErrConfig or ErrLost now.
+				healthy := ""
+				r.Store(&healthy)
+				s = strategy(t, c, m, "once_leases", false)
+				if err := s.Check(ctx); err != nil {
+					t.Fatalf("Check on the healthy fake: %v", err)
+				}
+				r.Store(&reply)
+				if _, err := s.Renew(ctx, someLease, time.Minute); !errors.Is(err, lease.ErrRetry) {
+					t.Errorf("Renew = %v, want ErrRetry", err)
+				}
+				if err := s.Release(ctx, someLease); !errors.Is(err, lease.ErrRetry) {
+					t.Errorf("Release = %v, want ErrRetry", err)
+				}
+				if _, err := s.Acquire(ctx, time.Minute); !errors.Is(err, startWant) || errors.Is(err, lease.ErrConflict) {
+					t.Errorf("Acquire after Check = %v, want %v", err, startWant)
+				}
+			})
+		}
+	}
+}
+
+// privateRedis starts a throwaway redis-server with extra arguments and
+// returns its address.
+func privateRedis(t *testing.T, args ...string) string {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		testenv.Unavailable(t, "redis-server binary not found")
+	}
+	addr := deadAddr(t)
+	_, port, _ := net.SplitHostPort(addr)
+	cmd := exec.Command(bin, append([]string{"--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir()}, args...)...)
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start redis-server: %v", err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
+	defer c.Close()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if err := c.Ping(context.Background()).Err(); err == nil || strings.HasPrefix(err.Error(), "MASTERDOWN") {
+			return addr
+		} else if time.Now().After(deadline) {
+			t.Fatalf("private redis-server on %s did not start: %v", addr, err)
+		}
+	}
+}
+
+// TestRealReplicaErrors puts real redis-server processes in the states the
+// mapping names: a replica (READONLY on writes), a replica of a dead master
+// with stale reads off (MASTERDOWN), and a server running a long script
+// (BUSY). All are ErrRetry in key mode.
+func TestRealReplicaErrors(t *testing.T) {
+	t.Run("READONLY", func(t *testing.T) {
+		addr := privateRedis(t, "--replicaof", "127.0.0.1", strings.Split(deadAddr(t), ":")[1])
+		c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
+		defer c.Close()
+		s := strategy(t, c, redislease.ModeKey, "once_leases", false)
+		_, err := s.Acquire(ctxT(t), time.Minute)
+		if !errors.Is(err, lease.ErrRetry) || !strings.Contains(err.Error(), "READONLY") {
+			t.Fatalf("Acquire on a replica = %v, want ErrRetry (READONLY)", err)
+		}
+	})
+	t.Run("MASTERDOWN", func(t *testing.T) {
+		addr := privateRedis(t, "--replicaof", "127.0.0.1", strings.Split(deadAddr(t), ":")[1], "--replica-serve-stale-data", "no")
+		c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
+		defer c.Close()
+		s := strategy(t, c, redislease.ModeKey, "once_leases", false)
+		wantAll(t, s, lease.ErrRetry)
+		if err := s.Check(ctxT(t)); !strings.Contains(err.Error(), "MASTERDOWN") {
+			t.Fatalf("Check = %v, want MASTERDOWN", err)
+		}
+	})
+	t.Run("BUSY", func(t *testing.T) {
+		addr := privateRedis(t, "--busy-reply-threshold", "50")
+		c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
+		defer c.Close()
+		s := strategy(t, c, redislease.ModeKey, "once_leases", false)
+		if err := s.Check(ctxT(t)); err != nil {
+			t.Fatal(err)
+		}
+		l, err := s.Acquire(ctxT(t), time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		busy := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, ReadTimeout: -1})
+		defer busy.Close()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			busy.Eval(context.Background(), "local i = 0 while true do i = i + 1 end", nil)
+		}()
+		defer func() { <-done }()
+		defer c.ScriptKill(context.Background())
+		for {
+			_, err = s.Renew(ctxT(t), l, time.Minute)
+			if err != nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond) // script not started yet
+		}
+		if !errors.Is(err, lease.ErrRetry) || !strings.Contains(err.Error(), "BUSY") {
+			t.Fatalf("Renew during a long script = %v, want ErrRetry (BUSY)", err)
+		}
+	})
+}
