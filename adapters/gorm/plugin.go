@@ -1,0 +1,120 @@
+package oncegorm
+
+import (
+	"fmt"
+	"reflect"
+	"sync"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/schema"
+
+	"github.com/once-go/once/adapters/internal/idfield"
+)
+
+// Plugin is the GORM plugin: db.Use(oncegorm.Plugin{Models: ...}). Register
+// is the shorter way to install it.
+type Plugin struct {
+	// Models are prepared (see [Prepare]) when the plugin is installed.
+	Models []any
+}
+
+// Name implements gorm.Plugin.
+func (Plugin) Name() string { return "oncegorm" }
+
+// Initialize implements gorm.Plugin: it registers the fill callback before
+// GORM's BeforeCreate hooks and prepares p.Models.
+func (p Plugin) Initialize(db *gorm.DB) error {
+	if err := db.Callback().Create().Before("gorm:before_create").Register("oncegorm:fill", fill); err != nil {
+		return fmt.Errorf("oncegorm: %w", err)
+	}
+	return Prepare(db, p.Models...)
+}
+
+// Register installs the plugin on db and prepares models.
+func Register(db *gorm.DB, models ...any) error {
+	return db.Use(Plugin{Models: models})
+}
+
+// autoField is one field the fill callback looks at.
+type autoField struct {
+	field *schema.Field
+	id    *idfield.Type
+	shape idfield.Shape
+}
+
+var autoFields sync.Map // *schema.Schema -> []autoField
+
+// fieldsToFill returns (and caches) the ID fields of s to fill on create:
+// primary keys of an ID type unless tagged manual, and fields tagged auto.
+func fieldsToFill(s *schema.Schema) []autoField {
+	if v, ok := autoFields.Load(s); ok {
+		return v.([]autoField)
+	}
+	var fs []autoField
+	for _, f := range s.Fields {
+		if f.StructField.Type == nil || !f.Creatable {
+			continue
+		}
+		it, shape, ok := idfield.Field(f.StructField.Type)
+		if !ok {
+			continue
+		}
+		switch idfield.MarkingOf(f.StructField) {
+		case idfield.Auto:
+		case idfield.Manual:
+			continue
+		default:
+			if !f.PrimaryKey || shape != idfield.Plain {
+				continue
+			}
+		}
+		fs = append(fs, autoField{field: f, id: it, shape: shape})
+	}
+	v, _ := autoFields.LoadOrStore(s, fs)
+	return v.([]autoField)
+}
+
+// fill is the create callback: it fills zero IDs of the statement's model
+// (a struct, or a slice or array of structs or pointers to them).
+func fill(db *gorm.DB) {
+	s := db.Statement.Schema
+	if db.Error != nil || s == nil {
+		return
+	}
+	fs := fieldsToFill(s)
+	if len(fs) == 0 {
+		return
+	}
+	var undo idfield.Undo
+	var err error
+	rv := reflect.Indirect(db.Statement.ReflectValue)
+	switch rv.Kind() {
+	case reflect.Struct:
+		err = fillStruct(db, rv, fs, &undo)
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < rv.Len() && err == nil; i++ {
+			if e := reflect.Indirect(rv.Index(i)); e.Kind() == reflect.Struct {
+				err = fillStruct(db, e, fs, &undo)
+			}
+		}
+	}
+	if err != nil {
+		undo.Run()
+		db.AddError(err)
+	}
+}
+
+func fillStruct(db *gorm.DB, rv reflect.Value, fs []autoField, undo *idfield.Undo) error {
+	if !rv.CanAddr() {
+		return nil // GORM reports unaddressable values itself
+	}
+	for _, f := range fs {
+		v := f.field.ReflectValueOf(db.Statement.Context, rv)
+		u, err := f.id.Fill(v, f.shape)
+		if err != nil {
+			return fmt.Errorf("oncegorm: new ID for %s.%s: %w", f.field.Schema.Name, f.field.Name, err)
+		}
+		undo.Add(u)
+	}
+	return nil
+}

@@ -1,0 +1,176 @@
+// Package idfield finds once ID types in struct fields by reflection and
+// fills zero IDs with new ones. The ORM adapters share it: the once package
+// imports no ORM, so the adapters recognise its ID types by shape (a type of
+// package once that reports its Options and converts to once.ID) and cache
+// what they learn per type.
+package idfield
+
+import (
+	"reflect"
+	"strings"
+	"sync"
+
+	"github.com/once-go/once/once"
+)
+
+var (
+	idType   = reflect.TypeFor[once.ID]()
+	kindType = reflect.TypeFor[once.Kind]()
+	oncePkg  = idType.PkgPath()
+)
+
+// Type describes one ID type: once.ID or a once.Typed[K].
+type Type struct {
+	// Type is the ID type itself.
+	Type reflect.Type
+	// Options are the options the type declares.
+	Options once.Options
+}
+
+var types sync.Map // reflect.Type -> *Type (nil for "not an ID type")
+
+// Of reports whether t is an ID type and describes it.
+func Of(t reflect.Type) (*Type, bool) {
+	if t == nil {
+		return nil, false
+	}
+	if v, ok := types.Load(t); ok {
+		it := v.(*Type)
+		return it, it != nil
+	}
+	var it *Type
+	if t.Kind() == reflect.Struct && t.PkgPath() == oncePkg && t.Implements(kindType) && t.ConvertibleTo(idType) {
+		it = &Type{Type: t, Options: reflect.Zero(t).Interface().(once.Kind).Options()}
+	}
+	types.Store(t, it)
+	return it, it != nil
+}
+
+// Shape is how a field holds an ID.
+type Shape uint8
+
+// Shapes of ID fields.
+const (
+	Plain   Shape = iota + 1 // T
+	Pointer                  // *T (nullable)
+	Null                     // sql.Null[T] (nullable)
+)
+
+// Field describes the ID a field of type t holds: the ID type and the shape.
+func Field(t reflect.Type) (*Type, Shape, bool) {
+	if it, ok := Of(t); ok {
+		return it, Plain, true
+	}
+	if t.Kind() == reflect.Pointer {
+		if it, ok := Of(t.Elem()); ok {
+			return it, Pointer, true
+		}
+		return nil, 0, false
+	}
+	if t.Kind() == reflect.Struct && t.PkgPath() == "database/sql" && strings.HasPrefix(t.Name(), "Null[") && t.NumField() == 2 {
+		if it, ok := Of(t.Field(0).Type); ok && t.Field(0).Name == "V" {
+			return it, Null, true
+		}
+	}
+	return nil, 0, false
+}
+
+// New returns a new ID of the type as a value of the type.
+func (it *Type) New() (reflect.Value, error) {
+	id, err := it.Options.New()
+	if err != nil {
+		return reflect.Value{}, err
+	}
+	return reflect.ValueOf(id).Convert(it.Type), nil
+}
+
+// Fill sets v, a settable field of the given shape, to a new ID when it holds
+// none (zero T, nil *T, or an invalid sql.Null[T]). It reports whether it set
+// anything; undo, when not nil, restores the field's previous value.
+func (it *Type) Fill(v reflect.Value, shape Shape) (undo func(), err error) {
+	switch shape {
+	case Plain:
+		if !v.IsZero() {
+			return nil, nil
+		}
+		id, err := it.New()
+		if err != nil {
+			return nil, err
+		}
+		v.Set(id)
+		return func() { v.SetZero() }, nil
+	case Pointer:
+		if !v.IsNil() && !v.Elem().IsZero() {
+			return nil, nil
+		}
+		id, err := it.New()
+		if err != nil {
+			return nil, err
+		}
+		if v.IsNil() {
+			p := reflect.New(it.Type)
+			p.Elem().Set(id)
+			v.Set(p)
+			return func() { v.SetZero() }, nil
+		}
+		e := v.Elem()
+		e.Set(id)
+		return func() { e.SetZero() }, nil
+	case Null:
+		if v.Field(1).Bool() {
+			return nil, nil
+		}
+		id, err := it.New()
+		if err != nil {
+			return nil, err
+		}
+		v.Field(0).Set(id)
+		v.Field(1).SetBool(true)
+		return func() { v.SetZero() }, nil
+	}
+	return nil, nil
+}
+
+// Undo is a list of undo functions: what a failed fill rolls back so that
+// the caller's models are left as they were.
+type Undo []func()
+
+// Add records u (nil is ignored).
+func (u *Undo) Add(f func()) {
+	if f != nil {
+		*u = append(*u, f)
+	}
+}
+
+// Run undoes everything recorded, newest first.
+func (u Undo) Run() {
+	for i := len(u) - 1; i >= 0; i-- {
+		u[i]()
+	}
+}
+
+// Tag is the struct tag key the adapters read: `once:"auto"` marks a
+// non-key ID field to fill on insert; `once:"manual"` stops a primary key
+// from being filled.
+const Tag = "once"
+
+// Marking is what a field's `once` tag says.
+type Marking uint8
+
+// Markings.
+const (
+	Unmarked Marking = iota
+	Auto             // once:"auto"
+	Manual           // once:"manual"
+)
+
+// MarkingOf reads the `once` tag of f.
+func MarkingOf(f reflect.StructField) Marking {
+	switch f.Tag.Get(Tag) {
+	case "auto":
+		return Auto
+	case "manual", "-":
+		return Manual
+	}
+	return Unmarked
+}
