@@ -45,7 +45,7 @@ type Post struct {
 	EditorID   *at.UserID // nullable foreign key
 	Editor     *User
 	ReviewerID sql.Null[at.UserID] // nullable, no relation
-	Tags       []Tag `gorm:"many2many:post_tags"`
+	Tags       []Tag               `gorm:"many2many:post_tags"`
 }
 
 type Tag struct {
@@ -221,7 +221,7 @@ func TestCreate(t *testing.T) {
 
 		// The database holds the stored (unmasked) value.
 		var raw int64
-		if err := db.SQL.QueryRow("SELECT id FROM "+e.table("users")).Scan(&raw); err != nil || raw != u.ID.Int64() {
+		if err := db.SQL.QueryRow("SELECT id FROM " + e.table("users")).Scan(&raw); err != nil || raw != u.ID.Int64() {
 			t.Fatalf("stored %d (%v), want %d", raw, err, u.ID.Int64())
 		}
 
