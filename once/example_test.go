@@ -1,0 +1,180 @@
+package once_test
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/once-go/once/nonce"
+	"github.com/once-go/once/once"
+)
+
+// accountKind declares the options of AccountID: prefixed url64 text, a
+// bigint in the database.
+type accountKind struct{}
+
+func (accountKind) Options() once.Options { return once.Options{Prefix: "acct_"} }
+
+// AccountID is the ID type of accounts.
+type AccountID = once.Typed[accountKind]
+
+// customerKind declares CustomerID: prefixed and masked with the cipher of
+// the default generator.
+type customerKind struct{}
+
+func (customerKind) Options() once.Options { return once.Options{Prefix: "cus_", Mask: true} }
+
+// CustomerID is the ID type of customers.
+type CustomerID = once.Typed[customerKind]
+
+// exampleKey is a fixed base key for the examples (use a secret of at least
+// 32 random bytes).
+var exampleKey = []byte("example base key, 32 bytes long!")
+
+func Example() {
+	id, err := once.Parse("zAjhfZyAAAE")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(id, id.Uint64(), id.Int64())
+
+	// hex (16 chars) and hex32 (13) are told apart by length, either case.
+	same := once.MustParse("CC08E17D9C800001")
+	fmt.Println(same == id, same)
+
+	_, err = once.Parse("zAjhfZyAAAF") // non-zero spare bits
+	fmt.Println(errors.Is(err, once.ErrInvalid), err)
+	// Output:
+	// zAjhfZyAAAE 14702248913163780097 -3744495160545771519
+	// true zAjhfZyAAAE
+	// true once: invalid ID "zAjhfZyAAAF": non-zero spare bits in the last character (not the canonical url64 spelling)
+}
+
+func Example_typed() {
+	acct, err := once.ParseAs[AccountID]("acct_M48oJk4HnzE")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(acct, acct.Int64())
+
+	// Conversions to and from plain IDs are explicit.
+	plain := once.ID(acct)
+	fmt.Println(plain, AccountID(plain) == acct)
+
+	_, err = once.ParseAs[AccountID]("M48oJk4HnzE")
+	fmt.Println(err)
+	// Output:
+	// acct_M48oJk4HnzE 3715232362586939185
+	// M48oJk4HnzE true
+	// once: invalid ID "M48oJk4HnzE": missing prefix "acct_"
+}
+
+func Example_masked() {
+	f, err := nonce.New(nonce.Config{BaseKey: exampleKey}) // Blowfish by default
+	if err != nil {
+		panic(err)
+	}
+	once.SetGenerator(f)
+	defer once.SetGenerator(nil)
+
+	c := CustomerID(once.FromUint64(1))
+	dbValue, _ := c.Value()
+	fmt.Println(c, dbValue) // the API shows E(1); the database holds 1
+
+	back, err := once.ParseAs[CustomerID](c.String())
+	fmt.Println(back.Uint64(), err)
+	// Output:
+	// cus_aIJpgKKFaoU 1
+	// 1 <nil>
+}
+
+func Example_json() {
+	type Account struct {
+		ID    AccountID `json:"id"`
+		Owner once.ID   `json:"owner"`
+	}
+	a := Account{ID: AccountID(once.FromUint64(3715232362586939185)), Owner: once.FromUint64(42)}
+	data, _ := json.Marshal(a)
+	fmt.Println(string(data))
+
+	var back Account
+	err := json.Unmarshal(data, &back)
+	fmt.Println(back == a, err)
+
+	// IDs are JSON strings; numbers and null are rejected.
+	fmt.Println(json.Unmarshal([]byte(`{"id":12}`), &back))
+	// Output:
+	// {"id":"acct_M48oJk4HnzE","owner":"AAAAAAAAACo"}
+	// true <nil>
+	// once: invalid JSON value "12": a JSON number; this ID type is spelled as a JSON string (numbers only for unprefixed signed/unsigned types)
+}
+
+func Example_nullable() {
+	type Account struct {
+		ID       AccountID           `json:"id"`
+		ParentID *AccountID          `json:"parent_id"` // nullable: JSON null, SQL NULL
+		OwnerID  sql.Null[AccountID] `json:"-"`         // nullable in SQL (no JSON methods)
+	}
+	var a Account
+	_ = a.ID.Scan(int64(7))
+	_ = a.OwnerID.Scan(nil) // NULL
+	data, _ := json.Marshal(a)
+	fmt.Println(string(data), a.OwnerID.Valid)
+
+	_ = a.OwnerID.Scan(int64(8))
+	fmt.Println(a.OwnerID.V, a.OwnerID.Valid)
+
+	// NULL into a non-nullable ID is an error, not a silent zero.
+	fmt.Println(a.ID.Scan(nil))
+	// Output:
+	// {"id":"acct_AAAAAAAAAAc","parent_id":null} false
+	// acct_AAAAAAAAAAg true
+	// once: invalid database value NULL: use sql.Null[T] or *T for nullable columns
+}
+
+func ExampleNewAs() {
+	// A factory with an injected clock (tests); in production the lease
+	// manager activates a factory with a leased machine ID.
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	f, err := nonce.New(nonce.Config{MachineID: 7, Now: func() time.Time { return at }})
+	if err != nil {
+		panic(err)
+	}
+	once.SetGenerator(f)
+	defer once.SetGenerator(nil)
+
+	id, err := once.NewAs[AccountID]()
+	if err != nil {
+		panic(err)
+	}
+	p := nonce.Split64(id.Uint64(), time.Time{})
+	fmt.Println(id, p.Time.Format(time.RFC3339), p.MachineID, p.Counter)
+	// Output:
+	// acct_AddgBCIA4AA 2026-01-02T03:04:05Z 7 0
+}
+
+type badKind struct{}
+
+func (badKind) Options() once.Options { return once.Options{Prefix: "acct", PersistPrefix: true} }
+
+func ExampleCheck() {
+	// At startup: report invalid options before the first request.
+	err := once.Check(AccountID{}, CustomerID{}, badKind{})
+	fmt.Println(errors.Is(err, once.ErrConfig), err)
+	// Output:
+	// true once: invalid options of once_test.badKind: PersistPrefix needs a text or raw DBFormat, not signed
+}
+
+func ExampleOptions_Parse() {
+	// Options known only at run time (tools, adapters).
+	opts := once.Options{Prefix: "usr_", Format: once.Hex}
+	id, err := opts.Parse("usr_338F28264E079F31")
+	fmt.Println(id.Uint64(), err)
+	text, _ := opts.AppendText(nil, id)
+	fmt.Println(string(text))
+	// Output:
+	// 3715232362586939185 <nil>
+	// usr_338f28264e079f31
+}
