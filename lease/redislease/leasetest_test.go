@@ -1,0 +1,36 @@
+package redislease_test
+
+import (
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/leasetest"
+)
+
+// harness describes one server and mode to leasetest: each namespace is a
+// fresh NAME (deleted afterwards), every contender its own strategy on one
+// shared client, and Broken a strategy on a dead port.
+func harness(tg target) leasetest.Harness {
+	return leasetest.Harness{
+		New: func(t *testing.T) func() lease.Strategy {
+			c := client(t, tg.srv)
+			name := namespace(t, c)
+			return func() lease.Strategy {
+				return strategy(t, c, tg.mode, name, false)
+			}
+		},
+		Broken: func(t *testing.T) lease.Strategy {
+			c := redis.NewClient(&redis.Options{Addr: deadAddr(t), MaxRetries: -1})
+			t.Cleanup(func() { c.Close() })
+			return strategy(t, c, tg.mode, "once_leases", false)
+		},
+	}
+}
+
+func TestLeasetest(t *testing.T) {
+	forEach(t, targets, func(t *testing.T, tg target) {
+		leasetest.Run(t, harness(tg))
+	})
+}
