@@ -38,7 +38,7 @@ func (s *Strategy) Check(ctx context.Context) error {
 			return struct{}{}, s.checkHash(ctx)
 		}
 		return struct{}{}, s.checkKey(ctx)
-	})
+	}, nil)
 	if err == nil {
 		s.checked.Store(true)
 	}

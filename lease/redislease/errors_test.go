@@ -417,3 +417,76 @@ func TestRealReplicaErrors(t *testing.T) {
 		}
 	})
 }
+
+// delayProxy forwards to upstream, delaying every server reply by delay.
+func delayProxy(t *testing.T, upstream string, delay time.Duration) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	t.Cleanup(func() { l.Close(); wg.Wait() })
+	wg.Go(func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			u, err := net.Dial("tcp", upstream)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			wg.Go(func() { io.Copy(u, c); u.Close() })
+			wg.Go(func() {
+				defer c.Close()
+				buf := make([]byte, 64<<10)
+				for {
+					n, err := u.Read(buf)
+					if n > 0 {
+						time.Sleep(delay)
+						if _, werr := c.Write(buf[:n]); werr != nil {
+							return
+						}
+					}
+					if err != nil {
+						return
+					}
+				}
+			})
+		}
+	})
+	return l.Addr().String()
+}
+
+// TestAbandonedAcquireReleased: the caller's context ends while the server
+// applies the claim; Acquire returns ErrRetry at once and the claim is
+// released when its reply arrives, instead of holding the ID until its TTL.
+func TestAbandonedAcquireReleased(t *testing.T) {
+	forEach(t, targets, func(t *testing.T, tg target) {
+		c := client(t, tg.srv)
+		name := namespace(t, c)
+		slow := redis.NewClient(&redis.Options{Addr: delayProxy(t, testenv.Redis(t, tg.srv), 300*time.Millisecond), MaxRetries: -1})
+		t.Cleanup(func() { slow.Close() })
+		s := strategy(t, slow, tg.mode, name, true)
+		if err := s.Check(ctxT(t)); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+		defer cancel()
+		if _, err := s.Acquire(ctx, time.Hour); !errors.Is(err, lease.ErrRetry) || !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Acquire = %v, want ErrRetry wrapping DeadlineExceeded", err)
+		}
+		// The claim lands (only replies are slow), then goes away again
+		// long before its one-hour TTL.
+		deadline := time.Now().Add(10 * time.Second)
+		for !held(t, c, tg.mode, name, 0) {
+			if time.Now().After(deadline) {
+				t.Fatal("the abandoned claim never reached the server")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		waitExpired(t, c, tg.mode, name, 0)
+	})
+}

@@ -140,13 +140,35 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, e
 	if err := s.ensureChecked(ctx); err != nil {
 		return lease.Lease{}, err
 	}
+	// The commands run detached from ctx (bounded by detachedLimit and the
+	// client's timeouts): when ctx ends first, Acquire returns ErrRetry at
+	// once, and a claim the server applied anyway is released, not leaked.
 	return bounded(ctx, func() (lease.Lease, error) {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), detachedLimit)
+		defer cancel()
 		if s.opts.Mode == ModeHash {
-			return s.hashAcquire(ctx, ms)
+			return s.hashAcquire(dctx, ms)
 		}
-		return s.keyAcquire(ctx, ms)
-	})
+		return s.keyAcquire(dctx, ms)
+	}, s.releaseAbandoned)
 }
+
+// detachedLimit bounds an acquisition that outlives its caller's context.
+const detachedLimit = time.Minute
+
+// releaseAbandoned gives back a lease whose Acquire completed after the
+// caller's context ended: the caller saw ErrRetry and will never use it.
+func (s *Strategy) releaseAbandoned(l lease.Lease, err error) {
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), abandonedReleaseTimeout)
+	defer cancel()
+	_ = s.Release(ctx, l)
+}
+
+// abandonedReleaseTimeout bounds the release of an abandoned acquisition.
+const abandonedReleaseTimeout = 10 * time.Second
 
 // Renew extends l for d. A renewal applied twice (a replay after a lost
 // reply) succeeds both times. Errors wrap [lease.ErrLost] when the server
@@ -169,7 +191,7 @@ func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (l
 			return s.hashRenew(ctx, l, ms)
 		}
 		return s.keyRenew(ctx, l, ms)
-	})
+	}, nil)
 }
 
 // Release gives l up. It only ever removes l's own data: releasing a lease
@@ -184,13 +206,14 @@ func (s *Strategy) Release(ctx context.Context, l lease.Lease) error {
 			return struct{}{}, s.hashRelease(ctx, l)
 		}
 		return struct{}{}, s.keyRelease(ctx, l)
-	})
+	}, nil)
 	return err
 }
 
 // bounded runs fn but returns as soon as ctx ends, whatever the client's
-// timeout settings. An abandoned fn finishes in the background.
-func bounded[T any](ctx context.Context, fn func() (T, error)) (T, error) {
+// timeout settings. An abandoned fn finishes in the background; its result
+// then goes to abandoned (when not nil).
+func bounded[T any](ctx context.Context, fn func() (T, error), abandoned func(T, error)) (T, error) {
 	var zero T
 	if err := ctx.Err(); err != nil {
 		return zero, fmt.Errorf("redislease: %w: %w", lease.ErrRetry, err)
@@ -211,6 +234,12 @@ func bounded[T any](ctx context.Context, fn func() (T, error)) (T, error) {
 	case r := <-ch:
 		return r.v, r.err
 	case <-ctx.Done():
+		if abandoned != nil {
+			go func() {
+				r := <-ch
+				abandoned(r.v, r.err)
+			}()
+		}
 		return zero, fmt.Errorf("redislease: %w: %w", lease.ErrRetry, context.Cause(ctx))
 	}
 }
