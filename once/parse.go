@@ -36,24 +36,23 @@ func decodeTable(alphabet string) *[256]byte {
 	return &t
 }
 
+// The decoders are unrolled with constant shifts so that the table loads
+// and ORs run in parallel instead of as one shift-or chain.
+
 // decodeURL64 decodes 11 base64url characters; the two spare bits must be 0.
 func decodeURL64[T text](s T) (uint64, bool) {
 	if len(s) != 11 {
 		return 0, false
 	}
 	t := url64Dec
-	var v uint64
-	var or byte
-	for i := 0; i < 10; i++ {
-		d := t[s[i]]
-		or |= d
-		v = v<<6 | uint64(d)
-	}
-	d := t[s[10]]
-	if or|d >= 64 || d&3 != 0 {
+	d0, d1, d2, d3, d4, d5 := t[s[0]], t[s[1]], t[s[2]], t[s[3]], t[s[4]], t[s[5]]
+	d6, d7, d8, d9, d10 := t[s[6]], t[s[7]], t[s[8]], t[s[9]], t[s[10]]
+	if (d0|d1|d2|d3|d4|d5|d6|d7|d8|d9|d10)&0xc0|d10&3 != 0 {
 		return 0, false
 	}
-	return v<<4 | uint64(d>>2), true
+	hi := uint64(d0)<<58 | uint64(d1)<<52 | uint64(d2)<<46 | uint64(d3)<<40 | uint64(d4)<<34 | uint64(d5)<<28
+	lo := uint64(d6)<<22 | uint64(d7)<<16 | uint64(d8)<<10 | uint64(d9)<<4 | uint64(d10)>>2
+	return hi | lo, true
 }
 
 // decodeHex32 decodes 13 base32hex characters (either case); the spare bit
@@ -63,18 +62,14 @@ func decodeHex32[T text](s T) (uint64, bool) {
 		return 0, false
 	}
 	t := hex32Dec
-	var v uint64
-	var or byte
-	for i := 0; i < 12; i++ {
-		d := t[s[i]]
-		or |= d
-		v = v<<5 | uint64(d)
-	}
-	d := t[s[12]]
-	if or|d >= 32 || d&1 != 0 {
+	d0, d1, d2, d3, d4, d5, d6 := t[s[0]], t[s[1]], t[s[2]], t[s[3]], t[s[4]], t[s[5]], t[s[6]]
+	d7, d8, d9, d10, d11, d12 := t[s[7]], t[s[8]], t[s[9]], t[s[10]], t[s[11]], t[s[12]]
+	if (d0|d1|d2|d3|d4|d5|d6|d7|d8|d9|d10|d11|d12)&0xe0|d12&1 != 0 {
 		return 0, false
 	}
-	return v<<4 | uint64(d>>1), true
+	hi := uint64(d0)<<59 | uint64(d1)<<54 | uint64(d2)<<49 | uint64(d3)<<44 | uint64(d4)<<39 | uint64(d5)<<34 | uint64(d6)<<29
+	lo := uint64(d7)<<24 | uint64(d8)<<19 | uint64(d9)<<14 | uint64(d10)<<9 | uint64(d11)<<4 | uint64(d12)>>1
+	return hi | lo, true
 }
 
 // decodeHex decodes 16 hex digits (either case).
@@ -83,14 +78,14 @@ func decodeHex[T text](s T) (uint64, bool) {
 		return 0, false
 	}
 	t := hexDec
-	var v uint64
-	var or byte
-	for i := 0; i < 16; i++ {
-		d := t[s[i]]
-		or |= d
-		v = v<<4 | uint64(d)
+	d0, d1, d2, d3, d4, d5, d6, d7 := t[s[0]], t[s[1]], t[s[2]], t[s[3]], t[s[4]], t[s[5]], t[s[6]], t[s[7]]
+	d8, d9, d10, d11, d12, d13, d14, d15 := t[s[8]], t[s[9]], t[s[10]], t[s[11]], t[s[12]], t[s[13]], t[s[14]], t[s[15]]
+	if (d0|d1|d2|d3|d4|d5|d6|d7|d8|d9|d10|d11|d12|d13|d14|d15)&0xf0 != 0 {
+		return 0, false
 	}
-	return v, or < 16
+	hi := uint64(d0)<<60 | uint64(d1)<<56 | uint64(d2)<<52 | uint64(d3)<<48 | uint64(d4)<<44 | uint64(d5)<<40 | uint64(d6)<<36 | uint64(d7)<<32
+	lo := uint64(d8)<<28 | uint64(d9)<<24 | uint64(d10)<<20 | uint64(d11)<<16 | uint64(d12)<<12 | uint64(d13)<<8 | uint64(d14)<<4 | uint64(d15)
+	return hi | lo, true
 }
 
 // decodeFormat decodes s strictly in the text format f (DB text columns).

@@ -1,0 +1,74 @@
+package once
+
+import "testing"
+
+type ka struct{}
+type kb struct{}
+
+func (ka) Options() Options { return Options{Prefix: "a_"} }
+func (kb) Options() Options { return Options{Prefix: "b_"} }
+
+func TestTypeKeyDistinct(t *testing.T) {
+	a, b := typeKey[Typed[ka]](), typeKey[Typed[kb]]()
+	t.Logf("%#x %#x %#x", a, b, typeKey[ID]())
+	if a == b || a == typeKey[ID]() {
+		t.Fatal("type keys collide")
+	}
+	if codecOf[Typed[ka]]().prefix != "a_" || codecOf[Typed[kb]]().prefix != "b_" {
+		t.Fatal("codecs mixed up")
+	}
+}
+
+type kc struct{}
+
+func (kc) Options() Options { return Options{Prefix: "c_"} }
+
+// TestCodecOverflow fills the probe window of a type with other entries:
+// the codec then lives in the overflow map, and is found there again.
+func TestCodecOverflow(t *testing.T) {
+	key := typeKey[Typed[kc]]()
+	h := slotOf(key)
+	var saved [cacheProbe]*codec
+	for i := range uint64(cacheProbe) {
+		slot := &codecs[(h+i)%cacheSize]
+		saved[i] = slot.Load()
+		if saved[i] == nil {
+			slot.Store(&codec{key: uintptr(i) + 1}) // a key no type has
+		}
+	}
+	defer func() {
+		for i := range uint64(cacheProbe) {
+			codecs[(h+i)%cacheSize].Store(saved[i])
+		}
+	}()
+	for range 3 {
+		c := codecOf[Typed[kc]]()
+		if c.prefix != "c_" || c.key != key {
+			t.Fatalf("codec %+v", c)
+		}
+	}
+	if _, ok := codecOverflow.Load(key); !ok {
+		t.Fatal("codec not in the overflow map")
+	}
+	if got := (Typed[kc]{1}).String(); got != "c_AAAAAAAAAAE" {
+		t.Fatalf("String = %q", got)
+	}
+}
+
+type kd struct{}
+
+func (kd) Options() Options { return Options{Prefix: "d_", Format: Hex} }
+
+// TestCodecConcurrentFirstUse: goroutines racing on a type's first use all
+// get the same options.
+func TestCodecConcurrentFirstUse(t *testing.T) {
+	done := make(chan *codec)
+	for range 16 {
+		go func() { done <- codecOf[Typed[kd]]() }()
+	}
+	for range 16 {
+		if c := <-done; c.prefix != "d_" || c.format != Hex {
+			t.Errorf("codec %+v", c)
+		}
+	}
+}
