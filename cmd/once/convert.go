@@ -13,7 +13,7 @@ FORMAT with the prefix re-attached, one line per value, in order.
   once convert --prefix usr_ --to hex usr_M48oJk4HnzE  -> usr_338f28264e079f31`,
 	flags: func(e *env, c *command) (*flagSet, func([]string) int) {
 		fs := newFlagSet(e, "convert")
-		f := addIDFlags(fs, "the output `FORMAT`: url64, hex, hex32, signed or unsigned (required)")
+		f := addIDFlags(fs, "the output `FORMAT`: url64, hex, hex32, signed or unsigned (required)", true)
 		return fs, func(args []string) int {
 			in, err := f.input()
 			if err != nil {

@@ -24,14 +24,11 @@ says so on standard error. Applications get their machine ID from a lease
 		n := fs.Int("n", 1, "how many values to print (`N`)")
 		kind := fs.String("kind", "counter", "the nonce `kind`: counter, sortable or encrypted")
 		machine := fs.Int("machine-id", -1, "the machine ID `M`, 0..511 (required)")
-		f := addIDFlags(fs, "the output `FORMAT`: url64, hex, hex32, signed or unsigned")
+		f := addIDFlags(fs, "the output `FORMAT`: url64, hex, hex32, signed or unsigned", false)
 		k := addKeyFlags(fs, "of encrypted values")
 		return fs, func(args []string) int {
 			if len(args) > 0 {
 				return fs.usageError(c, "unexpected argument %s (gen takes no values)", quoteValue(args[0]))
-			}
-			if f.asInt {
-				return fs.usageError(c, "--int applies to input values; gen has none")
 			}
 			if *n < 0 {
 				return fs.usageError(c, "-n %d: want 0 or more", *n)

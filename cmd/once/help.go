@@ -58,7 +58,7 @@ ID commands:
 	for _, c := range append(commands(), leaseCommands()...) {
 		fmt.Fprintf(w, "  once %s\n", c.usage)
 	}
-	fmt.Fprint(w, "\n", valueRules, "\n", exitRules)
+	fmt.Fprint(w, "\n", valueRules, "\n", driverHelp(), "\n", exitRules)
 	fmt.Fprint(w, "\nRun \"once COMMAND --help\" (or \"once help COMMAND\") for a command's flags.\n")
 }
 

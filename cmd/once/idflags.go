@@ -18,11 +18,16 @@ type idFlags struct {
 	asInt  bool
 }
 
-// addIDFlags registers --prefix and --int, and --to unless toUsage is empty.
-func addIDFlags(fs *flagSet, toUsage string) *idFlags {
+// addIDFlags registers --prefix, --to unless toUsage is empty, and --int
+// unless the command takes no values.
+func addIDFlags(fs *flagSet, toUsage string, values bool) *idFlags {
 	f := new(idFlags)
 	if toUsage != "" {
 		fs.StringVar(&f.to, "to", "", toUsage)
+	}
+	if !values {
+		fs.StringVar(&f.prefix, "prefix", "", "the `P`refix put in front of every output value (e.g. usr_)")
+		return f
 	}
 	fs.StringVar(&f.prefix, "prefix", "", "the `P`refix of every VALUE (e.g. usr_), re-attached to the output; values without it are invalid")
 	fs.BoolVar(&f.asInt, "int", false, "VALUEs are decimal integers (signed or unsigned); without it they are url64, hex32 or hex, told apart by length")
@@ -79,7 +84,7 @@ func addKeyFlags(fs *flagSet, what string) *keyFlags {
 	k := new(keyFlags)
 	fs.StringVar(&k.cipher, "cipher", "blowfish", "the 64-bit block `cipher` "+what+": blowfish, speck or des3")
 	fs.StringVar(&k.keyHex, "key-hex", "", "the base key as `HEX` digits (at least 32 bytes); visible to other users in the process list, prefer --key-env")
-	fs.StringVar(&k.keyEnv, "key-env", "", "read the base key from the environment variable `NAME` (its raw bytes, at least 32)")
+	fs.StringVar(&k.keyEnv, "key-env", "", "read the base key from the environment variable `NAME`: its raw bytes, at least 32 (a key with a zero byte cannot be passed this way)")
 	return k
 }
 

@@ -25,7 +25,7 @@ noise: unmask them first. VALUEs are parsed as by convert (--prefix, --int).`,
 	flags: func(e *env, c *command) (*flagSet, func([]string) int) {
 		fs := newFlagSet(e, "inspect")
 		epoch := fs.String("epoch", nonce.DefaultEpoch().Format(time.RFC3339), "the factory epoch, `RFC3339`")
-		f := addIDFlags(fs, "")
+		f := addIDFlags(fs, "", true)
 		return fs, func(args []string) int {
 			ep, err := time.Parse(time.RFC3339, *epoch)
 			if err != nil {

@@ -38,7 +38,7 @@ stored values (what the database holds).
 // maskFlags builds mask (mask = true) or unmask.
 func maskFlags(e *env, c *command, mask bool) (*flagSet, func([]string) int) {
 	fs := newFlagSet(e, c.name)
-	f := addIDFlags(fs, "the output `FORMAT`: url64, hex, hex32, signed or unsigned (required)")
+	f := addIDFlags(fs, "the output `FORMAT`: url64, hex, hex32, signed or unsigned (required)", true)
 	k := addKeyFlags(fs, "of the masking")
 	return fs, func(args []string) int {
 		in, err := f.input()
