@@ -207,3 +207,28 @@ func TestMaskWithoutGenerator(t *testing.T) {
 		t.Errorf("Value = %v, %v", v, err)
 	}
 }
+
+// Decimal text is never read as a number by text formats: 11 digits are
+// url64, as in Once.
+func TestDecimalIsURL64(t *testing.T) {
+	id, err := once.Parse("12345678900")
+	if err != nil || id.Uint64() == 12345678900 || id.String() != "12345678900" {
+		t.Errorf("Parse(12345678900) = %d, %v", id.Uint64(), err)
+	}
+	// ...and "12345678901" is url64 with non-zero spare bits.
+	if _, err := once.Parse("12345678901"); err == nil || !strings.Contains(err.Error(), "spare bits") {
+		t.Errorf("Parse(12345678901) = %v, want a spare-bits error", err)
+	}
+	for _, s := range []string{"123", "-1", "+1234567890"} {
+		if _, err := once.Parse(s); !errors.Is(err, once.ErrInvalid) {
+			t.Errorf("Parse(%q) = %v, want ErrInvalid", s, err)
+		}
+	}
+	// Integer formats read only decimals.
+	if _, err := (once.Options{Format: once.Unsigned}).Parse("M48oJk4HnzE"); !errors.Is(err, once.ErrInvalid) {
+		t.Errorf("unsigned format accepted url64: %v", err)
+	}
+	if id, err := (once.Options{Format: once.Unsigned}).Parse("-1"); err != nil || id.Int64() != -1 {
+		t.Errorf("unsigned Parse(-1) = %v, %v (range is [-2^63, 2^64-1])", id, err)
+	}
+}
