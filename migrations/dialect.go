@@ -48,8 +48,8 @@ func ParseDialect(s string) (Dialect, error) {
 }
 
 // DetectDialect names the dialect of db from the Go package of its driver:
-// pgx and lib/pq are Postgres, go-sql-driver/mysql is MySQL, modernc.org/sqlite
-// and mattn/go-sqlite3 are SQLite. Other drivers (and wrappers such as
+// pgx and lib/pq are Postgres, go-sql-driver/mysql is MySQL, modernc.org/sqlite,
+// glebarez/go-sqlite and mattn/go-sqlite3 are SQLite. Other drivers (and wrappers such as
 // tracing drivers) are not recognised: pass the dialect explicitly.
 func DetectDialect(db *sql.DB) (Dialect, error) {
 	if db == nil {
@@ -68,7 +68,7 @@ func DetectDialect(db *sql.DB) (Dialect, error) {
 		return Postgres, nil
 	case pkg == "github.com/go-sql-driver/mysql":
 		return MySQL, nil
-	case pkg == "modernc.org/sqlite", pkg == "github.com/mattn/go-sqlite3",
+	case pkg == "modernc.org/sqlite", pkg == "github.com/glebarez/go-sqlite", pkg == "github.com/mattn/go-sqlite3",
 		strings.HasPrefix(pkg, "github.com/ncruces/go-sqlite3"):
 		return SQLite, nil
 	}

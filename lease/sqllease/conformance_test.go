@@ -1,0 +1,30 @@
+package sqllease_test
+
+import (
+	"database/sql"
+	"testing"
+
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/leasetest"
+	"github.com/once-go/once/lease/sqllease"
+	"github.com/once-go/once/migrations"
+)
+
+// TestConformance runs the lease/leasetest suite on PostgreSQL, MariaDB
+// and SQLite: each check gets its own fresh table; Broken is a strategy on
+// a dead port (PostgreSQL, MariaDB) or a closed pool (SQLite).
+func TestConformance(t *testing.T) {
+	forEach(t, func(t *testing.T, d migrations.Dialect, db *sql.DB) {
+		leasetest.Run(t, leasetest.Harness{
+			New: func(t *testing.T) func() lease.Strategy {
+				table := newTable(t, db, d)
+				return func() lease.Strategy {
+					return newStrategy(t, db, sqllease.Options{Dialect: d, Table: table})
+				}
+			},
+			Broken: func(t *testing.T) lease.Strategy {
+				return newStrategy(t, unreachable(t, d), sqllease.Options{Dialect: d})
+			},
+		})
+	})
+}

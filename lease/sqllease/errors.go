@@ -1,0 +1,214 @@
+package sqllease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/migrations"
+)
+
+// opError is a failed database call, classified: Unwrap yields the lease
+// sentinel (ErrRetry or ErrConfig) and the driver's own error, so both
+// errors.Is(err, lease.ErrRetry) and errors.Is(err, context.DeadlineExceeded)
+// (or errors.As to the driver's type) work.
+type opError struct {
+	op    string // "acquire machine ID", "renew machine ID 17", ...
+	kind  error  // lease.ErrRetry or lease.ErrConfig
+	hint  string // what to do, for configuration errors
+	cause error
+}
+
+func (e *opError) Error() string {
+	var b strings.Builder
+	b.WriteString("sqllease: ")
+	b.WriteString(e.op)
+	b.WriteString(": ")
+	b.WriteString(e.kind.Error())
+	if e.hint != "" {
+		b.WriteString(" (")
+		b.WriteString(e.hint)
+		b.WriteString(")")
+	}
+	b.WriteString(": ")
+	b.WriteString(e.cause.Error())
+	return b.String()
+}
+
+func (e *opError) Unwrap() []error { return []error{e.kind, e.cause} }
+
+func errUnknownDialect(d migrations.Dialect) error {
+	return fmt.Errorf("sqllease: %w: unknown dialect %v", lease.ErrConfig, d)
+}
+
+// classify maps a database error to ErrConfig when the server positively
+// says the statement can never work as configured (missing table or
+// column, permission denied, syntax, unknown database, bad credentials),
+// and to ErrRetry otherwise: connection failures, timeouts, context ends,
+// pool exhaustion (a context deadline while waiting for a connection),
+// driver.ErrBadConn, sql.ErrConnDone, a closed *sql.DB, serialization
+// failures, deadlocks, lock timeouts, read-only failover states and
+// anything unrecognised. ErrRetry is the safe default: the manager keeps
+// trying only while the lease's safe window lasts.
+//
+// Drivers are recognised without importing them: PostgreSQL errors by a
+// SQLState() string method (pgx's *pgconn.PgError, lib/pq's *pq.Error),
+// MySQL errors by a uint16 Number field (go-sql-driver's *mysql.MySQLError,
+// which has no method for it), SQLite errors by a Code() int method
+// (modernc.org/sqlite, glebarez/go-sqlite) or, failing that, by message.
+func classify(op, table string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var oe *opError
+	if errors.As(err, &oe) {
+		return err
+	}
+	if errors.Is(err, lease.ErrConfig) || errors.Is(err, lease.ErrLost) {
+		return fmt.Errorf("sqllease: %s: %w", op, err)
+	}
+	e := &opError{op: op, kind: lease.ErrRetry, cause: err}
+	if hint, ok := configHint(err, table); ok {
+		e.kind, e.hint = lease.ErrConfig, hint
+	}
+	return e
+}
+
+// configHint walks err's tree for a driver error that means configuration.
+func configHint(err error, table string) (string, bool) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return "", false
+	}
+	migrate := "is table " + table + " missing? create it with migrations.Apply or `once lease migrate`"
+	var hint string
+	found := false
+	walk(err, func(e error) bool {
+		if s, ok := e.(interface{ SQLState() string }); ok {
+			hint, found = pgHint(s.SQLState(), migrate)
+			return true
+		}
+		if n, ok := mysqlNumber(e); ok {
+			hint, found = mysqlHint(n, migrate)
+			return true
+		}
+		if c, ok := e.(interface{ Code() int }); ok {
+			hint, found = sqliteHint(c.Code(), e.Error(), migrate)
+			return true
+		}
+		return false
+	})
+	if !found && !walk(err, isCoded) {
+		// An SQLite driver without a Code method: judge by message.
+		msg := err.Error()
+		if strings.Contains(msg, "no such table") || strings.Contains(msg, "no such column") {
+			return migrate, true
+		}
+	}
+	return hint, found
+}
+
+func isCoded(e error) bool {
+	_, pg := e.(interface{ SQLState() string })
+	_, my := mysqlNumber(e)
+	_, lite := e.(interface{ Code() int })
+	return pg || my || lite
+}
+
+// walk calls fn on every error in err's tree, depth first, until fn
+// returns true; it reports whether fn did.
+func walk(err error, fn func(error) bool) bool {
+	if err == nil {
+		return false
+	}
+	if fn(err) {
+		return true
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		return walk(u.Unwrap(), fn)
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			if walk(e, fn) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mysqlNumber reads the Number field of go-sql-driver/mysql's
+// *MySQLError (a struct pointer with Number uint16 and SQLState [5]byte).
+func mysqlNumber(e error) (uint16, bool) {
+	v := reflect.ValueOf(e)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return 0, false
+	}
+	v = v.Elem()
+	n, st := v.FieldByName("Number"), v.FieldByName("SQLState")
+	if !n.IsValid() || n.Kind() != reflect.Uint16 || !st.IsValid() || st.Kind() != reflect.Array {
+		return 0, false
+	}
+	return uint16(n.Uint()), true
+}
+
+// pgHint: SQLSTATE classes 42 (syntax, undefined table/column, privilege),
+// 28 (authorization), 3D (unknown database), 3F (unknown schema) and 0A
+// (feature not supported) are configuration; everything else (08
+// connection, 40 serialization/deadlock, 53 resources, 55 lock, 57
+// shutdown/cancel, 58 system, 25006 read-only after a failover, XX) is
+// retry.
+func pgHint(state, migrate string) (string, bool) {
+	switch {
+	case state == "42P01" || state == "42703":
+		return migrate, true
+	case state == "42501":
+		return "the database user lacks SELECT/UPDATE on the lease table", true
+	case strings.HasPrefix(state, "42"):
+		return "the lease table does not have the expected schema, or the server is unsupported", true
+	case strings.HasPrefix(state, "28"):
+		return "database credentials rejected", true
+	case strings.HasPrefix(state, "3D"), strings.HasPrefix(state, "3F"):
+		return "unknown database or schema", true
+	case strings.HasPrefix(state, "0A"):
+		return "the server does not support a statement the strategy needs", true
+	}
+	return "", false
+}
+
+// mysqlHint: MySQL/MariaDB error numbers that mean configuration.
+func mysqlHint(n uint16, migrate string) (string, bool) {
+	switch n {
+	case 1146, 1054, 1109: // no such table, unknown column, unknown table
+		return migrate, true
+	case 1142, 1143, 1044, 1045, 1227, 1370, 1698: // table/column/db access denied, bad credentials
+		return "the database user lacks access to the lease table", true
+	case 1064, 1149, 1305: // syntax error, unknown function
+		return "the server does not accept the strategy's SQL; check the dialect and server version", true
+	case 1046, 1049: // no database selected, unknown database
+		return "unknown or no database selected in the DSN", true
+	}
+	return "", false
+}
+
+// sqliteHint: primary result codes SQLITE_ERROR (1: no such table, syntax),
+// SQLITE_PERM (3), SQLITE_READONLY (8), SQLITE_CORRUPT (11),
+// SQLITE_CANTOPEN (14), SQLITE_AUTH (23) and SQLITE_NOTADB (26) are
+// configuration; SQLITE_BUSY (5), SQLITE_LOCKED (6), SQLITE_NOMEM (7),
+// SQLITE_IOERR (10), SQLITE_FULL (13) and the rest are retry.
+func sqliteHint(code int, msg, migrate string) (string, bool) {
+	switch code & 0xff {
+	case 1:
+		if strings.Contains(msg, "no such table") || strings.Contains(msg, "no such column") {
+			return migrate, true
+		}
+		return "SQL error; check the dialect and the SQLite version (3.35+ is needed)", true
+	case 3, 8, 23:
+		return "the database file is read-only or access is denied", true
+	case 11, 14, 26:
+		return "the database file cannot be opened or is not an SQLite database", true
+	}
+	return "", false
+}

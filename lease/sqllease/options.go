@@ -1,0 +1,55 @@
+package sqllease
+
+import (
+	"fmt"
+
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/migrations"
+)
+
+// DefaultCandidates is how many free rows Acquire reads before it tries to
+// claim them one by one.
+const DefaultCandidates = 5
+
+// Options configure a [Strategy]. The zero value works with a table created
+// by [migrations.Apply] under the default name on a recognised driver.
+type Options struct {
+	// Dialect of the database. Zero: detected from db.Driver() with
+	// [migrations.DetectDialect] (pgx and lib/pq, go-sql-driver/mysql,
+	// modernc.org/sqlite, glebarez/go-sqlite, mattn/go-sqlite3). Set it when the driver is
+	// wrapped (tracing, metrics) or not one of those.
+	Dialect migrations.Dialect
+	// Table is the lease table, a plain lowercase identifier. Default
+	// [migrations.DefaultTable] ("once_leases"); "no_noncense_leases" shares
+	// the Elixir library's table.
+	Table string
+	// Candidates is how many free rows one Acquire reads and tries, 1..512.
+	// Default [DefaultCandidates]. More candidates mean fewer ErrConflict
+	// results when many processes start at once.
+	Candidates int
+	// LowestFirst makes Acquire try free rows from ID 0 upwards. By default
+	// it starts at a random ID and wraps around, so processes starting
+	// together rarely race for the same rows. Deterministic order is for
+	// examples and tests; it makes every starting process race for the
+	// same lowest free IDs.
+	LowestFirst bool
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Table == "" {
+		o.Table = migrations.DefaultTable
+	}
+	if err := migrations.ValidateTable(o.Table); err != nil {
+		return o, fmt.Errorf("sqllease: %w: %w", lease.ErrConfig, err)
+	}
+	if o.Candidates == 0 {
+		o.Candidates = DefaultCandidates
+	}
+	if o.Candidates < 1 || o.Candidates > migrations.Rows {
+		return o, fmt.Errorf("sqllease: %w: Candidates %d outside 1..%d", lease.ErrConfig, o.Candidates, migrations.Rows)
+	}
+	if o.Dialect != 0 && !o.Dialect.Valid() {
+		return o, fmt.Errorf("sqllease: %w: unknown dialect %d", lease.ErrConfig, o.Dialect)
+	}
+	return o, nil
+}

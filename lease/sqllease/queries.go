@@ -1,0 +1,127 @@
+package sqllease
+
+import (
+	"strconv"
+
+	"github.com/once-go/once/migrations"
+)
+
+// queries holds one dialect's statements for one table. Every statement
+// reads the clock from the database, in UTC, once per statement:
+//
+//	PostgreSQL  statement_timestamp() AT TIME ZONE 'UTC'  (the statement's start,
+//	            not the transaction's, and independent of the session TimeZone)
+//	MySQL       UTC_TIMESTAMP(6)                           (statement start; DATETIME
+//	            columns are never converted by the session time_zone)
+//	SQLite      strftime(..., 'now')                       (fixed within one statement;
+//	            milliseconds, UTC by definition)
+//
+// Timestamps come back as text in textLayout.
+type queries struct {
+	// candidates(lo, hi, limit) -> id, lock_version, expires_at, never_held, now
+	// for free rows with lo <= id <= hi, in ID (primary key) order, so the
+	// scan stops at limit rows.
+	candidates string
+	// claim(expiry..., token, id, lock_version) -> [expires_at, now] (RETURNING dialects)
+	claim string
+	// renew(expiry..., id, token) -> [expires_at, now]
+	renew string
+	// release(id, token)
+	release string
+	// list() -> id, token, expires_at, lock_version, held
+	list string
+	// returning: claim and renew return a row (PostgreSQL, SQLite);
+	// otherwise the affected row count says whether they matched (MySQL).
+	returning bool
+	// expiry turns a duration in microseconds into the parameters of the
+	// "now + d" expression, which comes first in claim and renew.
+	expiry func(us int64) []any
+}
+
+func newQueries(d migrations.Dialect, table string) (*queries, error) {
+	t, err := migrations.QuoteTable(d, table)
+	if err != nil {
+		return nil, err
+	}
+	var now, exp, free string
+	var text func(string) string
+	q := &queries{}
+	switch d {
+	case migrations.Postgres:
+		now = `(statement_timestamp() AT TIME ZONE 'UTC')`
+		exp = now + ` + $1::bigint * INTERVAL '1 microsecond'`
+		text = func(x string) string { return `to_char(` + x + `, 'YYYY-MM-DD"T"HH24:MI:SS.US')` }
+		free = `expires_at < ` + now
+		q.returning = true
+		q.expiry = func(us int64) []any { return []any{us} }
+	case migrations.MySQL:
+		now = `UTC_TIMESTAMP(6)`
+		exp = now + ` + INTERVAL ? MICROSECOND`
+		text = func(x string) string { return `DATE_FORMAT(` + x + `, '%Y-%m-%dT%H:%i:%s.%f')` }
+		free = `expires_at < ` + now
+		q.expiry = func(us int64) []any { return []any{us} }
+	case migrations.SQLite:
+		// SQLite's clock has millisecond resolution: %f is "SS.SSS". The
+		// stored format has microseconds, so now is rendered with three
+		// zero digits and now+d gets d's last three digits appended.
+		now = `strftime('%Y-%m-%dT%H:%M:%f000Z', 'now')`
+		exp = `(strftime('%Y-%m-%dT%H:%M:%f', 'now', ?) || ?)`
+		text = func(x string) string { return x }
+		// A value not in the one format would compare wrongly as text: such
+		// a row is never considered free (it stays out of reach, not stolen).
+		free = `expires_at < ` + now + ` AND expires_at GLOB '` + sqliteGlob + `'`
+		q.returning = true
+		q.expiry = func(us int64) []any { m, s := sqliteExpiry(us); return []any{m, s} }
+	default:
+		return nil, errUnknownDialect(d)
+	}
+	n := len(q.expiry(0))
+	p := &params{numbered: d == migrations.Postgres}
+	q.candidates = `SELECT id, lock_version, ` + text("expires_at") + `, CASE WHEN token IS NULL THEN 1 ELSE 0 END, ` + text(now) +
+		` FROM ` + t + ` WHERE ` + free + ` AND id >= ` + p.int() + ` AND id <= ` + p.int() +
+		` ORDER BY id LIMIT ` + p.int()
+	q.claim = `UPDATE ` + t + ` SET expires_at = ` + exp + `, token = ` + p.from(n).next() +
+		`, lock_version = lock_version + 1 WHERE id = ` + p.next() + ` AND lock_version = ` + p.next() + ` AND ` + free
+	q.renew = `UPDATE ` + t + ` SET expires_at = ` + exp + `, lock_version = lock_version + 1 WHERE id = ` +
+		p.from(n).next() + ` AND token = ` + p.next()
+	if q.returning {
+		ret := ` RETURNING ` + text("expires_at") + `, ` + text(now)
+		q.claim += ret
+		q.renew += ret
+	}
+	q.release = `UPDATE ` + t + ` SET expires_at = ` + now + `, lock_version = lock_version + 1 WHERE id = ` +
+		p.from(0).next() + ` AND token = ` + p.next()
+	q.list = `SELECT id, token, ` + text("expires_at") + `, lock_version, CASE WHEN ` + free + ` THEN 0 ELSE 1 END FROM ` + t + ` ORDER BY id`
+	return q, nil
+}
+
+// sqliteGlob matches exactly the one SQLite time format, YYYY-MM-DDTHH:MM:SS.ffffffZ.
+const sqliteGlob = `[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z`
+
+// params writes parameter placeholders: $1, $2, ... for PostgreSQL (with
+// an explicit type where PostgreSQL could not infer one), "?" in argument
+// order for MySQL and SQLite.
+type params struct {
+	numbered bool
+	n        int
+}
+
+func (p *params) next() string {
+	p.n++
+	if !p.numbered {
+		return "?"
+	}
+	return "$" + strconv.Itoa(p.n)
+}
+
+// int is next for an integer parameter in a position without a type
+// (ORDER BY arithmetic, LIMIT).
+func (p *params) int() string {
+	if p.numbered {
+		return p.next() + "::integer"
+	}
+	return p.next()
+}
+
+// from continues numbering after the first k parameters.
+func (p *params) from(k int) *params { p.n = k; return p }

@@ -1,0 +1,247 @@
+package sqllease
+
+import (
+	"context"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/migrations"
+)
+
+// Strategy leases machine IDs from rows of an SQL table through the
+// application's *sql.DB. It is safe for concurrent use; every call is one
+// or a few autocommit statements bounded by its context.
+type Strategy struct {
+	db      *sql.DB
+	opts    Options
+	q       *queries
+	dialect migrations.Dialect
+}
+
+var (
+	_ lease.Strategy  = (*Strategy)(nil)
+	_ lease.Reclaimer = (*Strategy)(nil)
+)
+
+// New returns a strategy on db's lease table. It does not touch the
+// database: a missing table shows up as an ErrConfig from the first call
+// (run [migrations.Apply] first). Errors match lease.ErrConfig.
+func New(db *sql.DB, opts Options) (*Strategy, error) {
+	if db == nil {
+		return nil, fmt.Errorf("sqllease: %w: nil *sql.DB", lease.ErrConfig)
+	}
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if opts.Dialect == 0 {
+		if opts.Dialect, err = migrations.DetectDialect(db); err != nil {
+			return nil, fmt.Errorf("sqllease: %w: %w", lease.ErrConfig, err)
+		}
+	}
+	q, err := newQueries(opts.Dialect, opts.Table)
+	if err != nil {
+		return nil, err
+	}
+	return &Strategy{db: db, opts: opts, q: q, dialect: opts.Dialect}, nil
+}
+
+// Name returns "sql".
+func (s *Strategy) Name() string { return "sql" }
+
+// Deterministic returns false: a new Acquire may yield any free ID.
+func (s *Strategy) Deterministic() bool { return false }
+
+// Dialect returns the dialect in use (given or detected).
+func (s *Strategy) Dialect() migrations.Dialect { return s.dialect }
+
+// Table returns the lease table's name.
+func (s *Strategy) Table() string { return s.opts.Table }
+
+type candidate struct {
+	id, lockVersion int64
+	prev            time.Time
+	neverHeld       bool
+}
+
+// Acquire reads up to Options.Candidates rows whose expires_at is before
+// the database's now, in ID order from a random start (wrapping around),
+// and claims the first one it can:
+//
+//	UPDATE t SET expires_at = now + d, token = :new, lock_version = lock_version + 1
+//	 WHERE id = :id AND lock_version = :seen AND expires_at < now
+//
+// One row updated means the ID is ours. No free row: lease.ErrExhausted.
+// Every candidate taken by a racing contender first: lease.ErrConflict.
+// The lease carries the row's previous expires_at (PrevExpiry; zero for a
+// row never held) and the database's clock (CoordinatorNow; on MySQL,
+// which has no UPDATE ... RETURNING, the clock of the candidate query,
+// read just before the claim).
+func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, error) {
+	const op = "acquire"
+	us, err := micros(d)
+	if err != nil {
+		return lease.Lease{}, classify(op, s.opts.Table, err)
+	}
+	start := 0
+	if !s.opts.LowestFirst {
+		start = rand.IntN(migrations.Rows)
+	}
+	// From start up to the last ID, then wrapping around from 0.
+	cands, now, err := s.candidates(ctx, nil, start, migrations.Rows-1)
+	if err == nil && len(cands) < s.opts.Candidates && start > 0 {
+		cands, now, err = s.candidates(ctx, cands, 0, start-1)
+	}
+	if err != nil {
+		return lease.Lease{}, classify(op, s.opts.Table, err)
+	}
+	if len(cands) == 0 {
+		return lease.Lease{}, fmt.Errorf("sqllease: %w: all %d rows of %s are held", lease.ErrExhausted, migrations.Rows, s.opts.Table)
+	}
+	token := newToken()
+	for _, c := range cands {
+		args := append(s.q.expiry(us), token, c.id, c.lockVersion)
+		l, ok, err := s.write(ctx, s.q.claim, args, us)
+		if err != nil {
+			return lease.Lease{}, classify(op+" machine ID "+strconv.FormatInt(c.id, 10), s.opts.Table, err)
+		}
+		if !ok {
+			continue // a racing contender claimed it first
+		}
+		l.MachineID, l.Token = int(c.id), hex.EncodeToString(token)
+		if !c.neverHeld {
+			l.PrevExpiry = c.prev
+		}
+		if l.CoordinatorNow.IsZero() {
+			l.CoordinatorNow = now
+		}
+		return l, nil
+	}
+	return lease.Lease{}, fmt.Errorf("sqllease: %w: %d free rows of %s claimed by others first", lease.ErrConflict, len(cands), s.opts.Table)
+}
+
+// candidates appends to out the free rows with lo <= id <= hi, up to
+// Options.Candidates in all, and returns the database's clock.
+func (s *Strategy) candidates(ctx context.Context, out []candidate, lo, hi int) ([]candidate, time.Time, error) {
+	rows, err := s.db.QueryContext(ctx, s.q.candidates, lo, hi, s.opts.Candidates-len(out))
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	defer rows.Close()
+	var (
+		now  time.Time
+		prev string
+		nowS string
+		nh   int
+	)
+	for rows.Next() {
+		var c candidate
+		if err := rows.Scan(&c.id, &c.lockVersion, &prev, &nh, &nowS); err != nil {
+			return nil, time.Time{}, err
+		}
+		if c.prev, err = parseTime("expires_at", prev); err != nil {
+			return nil, time.Time{}, err
+		}
+		if now, err = parseTime("database clock", nowS); err != nil {
+			return nil, time.Time{}, err
+		}
+		c.neverHeld = nh == 1
+		out = append(out, c)
+	}
+	return out, now, rows.Err()
+}
+
+// write runs a claim or renew statement. ok reports whether it matched
+// the row; on RETURNING dialects the lease gets the stored expiry and the
+// database's clock, otherwise TTL is the microseconds asked for.
+func (s *Strategy) write(ctx context.Context, query string, args []any, us int64) (l lease.Lease, ok bool, err error) {
+	if !s.q.returning {
+		res, err := s.db.ExecContext(ctx, query, args...)
+		if err != nil {
+			return l, false, err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return l, false, err
+		}
+		l.TTL = time.Duration(us) * time.Microsecond
+		return l, n == 1, nil
+	}
+	var expS, nowS string
+	switch err := s.db.QueryRowContext(ctx, query, args...).Scan(&expS, &nowS); {
+	case errors.Is(err, sql.ErrNoRows):
+		return l, false, nil
+	case err != nil:
+		return l, false, err
+	}
+	exp, err := parseTime("expires_at", expS)
+	if err != nil {
+		return l, false, err
+	}
+	if l.CoordinatorNow, err = parseTime("database clock", nowS); err != nil {
+		return l, false, err
+	}
+	l.TTL = exp.Sub(l.CoordinatorNow)
+	return l, true, nil
+}
+
+// Renew extends l to the database's now + d:
+//
+//	UPDATE t SET expires_at = now + d, lock_version = lock_version + 1
+//	 WHERE id = :id AND token = :token
+//
+// No row matched: lease.ErrLost (the ID was taken over after expiring).
+// Replaying a renewal succeeds. The lease keeps l's machine ID and token;
+// PrevExpiry is zero (no hand-off happened).
+func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+	op := "renew machine ID " + strconv.Itoa(l.MachineID)
+	token, err := decode(l)
+	if err != nil {
+		return lease.Lease{}, err
+	}
+	us, err := micros(d)
+	if err != nil {
+		return lease.Lease{}, classify(op, s.opts.Table, err)
+	}
+	args := append(s.q.expiry(us), l.MachineID, token)
+	nl, ok, err := s.write(ctx, s.q.renew, args, us)
+	if err != nil {
+		return lease.Lease{}, classify(op, s.opts.Table, err)
+	}
+	if !ok {
+		return lease.Lease{}, fmt.Errorf("sqllease: %w: machine ID %d is held by another token in %s", lease.ErrLost, l.MachineID, s.opts.Table)
+	}
+	nl.MachineID, nl.Token = l.MachineID, l.Token
+	return nl, nil
+}
+
+// Reclaim takes back a lease from its machine ID and token alone (as
+// persisted in the manager's state file): it is Renew, since Renew needs
+// nothing else. A lease that expired but was not taken over is reclaimed.
+func (s *Strategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+	return s.Renew(ctx, l, d)
+}
+
+// Release ends l now:
+//
+//	UPDATE t SET expires_at = now, lock_version = lock_version + 1
+//	 WHERE id = :id AND token = :token
+//
+// A lease already taken over by someone else matches no row and is left
+// alone; that is not an error.
+func (s *Strategy) Release(ctx context.Context, l lease.Lease) error {
+	token, err := decode(l)
+	if err != nil {
+		return err
+	}
+	if _, err := s.db.ExecContext(ctx, s.q.release, l.MachineID, token); err != nil {
+		return classify("release machine ID "+strconv.Itoa(l.MachineID), s.opts.Table, err)
+	}
+	return nil
+}
