@@ -12,7 +12,7 @@
 // # Filling
 //
 // Before GORM's BeforeCreate hooks run, the plugin gives every zero ID field
-// that is a primary key a new ID from the type's generator (once.NewAs), in
+// that is the model's only primary key a new ID from the type's generator (once.NewAs), in
 // single rows, slices and the associations GORM creates with them (GORM
 // creates associations through the same create callbacks). Fields that are
 // not keys are filled when tagged `once:"auto"` (T, *T or sql.Null[T]);

@@ -45,12 +45,14 @@ type autoField struct {
 var autoFields sync.Map // *schema.Schema -> []autoField
 
 // fieldsToFill returns (and caches) the ID fields of s to fill on create:
-// primary keys of an ID type unless tagged manual, and fields tagged auto.
+// a primary key of an ID type that is the only one (composite keys are
+// foreign keys as a rule) unless tagged manual, and fields tagged auto.
 func fieldsToFill(s *schema.Schema) []autoField {
 	if v, ok := autoFields.Load(s); ok {
 		return v.([]autoField)
 	}
 	var fs []autoField
+	soleKey := len(s.PrimaryFields) == 1
 	for _, f := range s.Fields {
 		if f.StructField.Type == nil || !f.Creatable {
 			continue
@@ -64,7 +66,7 @@ func fieldsToFill(s *schema.Schema) []autoField {
 		case idfield.Manual:
 			continue
 		default:
-			if !f.PrimaryKey || shape != idfield.Plain {
+			if !f.PrimaryKey || !soleKey || shape != idfield.Plain {
 				continue
 			}
 		}

@@ -5,10 +5,13 @@ package adaptertest
 import (
 	"crypto/sha256"
 	"database/sql"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/once-go/once/adapters/internal/idfield"
 	"github.com/once-go/once/internal/testenv"
@@ -31,8 +34,8 @@ func Each(t *testing.T, f func(t *testing.T, db DB)) {
 		d    idfield.Dialect
 		open func(testing.TB) *sql.DB
 	}{
-		{"postgres", idfield.Postgres, testenv.Postgres},
-		{"mariadb", idfield.MySQL, testenv.MySQL},
+		{"postgres", idfield.Postgres, isolatedPostgres},
+		{"mariadb", idfield.MySQL, isolatedMySQL},
 		{"sqlite", idfield.SQLite, testenv.SQLite},
 	}
 	for _, d := range dbs {
@@ -40,6 +43,51 @@ func Each(t *testing.T, f func(t *testing.T, db DB)) {
 			f(t, DB{Name: d.name, Dialect: d.d, SQL: d.open(t)})
 		})
 	}
+}
+
+// isolatedPostgres returns a pool whose search_path is a fresh schema, so
+// that tests can use fixed table names; the schema is dropped at the end.
+func isolatedPostgres(t testing.TB) *sql.DB {
+	admin := testenv.Postgres(t)
+	name := testenv.Unique(t, "s")
+	if _, err := admin.Exec("CREATE SCHEMA " + name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Exec("DROP SCHEMA " + name + " CASCADE") })
+	u, err := url.Parse(testenv.PostgresDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", name)
+	u.RawQuery = q.Encode()
+	db, err := sql.Open("pgx", u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// isolatedMySQL returns a pool on a fresh database, dropped at the end.
+func isolatedMySQL(t testing.TB) *sql.DB {
+	admin := testenv.MySQL(t)
+	name := testenv.Unique(t, "s")
+	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Exec("DROP DATABASE " + name) })
+	cfg, err := mysql.ParseDSN(testenv.MySQLDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DBName = name
+	db, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
 
 // Gen is the binding every test ID type draws from. Use [Leased] or
