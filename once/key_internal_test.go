@@ -72,3 +72,25 @@ func TestCodecConcurrentFirstUse(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkOptionsLookup compares calling K{}.Options() and validating the
+// result on every operation with the cached codec lookup that Typed uses.
+func BenchmarkOptionsLookup(b *testing.B) {
+	b.Run("cached", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if codecOf[Typed[ka]]().prefix == "" {
+				b.Fatal()
+			}
+		}
+	})
+	b.Run("call-and-validate", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			o, _ := Typed[ka]{}.options()
+			if c, err := o.resolve(); err != nil || c.prefix == "" {
+				b.Fatal(err)
+			}
+		}
+	})
+}

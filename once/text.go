@@ -17,6 +17,9 @@ func (c *codec) appendText(b []byte, v uint64) ([]byte, error) {
 		v = m
 	}
 	b = append(b, c.prefix...)
+	if c.format == URL64 {
+		return appendURL64(b, v), nil
+	}
 	return appendFormat(b, c.format, v), nil
 }
 
