@@ -1,0 +1,24 @@
+// Package oncesqlx fills once IDs in structs before sqlx inserts them.
+//
+// The once ID types are database/sql Scanners and Valuers, so sqlx reads and
+// writes them with nothing more: Get and Select scan into typed IDs, named
+// queries bind them, and sqlx.In expands a []UserID into one bind variable per
+// ID. What sqlx cannot know is which fields need a new ID before an INSERT;
+// [Fill] does that:
+//
+//	u := User{Email: "ada@example.com"}
+//	if err := oncesqlx.Fill(&u); err != nil { ... } // u.ID is set now
+//	_, err := db.NamedExecContext(ctx, `INSERT INTO users (id, email) VALUES (:id, :email)`, &u)
+//
+// or in one step, with the IDs reset when the statement fails:
+//
+//	_, err := oncesqlx.NamedExec(ctx, db, `INSERT INTO users (id, email) VALUES (:id, :email)`, users)
+//
+// Fill sets the zero ID-typed field whose column is "id" (the `db` tag, or
+// the lower-cased field name as sqlx maps it) and every ID field tagged
+// `once:"auto"` (T, *T or sql.Null[T]); `once:"manual"` leaves an "id" field
+// alone. IDs already set are kept. When an ID cannot be generated (no lease:
+// nonce.ErrDisabled) Fill returns the error and leaves nothing filled.
+//
+// [ColumnType] gives the column type to write in migrations for an ID type.
+package oncesqlx

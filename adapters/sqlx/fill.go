@@ -1,0 +1,182 @@
+package oncesqlx
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/once-go/once/adapters/internal/idfield"
+	"github.com/once-go/once/once"
+)
+
+// Fill fills zero IDs in v: a pointer to a struct, or a slice, array or
+// pointer to a slice of structs or pointers to structs (nil elements are
+// skipped). On error nothing is left filled.
+func Fill(v any) error {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Pointer {
+		if rv.IsNil() {
+			return fmt.Errorf("oncesqlx: Fill(nil %T)", v)
+		}
+		rv = rv.Elem()
+	}
+	var undo idfield.Undo
+	err := fillValue(rv, &undo)
+	if err != nil {
+		undo.Run()
+	}
+	return err
+}
+
+// NamedExec fills the IDs of arg (see [Fill]) and runs the named statement
+// with it, as sqlx.NamedExecContext does (a slice arg makes a bulk insert).
+// If the statement fails, the IDs it filled are reset.
+func NamedExec(ctx context.Context, db sqlx.ExtContext, query string, arg any) (sql.Result, error) {
+	rv := reflect.ValueOf(arg)
+	if rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		rv = rv.Elem()
+	}
+	var undo idfield.Undo
+	if err := fillValue(rv, &undo); err != nil {
+		undo.Run()
+		return nil, err
+	}
+	res, err := sqlx.NamedExecContext(ctx, db, query, arg)
+	if err != nil {
+		undo.Run()
+	}
+	return res, err
+}
+
+func fillValue(rv reflect.Value, undo *idfield.Undo) error {
+	switch rv.Kind() {
+	case reflect.Struct:
+		if !rv.CanAddr() {
+			return fmt.Errorf("oncesqlx: cannot fill a %s passed by value; pass a pointer", rv.Type())
+		}
+		return fillStruct(rv, undo)
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < rv.Len(); i++ {
+			e := rv.Index(i)
+			if e.Kind() == reflect.Pointer {
+				if e.IsNil() {
+					continue
+				}
+				e = e.Elem()
+			}
+			if e.Kind() != reflect.Struct {
+				return fmt.Errorf("oncesqlx: cannot fill elements of type %s", rv.Type().Elem())
+			}
+			if !e.CanAddr() {
+				return fmt.Errorf("oncesqlx: cannot fill an array passed by value; pass a pointer")
+			}
+			if err := fillStruct(e, undo); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("oncesqlx: cannot fill a %s; want a pointer to a struct or a slice of structs", rv.Type())
+}
+
+func fillStruct(rv reflect.Value, undo *idfield.Undo) error {
+	for _, f := range fieldsOf(rv.Type()) {
+		v, ok := fieldByIndex(rv, f.index)
+		if !ok {
+			continue
+		}
+		u, err := f.id.Fill(v, f.shape)
+		if err != nil {
+			return fmt.Errorf("oncesqlx: new ID for %s.%s: %w", rv.Type().Name(), f.name, err)
+		}
+		undo.Add(u)
+	}
+	return nil
+}
+
+// fieldByIndex follows index through embedded structs; a nil embedded
+// pointer has nothing to fill.
+func fieldByIndex(v reflect.Value, index []int) (reflect.Value, bool) {
+	for i, x := range index {
+		if i > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return reflect.Value{}, false
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v, true
+}
+
+// autoField is one field to fill.
+type autoField struct {
+	name  string
+	index []int
+	id    *idfield.Type
+	shape idfield.Shape
+}
+
+var structs sync.Map // reflect.Type -> []autoField
+
+// fieldsOf returns (and caches) the fields of struct type t to fill.
+func fieldsOf(t reflect.Type) []autoField {
+	if v, ok := structs.Load(t); ok {
+		return v.([]autoField)
+	}
+	var fs []autoField
+	var walk func(t reflect.Type, index []int, depth int)
+	walk = func(t reflect.Type, index []int, depth int) {
+		for i := range t.NumField() {
+			sf := t.Field(i)
+			tag := sf.Tag.Get("db")
+			if tag == "-" {
+				continue
+			}
+			idx := append(index[:len(index):len(index)], i)
+			if it, shape, ok := idfield.Field(sf.Type); ok && sf.IsExported() {
+				name, _, _ := strings.Cut(tag, ",")
+				if name == "" {
+					name = strings.ToLower(sf.Name)
+				}
+				switch idfield.MarkingOf(sf) {
+				case idfield.Auto:
+				case idfield.Manual:
+					continue
+				default:
+					if name != "id" || shape != idfield.Plain {
+						continue
+					}
+				}
+				fs = append(fs, autoField{name: sf.Name, index: idx, id: it, shape: shape})
+				continue
+			}
+			ft := sf.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if sf.Anonymous && ft.Kind() == reflect.Struct && depth < 8 {
+				walk(ft, idx, depth+1)
+			}
+		}
+	}
+	walk(t, nil, 0)
+	v, _ := structs.LoadOrStore(t, fs)
+	return v.([]autoField)
+}
+
+// ColumnType returns the column type to declare for IDs of id's type (a
+// zero ID value such as UserID{}) in db's database, for migrations:
+// "bigint" for the default signed DB format on PostgreSQL and MySQL,
+// "integer" on SQLite, "bigint unsigned", "bytea", "binary(8)",
+// "varchar(11) character set ascii collate ascii_bin", ... per DB format. It
+// returns "" for a driver it does not know (pgx, postgres, mysql, sqlite,
+// sqlite3 are known) or invalid options.
+func ColumnType(db *sqlx.DB, id once.Kind) string {
+	return idfield.SQLType(idfield.DialectOf(db.DriverName()), id.Options())
+}
