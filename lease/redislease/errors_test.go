@@ -1,12 +1,9 @@
 package redislease_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"io"
 	"net"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -111,28 +108,6 @@ func TestContextEndIsRetry(t *testing.T) {
 	})
 }
 
-// blackhole accepts connections and never answers.
-func blackhole(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	t.Cleanup(func() { l.Close(); wg.Wait() })
-	wg.Go(func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			wg.Go(func() { io.Copy(io.Discard, c); c.Close() })
-		}
-	})
-	t.Cleanup(func() { l.Close() })
-	return l.Addr().String()
-}
-
 // TestHungServer: a server that never replies gives ErrRetry, by the
 // client's read timeout or, sooner, by the caller's context even when the
 // client ignores contexts (ContextTimeoutEnabled false).
@@ -183,85 +158,6 @@ func TestPoolTimeoutIsRetry(t *testing.T) {
 	if !errors.Is(err, lease.ErrRetry) || !errors.Is(err, redis.ErrPoolTimeout) {
 		t.Fatalf("Renew with the pool exhausted = %v, want ErrRetry wrapping ErrPoolTimeout", err)
 	}
-}
-
-// fakeServer answers the connection handshake and, while *reply is empty,
-// the commands of Check as a healthy server would; once *reply is set it
-// answers every command with it (a RESP error line such as "-LOADING ...").
-// It stands in for server states a test cannot put a shared server in.
-func fakeServer(t *testing.T, reply *atomic.Pointer[string]) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	t.Cleanup(func() { l.Close(); wg.Wait() })
-	wg.Go(func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			wg.Go(func() {
-				defer c.Close()
-				r := bufio.NewReader(c)
-				for {
-					args, err := readCommand(r)
-					if err != nil {
-						return
-					}
-					out := *reply.Load()
-					switch cmd := strings.ToUpper(args[0]); {
-					case cmd == "HELLO":
-						out = "-ERR unknown command 'HELLO'"
-					case cmd == "CLIENT" || cmd == "PING":
-						out = "+OK"
-					case out != "":
-					case cmd == "HSETEX" || cmd == "EXISTS":
-						out = ":0"
-					case cmd == "TYPE":
-						out = "+none"
-					case cmd == "SCRIPT":
-						out = "$40\r\n" + strings.Repeat("0", 40)
-					default:
-						out = "-ERR fake server: unexpected " + cmd
-					}
-					if _, err := io.WriteString(c, out+"\r\n"); err != nil {
-						return
-					}
-				}
-			})
-		}
-	})
-	return l.Addr().String()
-}
-
-func readCommand(r *bufio.Reader) ([]string, error) {
-	line, err := r.ReadString('\n')
-	if err != nil {
-		return nil, err
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(line[1:]))
-	if err != nil || line[0] != '*' || n < 1 {
-		return nil, errors.New("bad command")
-	}
-	args := make([]string, n)
-	for i := range args {
-		if line, err = r.ReadString('\n'); err != nil {
-			return nil, err
-		}
-		size, err := strconv.Atoi(strings.TrimSpace(line[1:]))
-		if err != nil {
-			return nil, err
-		}
-		b := make([]byte, size+2)
-		if _, err := io.ReadFull(r, b); err != nil {
-			return nil, err
-		}
-		args[i] = string(b[:size])
-	}
-	return args, nil
 }
 
 // TestServerErrorMapping: transient server states are ErrRetry on every
@@ -333,32 +229,6 @@ func TestServerErrorMapping(t *testing.T) {
 	}
 }
 
-// privateRedis starts a throwaway redis-server with extra arguments and
-// returns its address.
-func privateRedis(t *testing.T, args ...string) string {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		testenv.Unavailable(t, "redis-server binary not found")
-	}
-	addr := deadAddr(t)
-	_, port, _ := net.SplitHostPort(addr)
-	cmd := exec.Command(bin, append([]string{"--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir()}, args...)...)
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start redis-server: %v", err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
-	defer c.Close()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if err := c.Ping(context.Background()).Err(); err == nil || strings.HasPrefix(err.Error(), "MASTERDOWN") {
-			return addr
-		} else if time.Now().After(deadline) {
-			t.Fatalf("private redis-server on %s did not start: %v", addr, err)
-		}
-	}
-}
-
 // TestRealReplicaErrors puts real redis-server processes in the states the
 // mapping names: a replica (READONLY on writes), a replica of a dead master
 // with stale reads off (MASTERDOWN), and a server running a long script
@@ -416,48 +286,6 @@ func TestRealReplicaErrors(t *testing.T) {
 			t.Fatalf("Renew during a long script = %v, want ErrRetry (BUSY)", err)
 		}
 	})
-}
-
-// delayProxy forwards to upstream, delaying every server reply by delay.
-func delayProxy(t *testing.T, upstream string, delay time.Duration) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	t.Cleanup(func() { l.Close(); wg.Wait() })
-	wg.Go(func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			u, err := net.Dial("tcp", upstream)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			wg.Go(func() { io.Copy(u, c); u.Close() })
-			wg.Go(func() {
-				defer c.Close()
-				buf := make([]byte, 64<<10)
-				for {
-					n, err := u.Read(buf)
-					if n > 0 {
-						time.Sleep(delay)
-						if _, werr := c.Write(buf[:n]); werr != nil {
-							return
-						}
-					}
-					if err != nil {
-						return
-					}
-				}
-			})
-		}
-	})
-	return l.Addr().String()
 }
 
 // TestAbandonedAcquireReleased: the caller's context ends while the server

@@ -49,13 +49,15 @@ func ExampleOpen() {
 }
 
 func ExampleParseMode() {
+	rdb := redis.NewClient(&redis.Options{}) // New does no I/O
+	defer rdb.Close()
 	for _, flag := range []string{"hash", "key", "auto"} {
 		m, err := redislease.ParseMode(flag)
 		if err != nil {
 			fmt.Println(err)
 			continue
 		}
-		s, _ := redislease.New(redis.NewClient(&redis.Options{}), redislease.Options{Mode: m})
+		s, _ := redislease.New(rdb, redislease.Options{Mode: m})
 		fmt.Println(m, s.Name(), s.Key())
 	}
 	// Output:

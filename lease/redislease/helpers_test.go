@@ -27,8 +27,12 @@ var targets = []target{
 	{"valkey9/key", testenv.Valkey9, redislease.ModeKey},
 }
 
-// hashTargets are the servers that support hash mode.
-var hashTargets = []target{targets[1], targets[3]}
+// hashTargets are the servers that support hash mode; keyTargets the
+// key-mode targets.
+var (
+	hashTargets = []target{targets[1], targets[3]}
+	keyTargets  = []target{targets[0], targets[2], targets[4]}
+)
 
 // forEach runs fn as a parallel subtest per target.
 func forEach(t *testing.T, ts []target, fn func(t *testing.T, tg target)) {

@@ -127,10 +127,7 @@ func TestHashForeignFields(t *testing.T) {
 
 // TestKeyLayout pins the key-mode layout: {NAME}:<id> = token with PX.
 func TestKeyLayout(t *testing.T) {
-	forEach(t, targets, func(t *testing.T, tg target) {
-		if tg.mode != redislease.ModeKey {
-			t.Skip("hash mode")
-		}
+	forEach(t, keyTargets, func(t *testing.T, tg target) {
 		c := client(t, tg.srv)
 		name := namespace(t, c)
 		s := strategy(t, c, redislease.ModeKey, name, false)
