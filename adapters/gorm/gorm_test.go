@@ -432,3 +432,28 @@ func itoa(v int64) string {
 	b, _ := once.Options{Format: once.Signed}.AppendText(nil, once.FromInt64(v))
 	return string(b)
 }
+
+// TestTableName: a model migrated under db.Table(name) is prepared when the
+// plugin is registered with that db.Table(name).
+func TestTableName(t *testing.T) {
+	at.Leased(t)
+	at.Each(t, func(t *testing.T, db at.DB) {
+		e := open(t, db)
+		name := e.table("named_notes")
+		if err := oncegorm.Prepare(e.g.Table(name), &Note{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.g.Table(name).AutoMigrate(&Note{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.g.Migrator().DropTable(name) })
+		c := at.Columns(t, db, name)["id"]
+		if want := at.WantColumn(db.Dialect, once.Options{}); c.Type != want.Type || !c.PK || c.Extra != "" {
+			t.Errorf("id column %+v, want %s primary key without default", c, want.Type)
+		}
+		n := Note{Body: "x"}
+		if err := e.g.Table(name).Create(&n).Error; err != nil || n.ID.IsZero() {
+			t.Errorf("create: %v %v", n.ID, err)
+		}
+	})
+}

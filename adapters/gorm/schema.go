@@ -16,8 +16,9 @@ import (
 // field holding an ID (T, *T, sql.Null[T]) gets its column type (unless it
 // has a `gorm:"type:..."` tag), and an ID primary key is no longer taken for
 // an auto-increment column. Call it (or [Register] with the models) before
-// AutoMigrate. Preparing a model again does nothing more; Prepare is meant
-// for start-up, before the models are used concurrently.
+// AutoMigrate; for db.Table(name).AutoMigrate(model), prepare with that
+// db.Table(name) too. Preparing a model again does nothing more; Prepare is
+// meant for start-up, before the models are used concurrently.
 func Prepare(db *gorm.DB, models ...any) error {
 	d := idfield.DialectOf(db.Name())
 	if d == 0 {
@@ -31,6 +32,17 @@ func Prepare(db *gorm.DB, models ...any) error {
 		}
 		if err := prepare(db, d, stmt.Schema, seen); err != nil {
 			return err
+		}
+		// db.Table(name).AutoMigrate parses the model again under the
+		// table name.
+		if name := db.Statement.Table; name != "" {
+			stmt := &gorm.Statement{DB: db}
+			if err := stmt.ParseWithSpecialTableName(m, name); err != nil {
+				return fmt.Errorf("oncegorm: %w", err)
+			}
+			if err := prepare(db, d, stmt.Schema, seen); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
