@@ -18,9 +18,10 @@ import "time"
 // returning ErrDisabled as soon as the factory is disabled or the deadline
 // passes; the wait is thus bounded by notBefore and by validUntil.
 //
-// Errors: ErrConfig for a machine ID out of range or a clock outside the
-// epoch's range; ErrDisabled if validUntil has already passed. On error the
-// factory is left disabled.
+// Errors: ErrConfig for a machine ID out of range (the factory is left as
+// it was); ErrConfig for a clock outside the epoch's range and ErrDisabled
+// for a validUntil that has already passed (the factory is left disabled,
+// with no lease to Enable).
 func (f *Factory) Activate(machineID int, notBefore, validUntil time.Time) error {
 	if err := checkMachineID(machineID); err != nil {
 		return err

@@ -47,7 +47,7 @@ func newSpeck64(key []byte) *speck64 {
 // Encrypt enciphers one block; v's high half is x, its low half y.
 func (s *speck64) Encrypt(v uint64) uint64 {
 	x, y := uint32(v>>32), uint32(v)
-	for _, k := range s.rk {
+	for _, k := range &s.rk {
 		x = (bits.RotateLeft32(x, -8) + y) ^ k
 		y = bits.RotateLeft32(y, 3) ^ x
 	}
@@ -104,7 +104,7 @@ func newSpeck96(key []byte) *speck96 {
 
 func (s *speck96) encrypt96(b [12]byte) [12]byte {
 	x, y := be48(b[:6]), be48(b[6:])
-	for _, k := range s.rk {
+	for _, k := range &s.rk {
 		x = ((ror48(x, 8) + y) & mask48) ^ k
 		y = rol48(y, 3) ^ x
 	}
