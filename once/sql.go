@@ -120,9 +120,15 @@ func scanError(c *codec, src any) error {
 	db := c.db.String()
 	switch s := src.(type) {
 	case int64:
-		return invalid(what, strconv.FormatInt(s, 10), "negative, out of range for DB format unsigned")
+		if c.db == Unsigned {
+			return invalid(what, strconv.FormatInt(s, 10), "negative, out of range for DB format unsigned")
+		}
+		return invalid(what, strconv.FormatInt(s, 10), "an integer where DB format "+db+" expects bytes or text")
 	case uint64:
-		return invalid(what, strconv.FormatUint(s, 10), "out of range for DB format signed")
+		if c.db == Signed {
+			return invalid(what, strconv.FormatUint(s, 10), "out of range for DB format signed")
+		}
+		return invalid(what, strconv.FormatUint(s, 10), "an integer where DB format "+db+" expects bytes or text")
 	case string:
 		switch {
 		case c.db.isInteger():
