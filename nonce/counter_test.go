@@ -3,6 +3,7 @@ package nonce
 import (
 	"strconv"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -174,4 +175,32 @@ func TestCounter96WrapsIntoTimestamp(t *testing.T) {
 	if ts, _, c := split96(b); ts != start+1 || c != 0 {
 		t.Fatalf("first of the second wrap: ts %d count %d, want ts %d count 0", ts, c, start+1)
 	}
+}
+
+// TestRateLimitUnderSynctest: in a synctest bubble the clock moves only when
+// every goroutine sleeps; a generator waiting for the next millisecond must
+// therefore end up sleeping, not yield forever.
+func TestRateLimitUnderSynctest(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		f := mustNew(t, Config{MachineID: 1, Epoch: start.Add(-time.Hour)})
+		var c, s uint64
+		for range 3*8192 + 1 {
+			var err error
+			if c, err = f.Counter64(); err != nil {
+				t.Fatal(err)
+			}
+			if s, err = f.Sortable64(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		h := uint64(time.Hour / time.Millisecond)
+		if ts64(c) != h+3 || count64(c) != 0 || ts64(s) != h+3 || count64(s) != 0 {
+			t.Fatalf("counter ts %d count %d, sortable ts %d count %d; want ts %d count 0",
+				ts64(c), count64(c), ts64(s), count64(s), h+3)
+		}
+		if el := time.Since(start); el != 3*time.Millisecond {
+			t.Fatalf("fake time advanced %v, want 3ms", el)
+		}
+	})
 }
