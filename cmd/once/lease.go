@@ -22,6 +22,8 @@ type leaseDriver struct {
 	name  string   // the --driver value
 	dsn   string   // what --dsn looks like, for the help
 	modes []string // the accepted --mode values; nil: --mode is not accepted
+	// noMigrate: the coordinator needs no migration (lease migrate says so).
+	noMigrate bool
 	// open connects to the coordinator named by cfg. It may check the
 	// connection; it must not create anything (that is migrate).
 	open func(ctx context.Context, cfg backendConfig) (*backend, error)
@@ -39,8 +41,7 @@ type backend struct {
 	strategy lease.Strategy
 	// list returns one row per machine ID, in ID order (lease ls).
 	list func(ctx context.Context) ([]leaseRow, error)
-	// migrate creates what the coordinator needs; nil when nothing is
-	// needed (lease migrate then says so and succeeds).
+	// migrate creates what the coordinator needs (nil if noMigrate).
 	migrate func(ctx context.Context) error
 	close   func() error
 }
@@ -156,6 +157,10 @@ on standard error and exits 0.`,
 			if len(args) > 0 {
 				return fs.usageError(c, "unexpected argument %s", quoteValue(args[0]))
 			}
+			if d := drivers[bf.driver]; d != nil && d.noMigrate {
+				errorf(e, "once "+c.name, "--driver %s needs no migration", bf.driver)
+				return exitOK
+			}
 			ctx, cancel := signalContext()
 			defer cancel()
 			be, err := bf.open(ctx)
@@ -163,10 +168,6 @@ on standard error and exits 0.`,
 				return fail(e, fs, c, err)
 			}
 			defer be.close()
-			if be.migrate == nil {
-				errorf(e, "once "+c.name, "--driver %s needs no migration", bf.driver)
-				return exitOK
-			}
 			if err := be.migrate(ctx); err != nil {
 				return fail(e, fs, c, err)
 			}

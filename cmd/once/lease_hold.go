@@ -110,7 +110,7 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 		RenewInterval:  h.renew,
 		AcquireTimeout: h.acquire,
 		Factories:      []lease.Factory{fac},
-		Logger:         slog.New(quietShutdown{slog.NewTextHandler(errw, &slog.HandlerOptions{Level: level})}),
+		Logger:         slog.New(quiet{slog.NewTextHandler(errw, &slog.HandlerOptions{Level: level})}),
 		Events: func(ev lease.Event) {
 			switch {
 			case ev.Kind == lease.EventLost:
@@ -120,7 +120,8 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 			}
 		},
 	}
-	m, err := lease.Start(ctx, be.strategy, opts)
+	guard := &releaseGuard{Strategy: be.strategy}
+	m, err := lease.Start(ctx, guard, opts)
 	switch {
 	case err == nil:
 	case errors.Is(err, lease.ErrTimeout):
@@ -149,8 +150,12 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 	lost := m.Err() // nil while a lease is held; ErrClosed after a signal
 	closeCtx, stop := context.WithTimeout(context.Background(), lease.DefaultReleaseTimeout+5*time.Second)
 	defer stop()
-	if err := m.Close(closeCtx); err != nil {
-		errorf(e, who, "releasing the lease: %v", err)
+	closeErr := m.Close(closeCtx)
+	if err := guard.releaseAgain(pingTimeout, lease.DefaultReleaseTimeout); err != nil {
+		errorf(e, who, "warning: releasing the lease again after shutdown: %v", err)
+	}
+	if closeErr != nil {
+		errorf(e, who, "releasing the lease: %v", closeErr)
 		return exitFail
 	}
 	if lost != nil && !errors.Is(lost, lease.ErrClosed) {
@@ -160,27 +165,25 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 	return exitOK
 }
 
-// quietShutdown drops the manager's records of operations canceled by the
-// shutdown itself (a renewal in flight when --for ends logs a warning
-// "renew failed ... result=canceled"): they are expected, not a problem.
-type quietShutdown struct{ slog.Handler }
+// quiet drops, unless --verbose, the manager's records that hold reports
+// better itself or that are expected: the retries of the first acquisition
+// (source=initial: hold prints the final reason) and operations canceled by
+// the shutdown (result=canceled: a renewal in flight when --for ends).
+type quiet struct{ slog.Handler }
 
-func (q quietShutdown) Handle(ctx context.Context, r slog.Record) error {
-	canceled := false
+func (q quiet) Handle(ctx context.Context, r slog.Record) error {
+	drop := false
 	r.Attrs(func(a slog.Attr) bool {
-		canceled = a.Key == "result" && a.Value.String() == "canceled"
-		return !canceled
+		drop = (a.Key == "result" && a.Value.String() == "canceled") ||
+			(a.Key == "source" && a.Value.String() == string(lease.SourceInitial))
+		return !drop
 	})
-	if canceled && !q.Enabled(ctx, slog.LevelInfo) {
+	if drop && !q.Enabled(ctx, slog.LevelInfo) {
 		return nil
 	}
 	return q.Handler.Handle(ctx, r)
 }
 
-func (q quietShutdown) WithAttrs(as []slog.Attr) slog.Handler {
-	return quietShutdown{q.Handler.WithAttrs(as)}
-}
+func (q quiet) WithAttrs(as []slog.Attr) slog.Handler { return quiet{q.Handler.WithAttrs(as)} }
 
-func (q quietShutdown) WithGroup(name string) slog.Handler {
-	return quietShutdown{q.Handler.WithGroup(name)}
-}
+func (q quiet) WithGroup(name string) slog.Handler { return quiet{q.Handler.WithGroup(name)} }

@@ -13,7 +13,7 @@ import (
 )
 
 func init() {
-	registerDriver(&leaseDriver{name: "redis", modes: []string{"hash", "key"},
+	registerDriver(&leaseDriver{name: "redis", modes: []string{"hash", "key"}, noMigrate: true,
 		dsn:  "redis://[USER:PASS@]HOST:PORT/DB (also rediss://, unix://, or HOST:PORT)",
 		open: openRedis})
 }

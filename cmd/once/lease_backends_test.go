@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/once-go/once/internal/sqlitedrv"
+	"github.com/once-go/once/internal/testenv"
+	"github.com/once-go/once/lease/redislease"
+	"github.com/once-go/once/migrations"
+)
+
+// leaseBackend is a coordinator the lease process tests run against.
+type leaseBackend struct {
+	name string
+	sql  bool
+	// setup prepares a fresh, empty namespace (table or NAME), registers its
+	// cleanup, and returns the CLI flags that select it and a function that
+	// takes n machine IDs far into the future, as other holders would.
+	setup func(t *testing.T) (flags []string, claim func(t *testing.T, n int))
+}
+
+func leaseBackends() []leaseBackend {
+	return []leaseBackend{
+		{name: "postgres", sql: true, setup: func(t *testing.T) ([]string, func(*testing.T, int)) {
+			return setupSQL(t, testenv.Postgres(t), migrations.Postgres, "postgres", testenv.PostgresDSN())
+		}},
+		{name: "mariadb", sql: true, setup: func(t *testing.T) ([]string, func(*testing.T, int)) {
+			return setupSQL(t, testenv.MySQL(t), migrations.MySQL, "mysql", testenv.MySQLDSN())
+		}},
+		{name: "sqlite", sql: true, setup: func(t *testing.T) ([]string, func(*testing.T, int)) {
+			path := testenv.SQLitePath(t)
+			db, err := sql.Open(sqlitedrv.DriverName, sqliteDSN(path))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			return setupSQL(t, db, migrations.SQLite, "sqlite", path)
+		}},
+		{name: "redis7-key", setup: redisSetup(testenv.Redis7, "key")},
+		{name: "redis8-hash", setup: redisSetup(testenv.Redis8, "hash")},
+		{name: "valkey9-hash", setup: redisSetup(testenv.Valkey9, "hash")},
+		{name: "valkey9-key", setup: redisSetup(testenv.Valkey9, "key")},
+	}
+}
+
+// setupSQL creates a table with "once lease migrate" and claims rows
+// 0..n-1 with direct UPDATEs.
+func setupSQL(t *testing.T, db *sql.DB, d migrations.Dialect, driver, dsn string) ([]string, func(*testing.T, int)) {
+	table := testenv.Unique(t, "cli")
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := migrations.Down(ctx, db, d, table); err != nil {
+			t.Logf("dropping %s: %v", table, err)
+		}
+	})
+	flags := []string{"--driver", driver, "--dsn", dsn, "--table", table}
+	if r := runBin(t, append([]string{"lease", "migrate"}, flags...)...); r.code != 0 || r.stdout != "" {
+		t.Fatalf("lease migrate: %v", r)
+	}
+	q, err := migrations.QuoteTable(d, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stmt string
+	switch d {
+	case migrations.Postgres:
+		stmt = "UPDATE " + q + " SET token = decode(md5(id::text), 'hex'), expires_at = TIMESTAMP '2999-01-01 00:00:00', lock_version = lock_version + 1 WHERE id < $1"
+	case migrations.MySQL:
+		stmt = "UPDATE " + q + " SET token = UNHEX(MD5(id)), expires_at = '2999-01-01 00:00:00', lock_version = lock_version + 1 WHERE id < ?"
+	default:
+		stmt = "UPDATE " + q + " SET token = randomblob(16), expires_at = '2999-01-01T00:00:00.000000Z', lock_version = lock_version + 1 WHERE id < ?"
+	}
+	return flags, func(t *testing.T, n int) {
+		t.Helper()
+		res, err := db.ExecContext(context.Background(), stmt, n)
+		if err != nil {
+			t.Fatalf("claiming %d rows: %v", n, err)
+		}
+		if got, _ := res.RowsAffected(); got != int64(n) {
+			t.Fatalf("claimed %d rows, want %d", got, n)
+		}
+	}
+}
+
+// redisSetup returns the setup of a Redis-protocol server in mode; claims
+// go through the strategy with a TTL of an hour.
+func redisSetup(server testenv.Server, mode string) func(t *testing.T) ([]string, func(*testing.T, int)) {
+	return func(t *testing.T) ([]string, func(*testing.T, int)) {
+		addr := testenv.Redis(t, server)
+		name := testenv.Unique(t, "cli")
+		c := redis.NewClient(&redis.Options{Addr: addr})
+		t.Cleanup(func() {
+			keys := []string{name}
+			for id := range redislease.Capacity {
+				keys = append(keys, "{"+name+"}:"+strconv.Itoa(id))
+			}
+			c.Del(context.Background(), keys...)
+			c.Close()
+		})
+		m, err := redislease.ParseMode(mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		flags := []string{"--driver", "redis", "--mode", mode, "--dsn", "redis://" + addr + "/0", "--table", name}
+		return flags, func(t *testing.T, n int) {
+			t.Helper()
+			s, err := redislease.New(c, redislease.Options{Mode: m, Name: name, LowestFirst: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range n {
+				if _, err := s.Acquire(context.Background(), time.Hour); err != nil {
+					t.Fatalf("claim %d of %d: %v", i+1, n, err)
+				}
+			}
+		}
+	}
+}
+
+// lsRow is one parsed line of "lease ls".
+type lsRow struct {
+	held   bool
+	expiry time.Time // zero for "-"
+	fp     string
+}
+
+// ls runs "once lease ls" and parses and checks its output: 512 lines in ID
+// order, each "ID held|free EXPIRY FINGERPRINT".
+func ls(t *testing.T, flags []string) []lsRow {
+	t.Helper()
+	r := runBin(t, append([]string{"lease", "ls"}, flags...)...)
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("lease ls: %v", r)
+	}
+	lines := r.lines()
+	if len(lines) != 512 {
+		t.Fatalf("lease ls: %d lines, want 512", len(lines))
+	}
+	rows := make([]lsRow, len(lines))
+	for i, l := range lines {
+		var id int
+		var state, exp, fp string
+		if n, err := fmt.Sscanf(l, "%d %s %s %s", &id, &state, &exp, &fp); n != 4 || err != nil || id != i {
+			t.Fatalf("lease ls line %d: %q", i+1, l)
+		}
+		if state != "held" && state != "free" {
+			t.Fatalf("lease ls line %q: state %q", l, state)
+		}
+		rows[i].held = state == "held"
+		if exp != "-" {
+			e, err := time.Parse(time.RFC3339, exp)
+			if err != nil || e.Location() != time.UTC || len(exp) != len("2006-01-02T15:04:05.000Z") {
+				t.Fatalf("lease ls line %q: expiry not RFC 3339 UTC with ms", l)
+			}
+			rows[i].expiry = e
+		}
+		if fp != "-" && (len(fp) != 8 || fp != fingerprintFormat(fp)) {
+			t.Fatalf("lease ls line %q: fingerprint %q", l, fp)
+		}
+		rows[i].fp = fp
+	}
+	return rows
+}
+
+// fingerprintFormat returns fp if it is 8 lowercase hex digits, else "".
+func fingerprintFormat(fp string) string {
+	for _, c := range fp {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return ""
+		}
+	}
+	return fp
+}
+
+// heldIDs returns the held machine IDs.
+func heldIDs(rows []lsRow) []int {
+	var ids []int
+	for id, r := range rows {
+		if r.held {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
