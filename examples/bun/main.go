@@ -1,0 +1,132 @@
+// Command bun shows once IDs with bun: a model hook fills keys before the
+// INSERT (single and bulk), CreateTable uses the ID column types, and a
+// relation joins on typed foreign keys.
+//
+//	DATABASE_URL=postgres://postgres@127.0.0.1:5432/test?sslmode=disable go run ./examples/bun
+//
+// DATABASE_URL defaults to that local PostgreSQL; mysql://... works too.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/mysqldialect"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+
+	oncebun "github.com/once-go/once/adapters/bun"
+	"github.com/once-go/once/examples/internal/exampledb"
+	"github.com/once-go/once/migrations"
+	"github.com/once-go/once/once"
+)
+
+type (
+	userKind struct{}
+	postKind struct{}
+	UserID   = once.Typed[userKind]
+	PostID   = once.Typed[postKind]
+)
+
+func (userKind) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
+func (postKind) Options() once.Options { return once.Options{Prefix: "pst_", Mask: true} }
+
+type User struct {
+	bun.BaseModel `bun:"table:bun_example_users"`
+	ID            UserID  `bun:",pk" json:"id"`
+	Email         string  `json:"email"`
+	Posts         []*Post `bun:"rel:has-many,join:id=author_id" json:"posts,omitempty"`
+}
+
+// BeforeAppendModel fills the user's ID before bun builds an INSERT.
+func (u *User) BeforeAppendModel(ctx context.Context, q bun.Query) error {
+	return oncebun.BeforeAppendModel(ctx, q, u)
+}
+
+type Post struct {
+	bun.BaseModel `bun:"table:bun_example_posts"`
+	ID            PostID `bun:",pk" json:"id"`
+	AuthorID      UserID `bun:",notnull" json:"author_id"`
+	Title         string `json:"title"`
+}
+
+func (p *Post) BeforeAppendModel(ctx context.Context, q bun.Query) error {
+	return oncebun.BeforeAppendModel(ctx, q, p)
+}
+
+const defaultURL = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+
+func main() {
+	url := os.Getenv("DATABASE_URL")
+	if url == "" {
+		url = defaultURL
+	}
+	if err := run(context.Background(), os.Stdout, url); err != nil {
+		fmt.Fprintln(os.Stderr, "bun example:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, out io.Writer, url string) error {
+	db, err := exampledb.Open(ctx, url, "")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	l, err := exampledb.StartLease(ctx, db, os.Stderr)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+
+	var b *bun.DB
+	switch db.Dialect {
+	case migrations.Postgres:
+		b = bun.NewDB(db.SQL, pgdialect.New())
+	case migrations.MySQL:
+		b = bun.NewDB(db.SQL, mysqldialect.New())
+	default:
+		b = bun.NewDB(db.SQL, sqlitedialect.New())
+	}
+	// Column types for the ID fields (bigint here: the default DB format).
+	if err := oncebun.Register(b, (*User)(nil), (*Post)(nil)); err != nil {
+		return err
+	}
+	drop := func() {
+		b.NewDropTable().Model((*Post)(nil)).IfExists().Exec(ctx)
+		b.NewDropTable().Model((*User)(nil)).IfExists().Exec(ctx)
+	}
+	drop()
+	defer drop()
+	for _, m := range []any{(*User)(nil), (*Post)(nil)} {
+		if _, err := b.NewCreateTable().Model(m).Exec(ctx); err != nil {
+			return err
+		}
+	}
+
+	u := User{Email: "grace@example.com"}
+	if _, err := b.NewInsert().Model(&u).Exec(ctx); err != nil {
+		return err
+	}
+	posts := []*Post{{AuthorID: u.ID, Title: "COBOL"}, {AuthorID: u.ID, Title: "Nanoseconds"}}
+	if _, err := b.NewInsert().Model(&posts).Exec(ctx); err != nil { // bulk: one INSERT
+		return err
+	}
+
+	// Load the user by an ID parsed from text, with its posts.
+	id, err := once.ParseAs[UserID](u.ID.String())
+	if err != nil {
+		return err
+	}
+	var got User
+	if err := b.NewSelect().Model(&got).Relation("Posts").Where("?TableAlias.id = ?", id).Scan(ctx); err != nil {
+		return err
+	}
+	js, _ := json.MarshalIndent(got, "", "  ")
+	fmt.Fprintf(out, "loaded %s\n", js)
+	return nil
+}

@@ -1,0 +1,105 @@
+// Command kubernetes shows the wiring for a StatefulSet: the machine ID is
+// the pod's ordinal (envlease on POD_NAME, from the Downward API), so no
+// coordinator is needed. It serves new IDs on $ADDR (default :8080):
+//
+//	POD_NAME=web-3 go run ./examples/kubernetes
+//	curl localhost:8080/id   # {"id":"ord_..."}
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/envlease"
+	"github.com/once-go/once/nonce"
+	"github.com/once-go/once/once"
+)
+
+type orderKind struct{}
+
+func (orderKind) Options() once.Options { return once.Options{Prefix: "ord_", Mask: true} }
+
+// OrderID is what this service hands out.
+type OrderID = once.Typed[orderKind]
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "kubernetes example:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, out io.Writer) error {
+	getenv := os.Getenv
+	// ONCE_ID_OFFSET separates StatefulSets that share one ID space.
+	offset, _ := strconv.Atoi(getenv("ONCE_ID_OFFSET"))
+	key := getenv("ONCE_KEY")
+	if key == "" {
+		key = "once-examples-demo-key-do-not-use-in-production"
+		fmt.Fprintln(out, "NOTE: ONCE_KEY is not set; using the public demo key (masked IDs hide nothing)")
+	}
+	f, err := nonce.New(nonce.Config{BaseKey: []byte(key), AwaitLease: true})
+	if err != nil {
+		return err
+	}
+	// The wiring: strategy -> lease manager -> factory -> once's generator.
+	m, err := lease.Start(context.WithoutCancel(ctx), envlease.New("POD_NAME", offset), lease.Options{
+		Factories: []lease.Factory{f},
+		Logger:    slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	})
+	if err != nil {
+		return err // e.g. POD_NAME missing or without trailing digits
+	}
+	defer m.Close(context.Background())
+	once.SetGenerator(f)
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		if m.Err() != nil {
+			http.Error(w, m.Err().Error(), http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	mux.HandleFunc("GET /id", func(w http.ResponseWriter, _ *http.Request) {
+		id, err := once.NewAs[OrderID]()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]OrderID{"id": id})
+	})
+	addr := getenv("ADDR")
+	if addr == "" {
+		addr = ":8080"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	fmt.Fprintf(out, "pod %s: machine ID %d; listening on http://%s\n", getenv("POD_NAME"), m.MachineID(), ln.Addr())
+	go srv.Serve(ln)
+	<-ctx.Done()
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

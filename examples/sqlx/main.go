@@ -1,0 +1,100 @@
+// Command sqlx shows once IDs with sqlx: Fill before NamedExec (single and
+// bulk), Get and Select into typed IDs, and sqlx.In with a slice of IDs.
+//
+//	DATABASE_URL=postgres://postgres@127.0.0.1:5432/test?sslmode=disable go run ./examples/sqlx
+//
+// DATABASE_URL defaults to that local PostgreSQL; mysql://... works too.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/jmoiron/sqlx"
+
+	oncesqlx "github.com/once-go/once/adapters/sqlx"
+	"github.com/once-go/once/examples/internal/exampledb"
+	"github.com/once-go/once/migrations"
+	"github.com/once-go/once/once"
+)
+
+type userKind struct{}
+
+func (userKind) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
+
+type UserID = once.Typed[userKind]
+
+type User struct {
+	ID    UserID `db:"id"`
+	Email string `db:"email"`
+}
+
+const defaultURL = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+
+func main() {
+	url := os.Getenv("DATABASE_URL")
+	if url == "" {
+		url = defaultURL
+	}
+	if err := run(context.Background(), os.Stdout, url); err != nil {
+		fmt.Fprintln(os.Stderr, "sqlx example:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, out io.Writer, url string) error {
+	db, err := exampledb.Open(ctx, url, "")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	l, err := exampledb.StartLease(ctx, db, os.Stderr)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+
+	driver := map[migrations.Dialect]string{migrations.Postgres: "pgx", migrations.MySQL: "mysql", migrations.SQLite: "sqlite"}[db.Dialect]
+	x := sqlx.NewDb(db.SQL, driver)
+	x.ExecContext(ctx, `DROP TABLE IF EXISTS sqlx_example_users`)
+	defer x.ExecContext(ctx, `DROP TABLE IF EXISTS sqlx_example_users`)
+	// ColumnType: "bigint" for UserID (signed DB format) on PostgreSQL and MySQL.
+	if _, err := x.ExecContext(ctx, `CREATE TABLE sqlx_example_users (id `+oncesqlx.ColumnType(x, UserID{})+
+		` PRIMARY KEY, email varchar(320) NOT NULL)`); err != nil {
+		return err
+	}
+
+	const insert = `INSERT INTO sqlx_example_users (id, email) VALUES (:id, :email)`
+	ada := User{Email: "ada@example.com"}
+	if err := oncesqlx.Fill(&ada); err != nil { // ada.ID is set now
+		return err
+	}
+	if _, err := x.NamedExecContext(ctx, insert, &ada); err != nil {
+		return err
+	}
+	more := []User{{Email: "grace@example.com"}, {Email: "edsger@example.com"}}
+	if _, err := oncesqlx.NamedExec(ctx, x, insert, more); err != nil { // fill + bulk insert
+		return err
+	}
+
+	var got User
+	if err := x.GetContext(ctx, &got, x.Rebind(`SELECT id, email FROM sqlx_example_users WHERE id = ?`), ada.ID); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "Get     %s %s\n", got.ID, got.Email)
+
+	q, args, err := sqlx.In(`SELECT id, email FROM sqlx_example_users WHERE id IN (?) ORDER BY email`, []UserID{more[0].ID, more[1].ID})
+	if err != nil {
+		return err
+	}
+	var two []User
+	if err := x.SelectContext(ctx, &two, x.Rebind(q), args...); err != nil {
+		return err
+	}
+	for _, u := range two {
+		fmt.Fprintf(out, "sqlx.In %s %s\n", u.ID, u.Email)
+	}
+	return nil
+}
