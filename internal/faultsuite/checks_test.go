@@ -1,0 +1,222 @@
+package faultsuite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/nonce"
+)
+
+// checkDraws is the suite's safety check. It replays the factory's
+// lifecycle calls in time order and checks every value drawn:
+//
+//   - it was drawn while the factory held a lease: after an activate or
+//     enable, before any later disable, and (this is the deadline check)
+//     the draw started before the lease's valid-until deadline;
+//   - it carries the lease's machine ID;
+//   - its timestamp is not after the deadline (on the factory's clock,
+//     which is off by skew) nor before the lease's hand-off notBefore;
+//   - it was never drawn before (seen collects values across holders and
+//     checks; who names this holder in failure messages).
+//
+// It returns how many values it checked.
+func checkDraws(t *testing.T, who string, draws []draw, life []lifeEvent, skew time.Duration, seen map[uint64]string) int {
+	t.Helper()
+	type leaseState struct {
+		on     bool
+		id     int
+		nb, vu time.Time
+	}
+	var (
+		cur    leaseState
+		i, n   int
+		faults int
+	)
+	fail := func(format string, args ...any) {
+		if faults++; faults <= 5 {
+			t.Errorf("%s: "+format, append([]any{who}, args...)...)
+		}
+	}
+	for _, d := range draws {
+		for i < len(life) && !life[i].at.After(d.start) {
+			e := life[i]
+			i++
+			switch e.kind {
+			case lifeActivate:
+				cur = leaseState{on: e.err == nil, id: e.id, nb: e.notBefore, vu: e.validUntil}
+			case lifeEnable:
+				cur.on, cur.vu = e.err == nil, e.validUntil
+			case lifeExtend:
+				cur.vu = e.validUntil
+			case lifeDisable:
+				cur.on = false
+			}
+		}
+		if d.err != nil {
+			continue
+		}
+		n++
+		p := nonce.Split64(d.v, time.Time{})
+		switch {
+		case !cur.on:
+			fail("value %#x drawn at %s while the factory held no lease", d.v, clock(d.start))
+		case !cur.vu.IsZero() && !d.start.Before(cur.vu):
+			fail("value %#x drawn at %s, %v after the lease's deadline %s", d.v, clock(d.start), d.start.Sub(cur.vu), clock(cur.vu))
+		case p.MachineID != cur.id:
+			fail("value %#x carries machine ID %d, the lease is for %d", d.v, p.MachineID, cur.id)
+		case !cur.vu.IsZero() && p.Time.After(cur.vu.Add(skew)):
+			fail("value %#x has timestamp %s after the deadline %s (skew %v)", d.v, clock(p.Time), clock(cur.vu.Add(skew)), skew)
+		case !cur.nb.IsZero() && p.Time.Before(cur.nb):
+			fail("value %#x has timestamp %s before the hand-off guard's notBefore %s", d.v, clock(p.Time), clock(cur.nb))
+		}
+		if prev, dup := seen[d.v]; dup {
+			fail("value %#x (drawn at %s) was already drawn by %s", d.v, clock(d.start), prev)
+		}
+		seen[d.v] = who
+	}
+	if faults > 5 {
+		t.Errorf("%s: %d faults in all", who, faults)
+	}
+	return n
+}
+
+// clock formats t for failure messages.
+func clock(t time.Time) string { return t.Format("15:04:05.000000") }
+
+// refusals summarises the draws in [from, to): values, refused draws and
+// the first refusal.
+type refusals struct {
+	values, refused int
+	first           draw // first refused draw (zero if none)
+	maxGap          time.Duration
+}
+
+func summarise(draws []draw, from, to time.Time) refusals {
+	var r refusals
+	var last time.Time
+	for _, d := range draws {
+		if d.start.Before(from) || !d.start.Before(to) {
+			continue
+		}
+		if d.err != nil {
+			if r.refused == 0 {
+				r.first = d
+			}
+			r.refused++
+			continue
+		}
+		if !last.IsZero() {
+			r.maxGap = max(r.maxGap, d.start.Sub(last))
+		}
+		last = d.start
+		r.values++
+	}
+	return r
+}
+
+// firstRefusal returns the first refused draw that started at or after
+// from.
+func firstRefusal(draws []draw, from time.Time) (draw, bool) {
+	for _, d := range draws {
+		if d.err != nil && !d.start.Before(from) {
+			return d, true
+		}
+	}
+	return draw{}, false
+}
+
+// maxTimestamp returns the highest timestamp among the values drawn.
+func maxTimestamp(draws []draw) (time.Time, bool) {
+	var hi time.Time
+	ok := false
+	for _, d := range draws {
+		if d.err == nil {
+			if ts := nonce.Split64(d.v, time.Time{}).Time; !ok || ts.After(hi) {
+				hi, ok = ts, true
+			}
+		}
+	}
+	return hi, ok
+}
+
+// minTimestamp returns the lowest timestamp among the values drawn.
+func minTimestamp(draws []draw) (time.Time, bool) {
+	var lo time.Time
+	ok := false
+	for _, d := range draws {
+		if d.err == nil {
+			if ts := nonce.Split64(d.v, time.Time{}).Time; !ok || ts.Before(lo) {
+				lo, ok = ts, true
+			}
+		}
+	}
+	return lo, ok
+}
+
+// occupy makes the namespace hold n machine IDs for d through a strategy
+// of cl (as other processes would), so that the IDs left free are known
+// to be few. It returns the leases.
+func occupy(t *testing.T, cl *client, n int, d time.Duration) []lease.Lease {
+	t.Helper()
+	s := cl.mustStrategy(t, false)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var (
+		mu     sync.Mutex
+		leases []lease.Lease
+		next   atomic.Int64
+		wg     sync.WaitGroup
+		errs   = make(chan error, 8)
+	)
+	for range 8 {
+		wg.Go(func() {
+			for next.Add(1) <= int64(n) {
+				l, err := acquireRetry(ctx, s, d)
+				if err != nil {
+					errs <- err
+					return
+				}
+				mu.Lock()
+				leases = append(leases, l)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("occupying %d IDs: %v", n, err)
+	}
+	return leases
+}
+
+// acquireRetry acquires, retrying conflicts and transient failures (as
+// the manager would) until ctx ends.
+func acquireRetry(ctx context.Context, s lease.Strategy, d time.Duration) (lease.Lease, error) {
+	for {
+		l, err := s.Acquire(ctx, d)
+		switch {
+		case err == nil:
+			return l, nil
+		case ctx.Err() != nil:
+			return l, fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
+		case errors.Is(err, lease.ErrConflict), errors.Is(err, lease.ErrRetry):
+			time.Sleep(2 * time.Millisecond)
+		default:
+			return l, err
+		}
+	}
+}
+
+// ctxFor returns a context ending after d, canceled when t ends.
+func ctxFor(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}

@@ -1,0 +1,36 @@
+package faultsuite
+
+import (
+	"context"
+	"io"
+	"log"
+	"os"
+	"testing"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/once-go/once/internal/testonly"
+)
+
+// holderEnv, set to 1, turns the test binary into a holder process (see
+// holder_test.go): the process cases re-execute the test binary itself, so
+// the suite needs no separate build step.
+const holderEnv = "FAULTSUITE_HOLDER"
+
+func TestMain(m *testing.M) {
+	// Short leases for every manager of the suite, in-process or holder.
+	testonly.ShortLeases.Store(true)
+	// The faults make the drivers log every broken connection; the tests
+	// check outcomes, not driver chatter.
+	mysql.SetLogger(log.New(io.Discard, "", 0))
+	redis.SetLogger(quiet{})
+	if os.Getenv(holderEnv) == "1" {
+		os.Exit(holderMain(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}
