@@ -1,0 +1,54 @@
+package oncegorm_test
+
+import (
+	"database/sql"
+	"fmt"
+
+	"github.com/glebarez/sqlite"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+
+	oncegorm "github.com/once-go/once/adapters/gorm"
+	_ "github.com/once-go/once/internal/sqlitedrv"
+	"github.com/once-go/once/nonce"
+	"github.com/once-go/once/once"
+)
+
+type customerKind struct{}
+
+func (customerKind) Options() once.Options { return once.Options{Prefix: "cus_"} }
+
+type CustomerID = once.Typed[customerKind]
+
+type Customer struct {
+	ID   CustomerID
+	Name string
+}
+
+func Example() {
+	// In production a lease manager activates the factory (AwaitLease).
+	f, _ := nonce.New(nonce.Config{MachineID: 1})
+	once.SetGenerator(f)
+	defer once.SetGenerator(nil)
+
+	sqlDB, _ := sql.Open("sqlite", "file:oncegorm-example?mode=memory&cache=shared")
+	defer sqlDB.Close()
+	db, _ := gorm.Open(&sqlite.Dialector{Conn: sqlDB}, &gorm.Config{Logger: logger.Discard})
+
+	if err := oncegorm.Register(db, &Customer{}); err != nil {
+		panic(err)
+	}
+	db.AutoMigrate(&Customer{})
+	c := Customer{Name: "Ada"}
+	db.Create(&c) // c.ID is filled before the INSERT
+
+	var got Customer
+	db.First(&got, "id = ?", c.ID)
+	var ddl string
+	sqlDB.QueryRow(`SELECT sql FROM sqlite_master WHERE name = 'customers'`).Scan(&ddl)
+	fmt.Println(got.ID == c.ID, len(c.ID.String()), c.ID.String()[:4])
+	fmt.Println(ddl)
+	// Output:
+	// true 15 cus_
+	// CREATE TABLE `customers` (`id` integer,`name` text,PRIMARY KEY (`id`))
+}

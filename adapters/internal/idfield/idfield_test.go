@@ -1,0 +1,75 @@
+package idfield
+
+import (
+	"database/sql"
+	"reflect"
+	"testing"
+
+	"github.com/once-go/once/once"
+)
+
+type kind struct{}
+
+func (kind) Options() once.Options {
+	return once.Options{Prefix: "k_", DBFormat: once.Hex, PersistPrefix: true}
+}
+
+type typed = once.Typed[kind]
+
+func TestField(t *testing.T) {
+	for _, c := range []struct {
+		t     reflect.Type
+		shape Shape
+	}{
+		{reflect.TypeFor[once.ID](), Plain},
+		{reflect.TypeFor[typed](), Plain},
+		{reflect.TypeFor[*typed](), Pointer},
+		{reflect.TypeFor[sql.Null[typed]](), Null},
+		{reflect.TypeFor[sql.Null[once.ID]](), Null},
+		{reflect.TypeFor[int64](), 0},
+		{reflect.TypeFor[kind](), 0},
+		{reflect.TypeFor[sql.NullInt64](), 0},
+		{reflect.TypeFor[sql.Null[int64]](), 0},
+		{reflect.TypeFor[**typed](), 0},
+	} {
+		_, shape, ok := Field(c.t)
+		if shape != c.shape || ok != (c.shape != 0) {
+			t.Errorf("%s: shape %d %v, want %d", c.t, shape, ok, c.shape)
+		}
+	}
+	it, _, _ := Field(reflect.TypeFor[typed]())
+	if it.Options.Prefix != "k_" {
+		t.Errorf("options %+v", it.Options)
+	}
+}
+
+func TestSQLType(t *testing.T) {
+	o := func(db once.Format, persist bool) once.Options {
+		return once.Options{Prefix: "abc_", DBFormat: db, PersistPrefix: persist}
+	}
+	for _, c := range []struct {
+		o              once.Options
+		pg, my, lite   string
+		pgSize, mySize int
+	}{
+		{once.Options{}, "bigint", "bigint", "integer", 0, 0},
+		{o(once.Signed, false), "bigint", "bigint", "integer", 0, 0},
+		{o(once.Unsigned, false), "numeric(20)", "bigint unsigned", "text", 0, 0},
+		{o(once.Raw, false), "bytea", "binary(8)", "blob", 0, 8},
+		{o(once.Raw, true), "bytea", "binary(12)", "blob", 0, 12},
+		{o(once.URL64, false), `varchar(11) collate "C"`, "varchar(11) character set ascii collate ascii_bin", "text", 11, 11},
+		{o(once.Hex, true), `varchar(20) collate "C"`, "varchar(20) character set ascii collate ascii_bin", "text", 20, 20},
+		{o(once.Hex32, false), `varchar(13) collate "C"`, "varchar(13) character set ascii collate ascii_bin", "text", 13, 13},
+		{o(once.Signed, true), "", "", "", 0, 0}, // invalid: PersistPrefix with an integer format
+	} {
+		if got := [3]string{SQLType(Postgres, c.o), SQLType(MySQL, c.o), SQLType(SQLite, c.o)}; got != [3]string{c.pg, c.my, c.lite} {
+			t.Errorf("%+v: %q", c.o, got)
+		}
+		if c.pg != "" && (Size(Postgres, c.o) != c.pgSize || Size(MySQL, c.o) != c.mySize || Size(SQLite, c.o) != 0) {
+			t.Errorf("%+v: sizes %d %d %d", c.o, Size(Postgres, c.o), Size(MySQL, c.o), Size(SQLite, c.o))
+		}
+	}
+	if SQLType(0, once.Options{}) != "" || DialectOf("oracle") != 0 || DialectOf("pg") != Postgres {
+		t.Error("unknown dialects")
+	}
+}

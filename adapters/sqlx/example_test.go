@@ -1,0 +1,46 @@
+package oncesqlx_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jmoiron/sqlx"
+
+	oncesqlx "github.com/once-go/once/adapters/sqlx"
+	_ "github.com/once-go/once/internal/sqlitedrv"
+	"github.com/once-go/once/nonce"
+	"github.com/once-go/once/once"
+)
+
+type orderKind struct{}
+
+func (orderKind) Options() once.Options { return once.Options{Prefix: "ord_"} }
+
+type OrderID = once.Typed[orderKind]
+
+type Order struct {
+	ID   OrderID `db:"id"`
+	Item string  `db:"item"`
+}
+
+func Example() {
+	// In production a lease manager activates the factory (AwaitLease).
+	f, _ := nonce.New(nonce.Config{MachineID: 1})
+	once.SetGenerator(f)
+	defer once.SetGenerator(nil)
+	ctx := context.Background()
+
+	db := sqlx.MustOpen("sqlite", "file:oncesqlx-example?mode=memory&cache=shared")
+	defer db.Close()
+	db.MustExec(`CREATE TABLE orders (id ` + oncesqlx.ColumnType(db, OrderID{}) + ` PRIMARY KEY, item text)`)
+
+	orders := []Order{{Item: "tea"}, {Item: "cake"}}
+	if _, err := oncesqlx.NamedExec(ctx, db, `INSERT INTO orders (id, item) VALUES (:id, :item)`, orders); err != nil {
+		panic(err)
+	}
+	q, args, _ := sqlx.In(`SELECT id, item FROM orders WHERE id IN (?) ORDER BY item`, []OrderID{orders[0].ID, orders[1].ID})
+	var got []Order
+	db.SelectContext(ctx, &got, db.Rebind(q), args...)
+	fmt.Println(len(got), got[0].Item, got[0].ID == orders[1].ID)
+	// Output: 2 cake true
+}
