@@ -90,6 +90,8 @@ type space struct {
 	// is lost); SQL kills our sessions server-side (the data survives).
 	// Nil when not applicable.
 	restart func(ctx context.Context, p *faultproxy.Proxy) error
+	// restartLoses: a restart loses every lease (no persistence).
+	restartLoses bool
 }
 
 // forEach runs fn for every coordinator, sequentially: most fault cases

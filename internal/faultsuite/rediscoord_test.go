@@ -117,6 +117,7 @@ func redisSetup(t *testing.T, srv testenv.Server, mode redislease.Mode, private 
 	if private {
 		sp.wipe = func(ctx context.Context) error { return admin.FlushAll(ctx).Err() }
 		sp.restart = func(ctx context.Context, _ *faultproxy.Proxy) error { return rs.restart(ctx) }
+		sp.restartLoses = true
 	} else {
 		sp.wipe = func(ctx context.Context) error { return admin.Del(ctx, append([]string{sp.ns}, keys...)...).Err() }
 	}
