@@ -30,7 +30,9 @@ func (p Plugin) Initialize(db *gorm.DB) error {
 	return Prepare(db, p.Models...)
 }
 
-// Register installs the plugin on db and prepares models.
+// Register installs the plugin on db and prepares models (see [Prepare]).
+// A plugin is installed once per gorm.DB (a second Register fails with
+// gorm.ErrRegistered); prepare models added later with Prepare.
 func Register(db *gorm.DB, models ...any) error {
 	return db.Use(Plugin{Models: models})
 }
