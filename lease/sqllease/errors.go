@@ -20,6 +20,7 @@ type opError struct {
 	kind  error  // lease.ErrRetry or lease.ErrConfig
 	hint  string // what to do, for configuration errors
 	cause error
+	ctx   error // the call's context error, when it ended and cause does not say so
 }
 
 func (e *opError) Error() string {
@@ -38,7 +39,24 @@ func (e *opError) Error() string {
 	return b.String()
 }
 
-func (e *opError) Unwrap() []error { return []error{e.kind, e.cause} }
+func (e *opError) Unwrap() []error {
+	if e.ctx != nil {
+		return []error{e.kind, e.cause, e.ctx}
+	}
+	return []error{e.kind, e.cause}
+}
+
+// fail classifies err from a call made with ctx. When ctx has ended, the
+// error is retry (whatever the driver made of the interruption: SQLite
+// reports SQLITE_BUSY or SQLITE_INTERRUPT) and matches ctx's error.
+func fail(ctx context.Context, op, table string, err error) error {
+	err = classify(op, table, err)
+	var oe *opError
+	if cerr := ctx.Err(); cerr != nil && errors.As(err, &oe) && !errors.Is(err, cerr) {
+		oe.kind, oe.hint, oe.ctx = lease.ErrRetry, "", cerr
+	}
+	return err
+}
 
 func errUnknownDialect(d migrations.Dialect) error {
 	return fmt.Errorf("sqllease: %w: unknown dialect %v", lease.ErrConfig, d)

@@ -27,7 +27,7 @@ func (s *Strategy) Rows(ctx context.Context) ([]Row, error) {
 	const op = "list rows"
 	rows, err := s.db.QueryContext(ctx, s.q.list)
 	if err != nil {
-		return nil, classify(op, s.opts.Table, err)
+		return nil, fail(ctx, op, s.opts.Table, err)
 	}
 	defer rows.Close()
 	var out []Row
@@ -38,7 +38,7 @@ func (s *Strategy) Rows(ctx context.Context) ([]Row, error) {
 			held int
 		)
 		if err := rows.Scan(&r.ID, &r.Token, &exp, &r.LockVersion, &held); err != nil {
-			return nil, classify(op, s.opts.Table, err)
+			return nil, fail(ctx, op, s.opts.Table, err)
 		}
 		r.Held = held == 1
 		// A value in a foreign format (SQLite) stays zero; such a row is
@@ -47,7 +47,7 @@ func (s *Strategy) Rows(ctx context.Context) ([]Row, error) {
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, classify(op, s.opts.Table, err)
+		return nil, fail(ctx, op, s.opts.Table, err)
 	}
 	return out, nil
 }

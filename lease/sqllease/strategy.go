@@ -87,19 +87,24 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, e
 	const op = "acquire"
 	us, err := micros(d)
 	if err != nil {
-		return lease.Lease{}, classify(op, s.opts.Table, err)
+		return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
 	}
 	start := 0
 	if !s.opts.LowestFirst {
 		start = rand.IntN(migrations.Rows)
 	}
+	db, done, err := s.session(ctx)
+	if err != nil {
+		return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
+	}
+	defer done()
 	// From start up to the last ID, then wrapping around from 0.
-	cands, now, err := s.candidates(ctx, nil, start, migrations.Rows-1)
+	cands, now, err := s.candidates(ctx, db, nil, start, migrations.Rows-1)
 	if err == nil && len(cands) < s.opts.Candidates && start > 0 {
-		cands, now, err = s.candidates(ctx, cands, 0, start-1)
+		cands, now, err = s.candidates(ctx, db, cands, 0, start-1)
 	}
 	if err != nil {
-		return lease.Lease{}, classify(op, s.opts.Table, err)
+		return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
 	}
 	if len(cands) == 0 {
 		return lease.Lease{}, fmt.Errorf("sqllease: %w: all %d rows of %s are held", lease.ErrExhausted, migrations.Rows, s.opts.Table)
@@ -107,9 +112,13 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, e
 	token := newToken()
 	for _, c := range cands {
 		args := append(s.q.expiry(us), token, c.id, c.lockVersion)
-		l, ok, err := s.write(ctx, s.q.claim, args, us)
+		l, ok, err := s.write(ctx, db, s.q.claim, args, us)
 		if err != nil {
-			return lease.Lease{}, classify(op+" machine ID "+strconv.FormatInt(c.id, 10), s.opts.Table, err)
+			err = fail(ctx, op+" machine ID "+strconv.FormatInt(c.id, 10), s.opts.Table, err)
+			if errors.Is(err, lease.ErrRetry) {
+				s.forget(c.id, token)
+			}
+			return lease.Lease{}, err
 		}
 		if !ok {
 			continue // a racing contender claimed it first
@@ -128,8 +137,8 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, e
 
 // candidates appends to out the free rows with lo <= id <= hi, up to
 // Options.Candidates in all, and returns the database's clock.
-func (s *Strategy) candidates(ctx context.Context, out []candidate, lo, hi int) ([]candidate, time.Time, error) {
-	rows, err := s.db.QueryContext(ctx, s.q.candidates, lo, hi, s.opts.Candidates-len(out))
+func (s *Strategy) candidates(ctx context.Context, db querier, out []candidate, lo, hi int) ([]candidate, time.Time, error) {
+	rows, err := db.QueryContext(ctx, s.q.candidates, lo, hi, s.opts.Candidates-len(out))
 	if err != nil {
 		return nil, time.Time{}, err
 	}
@@ -160,9 +169,9 @@ func (s *Strategy) candidates(ctx context.Context, out []candidate, lo, hi int) 
 // write runs a claim or renew statement. ok reports whether it matched
 // the row; on RETURNING dialects the lease gets the stored expiry and the
 // database's clock, otherwise TTL is the microseconds asked for.
-func (s *Strategy) write(ctx context.Context, query string, args []any, us int64) (l lease.Lease, ok bool, err error) {
+func (s *Strategy) write(ctx context.Context, db querier, query string, args []any, us int64) (l lease.Lease, ok bool, err error) {
 	if !s.q.returning {
-		res, err := s.db.ExecContext(ctx, query, args...)
+		res, err := db.ExecContext(ctx, query, args...)
 		if err != nil {
 			return l, false, err
 		}
@@ -174,7 +183,7 @@ func (s *Strategy) write(ctx context.Context, query string, args []any, us int64
 		return l, n == 1, nil
 	}
 	var expS, nowS string
-	switch err := s.db.QueryRowContext(ctx, query, args...).Scan(&expS, &nowS); {
+	switch err := db.QueryRowContext(ctx, query, args...).Scan(&expS, &nowS); {
 	case errors.Is(err, sql.ErrNoRows):
 		return l, false, nil
 	case err != nil:
@@ -207,12 +216,17 @@ func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (l
 	}
 	us, err := micros(d)
 	if err != nil {
-		return lease.Lease{}, classify(op, s.opts.Table, err)
+		return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
 	}
-	args := append(s.q.expiry(us), l.MachineID, token)
-	nl, ok, err := s.write(ctx, s.q.renew, args, us)
+	db, done, err := s.session(ctx)
 	if err != nil {
-		return lease.Lease{}, classify(op, s.opts.Table, err)
+		return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
+	}
+	defer done()
+	args := append(s.q.expiry(us), l.MachineID, token)
+	nl, ok, err := s.write(ctx, db, s.q.renew, args, us)
+	if err != nil {
+		return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
 	}
 	if !ok {
 		return lease.Lease{}, fmt.Errorf("sqllease: %w: machine ID %d is held by another token in %s", lease.ErrLost, l.MachineID, s.opts.Table)
@@ -240,8 +254,14 @@ func (s *Strategy) Release(ctx context.Context, l lease.Lease) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.db.ExecContext(ctx, s.q.release, l.MachineID, token); err != nil {
-		return classify("release machine ID "+strconv.Itoa(l.MachineID), s.opts.Table, err)
+	op := "release machine ID " + strconv.Itoa(l.MachineID)
+	db, done, err := s.session(ctx)
+	if err != nil {
+		return fail(ctx, op, s.opts.Table, err)
+	}
+	defer done()
+	if _, err := db.ExecContext(ctx, s.q.release, l.MachineID, token); err != nil {
+		return fail(ctx, op, s.opts.Table, err)
 	}
 	return nil
 }

@@ -1,0 +1,127 @@
+package sqllease_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/sqllease"
+	"github.com/once-go/once/migrations"
+)
+
+// countingFactory is a lease.Factory that records what the manager did.
+type countingFactory struct {
+	id      atomic.Int64
+	enabled atomic.Bool
+}
+
+func (f *countingFactory) Activate(id int, _, _ time.Time) error {
+	f.id.Store(int64(id))
+	f.enabled.Store(true)
+	return nil
+}
+func (f *countingFactory) Enable(time.Time) error { f.enabled.Store(true); return nil }
+func (f *countingFactory) Extend(time.Time)       {}
+func (f *countingFactory) Disable()               { f.enabled.Store(false) }
+
+// TestManagers: 600 lease managers (goroutines, one pool) start on one
+// table at once (PostgreSQL, MariaDB, SQLite): exactly 512 hold distinct IDs with their
+// factories active, the other 88 give up after the acquire timeout with
+// ErrTimeout wrapping ErrExhausted (on SQLite, possibly wrapping the
+// timeout of a last attempt still queued); closing the winners frees
+// every row.
+func TestManagers(t *testing.T) {
+	forEach(t, testManagers)
+}
+
+func testManagers(t *testing.T, d migrations.Dialect, db *sql.DB) {
+	db.SetMaxOpenConns(racePool(d))
+	// Losers wait this long. SQLite under the race detector on a small
+	// machine needs several seconds for its 512 serialized claims.
+	timeout := 15 * time.Second
+	if d == migrations.SQLite {
+		timeout = 30 * time.Second
+	}
+	table := newTable(t, db, d)
+	ctx := ctxT(t)
+	quiet := slog.New(slog.DiscardHandler)
+
+	var (
+		mu        sync.Mutex
+		managers  []*lease.Manager
+		factories = map[*lease.Manager]*countingFactory{}
+		exhausted int
+		wg        sync.WaitGroup
+		start     = make(chan struct{})
+	)
+	for i := range contenders {
+		s := newStrategy(t, db, sqllease.Options{Dialect: d, Table: table})
+		wg.Go(func() {
+			f := &countingFactory{}
+			<-start
+			m, err := lease.Start(ctx, s, lease.Options{
+				Factories:      []lease.Factory{f},
+				AcquireTimeout: timeout,
+				Logger:         quiet,
+			})
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				managers = append(managers, m)
+				factories[m] = f
+			case errors.Is(err, lease.ErrTimeout) && errors.Is(err, lease.ErrExhausted):
+				exhausted++
+			case errors.Is(err, lease.ErrTimeout) && d == migrations.SQLite:
+				// SQLite serializes every claim: a loser's last attempt
+				// may still be queued for the pool when its budget ends.
+				exhausted++
+			default:
+				t.Errorf("manager %d: %v", i, err)
+			}
+		})
+	}
+	began := time.Now()
+	close(start)
+	wg.Wait()
+	t.Logf("%d managers on %v: %v", contenders, d, time.Since(began))
+
+	held := map[int]bool{}
+	for _, m := range managers {
+		id, f := m.MachineID(), factories[m]
+		if held[id] || m.Err() != nil || int(f.id.Load()) != id || !f.enabled.Load() {
+			t.Errorf("machine ID %d: held twice %v, Err %v, factory on %d enabled %v", id, held[id], m.Err(), f.id.Load(), f.enabled.Load())
+		}
+		held[id] = true
+	}
+	if len(managers) != 512 || len(held) != 512 || exhausted != contenders-512 {
+		t.Fatalf("%d managers started on %d distinct IDs, %d gave up on exhaustion; want 512, 512, %d",
+			len(managers), len(held), exhausted, contenders-512)
+	}
+
+	closeCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for _, m := range managers {
+		wg.Go(func() {
+			if err := m.Close(closeCtx); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	rows, err := newStrategy(t, db, sqllease.Options{Dialect: d, Table: table}).Rows(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.Held {
+			t.Fatalf("machine ID %d still held after every manager closed", r.ID)
+		}
+	}
+}
