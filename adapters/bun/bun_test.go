@@ -270,7 +270,7 @@ func TestInsert(t *testing.T) {
 		if _, err := e.b.NewInsert().Model(&n).Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
-		fs := []Formats{{}, {}}
+		fs := []Formats{{}, {ID: at.UnsignedID(once.FromUint64(1<<63 + 5))}} // unsigned above int64
 		if _, err := e.b.NewInsert().Model(&fs).Exec(ctx); err != nil {
 			t.Fatal(err)
 		}

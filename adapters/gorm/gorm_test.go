@@ -264,7 +264,7 @@ func TestFormats(t *testing.T) {
 	at.Leased(t)
 	at.Each(t, func(t *testing.T, db at.DB) {
 		e := open(t, db)
-		in := []Formats{{}, {}}
+		in := []Formats{{}, {}, {ID: at.UnsignedID(once.FromUint64(1<<63 + 5))}} // unsigned above int64
 		preset := once.MustParseAs[at.URL64ID]("u_AAAAAAAAAAE")
 		in[1].U64 = preset
 		if err := e.g.Create(&in).Error; err != nil {
@@ -283,7 +283,7 @@ func TestFormats(t *testing.T) {
 		if err := e.g.Order("id").Find(&out).Error; err != nil {
 			t.Fatal(err)
 		}
-		if len(out) != 2 {
+		if len(out) != 3 {
 			t.Fatalf("read %d rows", len(out))
 		}
 		byID := map[at.UnsignedID]Formats{}
@@ -309,6 +309,10 @@ func TestFormats(t *testing.T) {
 			t.Errorf("case-folded url64 matched %d rows (%v)", n, err)
 		}
 		// Stored forms.
+		var big Formats
+		if err := e.g.First(&big, "id = ?", in[2].ID).Error; err != nil || big.U64 != in[2].U64 {
+			t.Errorf("lookup by an unsigned key above 2^63: %+v %v", big, err)
+		}
 		var hexP, u64 string
 		if err := db.SQL.QueryRow("SELECT hex_p, u64 FROM "+e.table("formats")+" ORDER BY h32 LIMIT 1").Scan(&hexP, &u64); err != nil {
 			t.Fatal(err)
