@@ -67,6 +67,15 @@ type Event struct {
 	// RemainingTTL of an EventLost: how much of the granted TTL was left,
 	// counted from the request that obtained it; 0 when none.
 	RemainingTTL time.Duration
+	// ValidUntil is the end of the safe window (local monotonic clock) of
+	// the lease the event is about, zero when there is none: for every
+	// renew event the deadline the factories run on while the renewal is
+	// in flight or retried; for a successful acquire, reclaim or renew
+	// (EventEnd) the deadline that lease grants, counted from when the
+	// request was sent (Event.Duration before the event, to within the
+	// microseconds between the reply and the event). Added after the
+	// fields above; zero in events built by older code.
+	ValidUntil time.Time
 }
 
 // resultOf classifies an error for Event.Result.
@@ -97,6 +106,9 @@ func resultOf(err error) string {
 // emit logs e and hands it to the Events hook.
 func (m *Manager) emit(e Event) {
 	e.Strategy = m.name
+	if e.ValidUntil.IsZero() {
+		e.ValidUntil = m.validity(e)
+	}
 	level, msg := eventLevel(e)
 	if log := m.o.Logger; log.Enabled(context.Background(), level) {
 		attrs := []slog.Attr{slog.String("strategy", e.Strategy), slog.String("source", string(e.Source))}
@@ -122,6 +134,19 @@ func (m *Manager) emit(e Event) {
 	if m.o.Events != nil {
 		m.o.Events(e)
 	}
+}
+
+// validity is Event.ValidUntil for e. Called from the goroutine that owns
+// m.deadline (the loop, or Start's caller before it).
+func (m *Manager) validity(e Event) time.Time {
+	switch {
+	case e.Kind == EventEnd && e.Err == nil && e.GrantedTTL > 0: // acquire, reclaim, renew
+		// The request was sent at or before now - Duration.
+		return time.Now().Add(m.tm.safe(e.GrantedTTL) - e.Duration)
+	case e.Op == OpRenew: // the lease being renewed
+		return m.deadline
+	}
+	return time.Time{}
 }
 
 // eventLevel picks the log level and message of an event: failures warn,
