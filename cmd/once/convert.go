@@ -8,9 +8,12 @@ var convertCmd = &command{
 otherwise as url64, hex32 or hex told apart by length) and prints it in
 FORMAT with the prefix re-attached, one line per value, in order.
 
-  once convert --to signed zAjhfZyAAAE          -> -3744495160545771519
-  once convert --int --to url64 -- -3744495160545771519 -> zAjhfZyAAAE
-  once convert --prefix usr_ --to hex usr_M48oJk4HnzE  -> usr_338f28264e079f31`,
+  $ once convert --to signed zAjhfZyAAAE
+  -3744495160545771519
+  $ once convert --int --to url64 -- -3744495160545771519
+  zAjhfZyAAAE
+  $ once convert --prefix usr_ --to hex usr_M48oJk4HnzE
+  usr_338f28264e079f31`,
 	flags: func(e *env, c *command) (*flagSet, func([]string) int) {
 		fs := newFlagSet(e, "convert")
 		f := addIDFlags(fs, "the output `FORMAT`: url64, hex, hex32, signed or unsigned (required)", true)

@@ -14,7 +14,8 @@ var inspectCmd = &command{
 	summary: "take IDs apart: timestamp, machine ID, counter (JSON lines)",
 	about: `Prints one JSON object per VALUE, on one line:
 
-  {"value":"zAjhfZyAAAE","unsigned":"14702248913163780097","timestamp":"2025-05-13T08:30:38.386Z","machine_id":256,"counter":1}
+  $ once inspect A4M3aB6CIAA
+  {"value":"A4M3aB6CIAA","unsigned":"253106924390850560","timestamp":"2026-11-30T10:36:33.274Z","machine_id":17,"counter":0}
 
 value is the VALUE as given; unsigned is the 64-bit value in decimal (a JSON
 string: JavaScript and jq would round a number above 2^53); timestamp is the

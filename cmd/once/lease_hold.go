@@ -100,6 +100,7 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 	if h.verbose {
 		level = slog.LevelInfo
 	}
+	lost := make(chan struct{}, 1) // a loss; the watcher prints the next machine ID
 	fac, err := nonce.New(nonce.Config{AwaitLease: true})
 	if err != nil {
 		errorf(e, who, "%v", err)
@@ -111,12 +112,11 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 		AcquireTimeout: h.acquire,
 		Factories:      []lease.Factory{fac},
 		Logger:         slog.New(quiet{slog.NewTextHandler(errw, &slog.HandlerOptions{Level: level})}),
-		Events: func(ev lease.Event) {
-			switch {
-			case ev.Kind == lease.EventLost:
-				fmt.Fprintf(errw, "%s: lease lost: %v\n", who, ev.Err)
-			case ev.Kind == lease.EventEnd && ev.Op == lease.OpAcquire && ev.Source == lease.SourceReacquire && ev.Err == nil:
-				fmt.Fprintf(out, "machine_id=%d\n", ev.MachineID)
+		OnLost: func(reason error) {
+			fmt.Fprintf(errw, "%s: lease lost: %v\n", who, reason)
+			select {
+			case lost <- struct{}{}:
+			default:
 			}
 		},
 	}
@@ -134,7 +134,15 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 		errorf(e, who, "%v", err)
 		return exitFail
 	}
-	fmt.Fprintf(out, "machine_id=%d\n", m.MachineID())
+	if id := m.MachineID(); id >= 0 {
+		fmt.Fprintf(out, "machine_id=%d\n", id)
+	} else { // lost already: the watcher prints the next one
+		select {
+		case lost <- struct{}{}:
+		default:
+		}
+	}
+	stopWatch := watchReacquire(m, lost, out)
 
 	var until <-chan time.Time
 	if h.hold > 0 {
@@ -147,8 +155,9 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 	case <-until:
 	case <-m.Done():
 	}
-	lost := m.Err() // nil while a lease is held; ErrClosed after a signal
-	closeCtx, stop := context.WithTimeout(context.Background(), lease.DefaultReleaseTimeout+5*time.Second)
+	stopWatch()
+	lostErr := m.Err() // nil while a lease is held; ErrClosed after a signal
+	closeCtx, stop := context.WithTimeout(context.Background(), 2*lease.DefaultReleaseTimeout+5*time.Second)
 	defer stop()
 	closeErr := m.Close(closeCtx)
 	if err := guard.releaseAgain(pingTimeout, lease.DefaultReleaseTimeout); err != nil {
@@ -158,11 +167,41 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 		errorf(e, who, "releasing the lease: %v", closeErr)
 		return exitFail
 	}
-	if lost != nil && !errors.Is(lost, lease.ErrClosed) {
-		errorf(e, who, "no lease held at the end: %v", lost)
+	if lostErr != nil && !errors.Is(lostErr, lease.ErrClosed) {
+		errorf(e, who, "no lease held at the end: %v", lostErr)
 		return exitFail
 	}
 	return exitOK
+}
+
+// watchReacquire prints "machine_id=N" each time the manager holds a lease
+// again after a loss (signalled on lost). The manager reports no event once
+// a new lease is installed, so the watcher polls MachineID. The returned
+// function stops the watcher and waits for it.
+func watchReacquire(m *lease.Manager, lost <-chan struct{}, out io.Writer) (stop func()) {
+	done, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-lost:
+			}
+			id := m.MachineID()
+			for ; id < 0; id = m.MachineID() {
+				select {
+				case <-done:
+					return
+				case <-tick.C:
+				}
+			}
+			fmt.Fprintf(out, "machine_id=%d\n", id)
+		}
+	}()
+	return func() { close(done); <-exited }
 }
 
 // quiet drops, unless --verbose, the manager's records that hold reports

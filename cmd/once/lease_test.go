@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"errors"
 	"os/exec"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/once-go/once/internal/sqlitedrv"
 	"github.com/once-go/once/internal/testenv"
 )
 
@@ -340,9 +342,50 @@ func TestLeaseHoldInProcess(t *testing.T) {
 	if r.code != 0 || len(r.lines()) != 512 || !strings.HasPrefix(r.lines()[id], strconv.Itoa(id)+" free ") {
 		t.Fatalf("ls after hold: %v", r)
 	}
+	// Durations below the manager's minimums are refused (exit 1).
+	r = cli("", append(append([]string{"lease", "hold"}, flags...), "--duration", "10s")...)
+	if r.code != exitFail || r.stdout != "" || !strings.Contains(r.stderr, "LeaseDuration") {
+		t.Fatalf("hold --duration 10s: %v", r)
+	}
 	// A missing table is a failure (exit 1), not a usage error.
 	r = cli("", append([]string{"lease", "hold", "--table", "nope", "--acquire-timeout", "2s"}, flags...)...)
 	if r.code != exitFail || r.stdout != "" {
 		t.Fatalf("hold on a missing table: %v", r)
+	}
+}
+
+// TestLeaseHoldReacquire: when another holder takes the row over, hold
+// reports the loss on stderr, prints the new machine_id=M line once it holds
+// another ID, and still exits 0 on SIGTERM.
+func TestLeaseHoldReacquire(t *testing.T) {
+	path := testenv.SQLitePath(t)
+	flags := []string{"--driver", "sqlite", "--dsn", path}
+	if r := runBin(t, append([]string{"lease", "migrate"}, flags...)...); r.code != 0 {
+		t.Fatal(r)
+	}
+	p := startHold(t, append(flags, shortLease...)...)
+	first := p.machineID(t)
+	db, err := sql.Open(sqlitedrv.DriverName, sqliteDSN(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	_, err = db.Exec(`UPDATE once_leases SET token = randomblob(16), expires_at = '2999-01-01T00:00:00.000000Z',
+		lock_version = lock_version + 1 WHERE id = ?`, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := p.machineID(t) // the next line, after the next renewal failed
+	if second == first {
+		t.Fatalf("re-acquired machine ID %d, which is taken", second)
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.wait(); code != 0 || !strings.Contains(p.errb.String(), "lease lost") {
+		t.Fatalf("hold: exit %d, stderr %s", code, p.errb.String())
+	}
+	if held := heldIDs(ls(t, flags)); !slices.Equal(held, []int{first}) {
+		t.Errorf("held after SIGTERM: %v, want only the taken-over %d", held, first)
 	}
 }

@@ -18,7 +18,9 @@ var maskCmd = &command{
 
 ` + maskAbout + `
 
-  ONCE_KEY=... once mask --key-env ONCE_KEY --to url64 --int -- 123`,
+  $ export ONCE_KEY='an example base key of 32+ bytes!'
+  $ once mask --key-env ONCE_KEY --prefix usr_ --int --to url64 -- usr_123
+  usr_ZhR50oRoNfg`,
 	flags: func(e *env, c *command) (*flagSet, func([]string) int) { return maskFlags(e, c, true) },
 }
 
@@ -31,7 +33,9 @@ stored values (what the database holds).
 
 ` + maskAbout + `
 
-  ONCE_KEY=... once unmask --key-env ONCE_KEY --prefix usr_ --to signed usr_ljh2G83dtzw`,
+  $ export ONCE_KEY='an example base key of 32+ bytes!'
+  $ once unmask --key-env ONCE_KEY --prefix usr_ --to signed usr_ZhR50oRoNfg
+  usr_123`,
 	flags: func(e *env, c *command) (*flagSet, func([]string) int) { return maskFlags(e, c, false) },
 }
 
