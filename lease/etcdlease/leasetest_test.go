@@ -1,0 +1,36 @@
+package etcdlease_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/once-go/once/internal/testenv"
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/etcdlease"
+	"github.com/once-go/once/lease/leasetest"
+)
+
+// TestLeasetest runs the conformance suite: each namespace is a fresh
+// prefix (wiped afterwards), each contender its own client and strategy
+// (as a separate process would hold), Broken a client of a dead port.
+func TestLeasetest(t *testing.T) {
+	eps := testenv.Etcd(t)
+	leasetest.Run(t, leasetest.Harness{
+		New: func(t *testing.T) func() lease.Strategy {
+			prefix := namespace(t, newClient(t, eps...))
+			return func() lease.Strategy {
+				return strategy(t, newClient(t, eps...), prefix, false)
+			}
+		},
+		Broken: func(t *testing.T) lease.Strategy {
+			s, err := etcdlease.New(newClient(t, deadAddr(t)), etcdlease.Options{RequestTimeout: time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		},
+		// etcd's minimum lease TTL (1.5 x its election timeout, rounded up
+		// to whole seconds: 2s by default).
+		ShortTTL: 2 * time.Second,
+	})
+}

@@ -1,0 +1,329 @@
+package etcdlease
+
+import (
+	"context"
+	"fmt"
+	mrand "math/rand/v2"
+	"slices"
+	"strconv"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/once-go/once/lease"
+)
+
+// Strategy is a [lease.Strategy] backed by etcd. It is safe for concurrent
+// use. Create it with [New].
+type Strategy struct {
+	c    *clientv3.Client
+	opts Options
+}
+
+var (
+	_ lease.Strategy  = (*Strategy)(nil)
+	_ lease.Reclaimer = (*Strategy)(nil)
+)
+
+// New returns a strategy on c, the application's client (its endpoints,
+// TLS and credentials are used as they are; closing it is the
+// application's business). It validates opts (errors wrap
+// [lease.ErrConfig]) but does no I/O; [Strategy.Check] verifies access.
+func New(c *clientv3.Client, opts Options) (*Strategy, error) {
+	if c == nil {
+		return nil, fmt.Errorf("etcdlease: nil client: %w", lease.ErrConfig)
+	}
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return &Strategy{c: c, opts: o}, nil
+}
+
+// Name returns "etcd".
+func (s *Strategy) Name() string { return "etcd" }
+
+// Deterministic reports false: acquiring again may yield another ID.
+func (s *Strategy) Deterministic() bool { return false }
+
+// Prefix returns the key prefix.
+func (s *Strategy) Prefix() string { return s.opts.Prefix }
+
+// Key returns the key of machine ID id: the prefix and the decimal ID.
+func (s *Strategy) Key(id int) string { return s.opts.Prefix + strconv.Itoa(id) }
+
+// Check reads the key range once: it reports an unreachable cluster as
+// [lease.ErrRetry] and missing permissions as [lease.ErrConfig].
+func (s *Strategy) Check(ctx context.Context) error {
+	rctx, cancel := s.request(ctx)
+	defer cancel()
+	if _, err := s.c.Get(rctx, s.opts.Prefix+"0", clientv3.WithRange(s.rangeEnd()), clientv3.WithCountOnly()); err != nil {
+		return s.classify("check", -1, err)
+	}
+	return nil
+}
+
+// Acquire claims a free machine ID for d (rounded up to whole seconds;
+// etcd may grant more, at least its minimum TTL, and reports what it
+// granted). Errors wrap [lease.ErrExhausted] (all 512 keys exist),
+// [lease.ErrConflict] (racing contenders took every candidate),
+// [lease.ErrConfig] or [lease.ErrRetry] (see the package documentation).
+// Whenever no key is won, or the outcome of a claim is unknown, the
+// granted etcd lease is revoked (which deletes any key attached to it), so
+// an abandoned acquisition holds no ID.
+func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, error) {
+	ttl, err := ttlSeconds(d)
+	if err != nil {
+		return lease.Lease{}, err
+	}
+	free, err := s.free(ctx)
+	if err != nil {
+		return lease.Lease{}, s.classify("acquire (list)", -1, err)
+	}
+	if len(free) == 0 {
+		return lease.Lease{}, fmt.Errorf("etcdlease: acquire under %q: all %d machine IDs held: %w", clip(s.opts.Prefix), Capacity, lease.ErrExhausted)
+	}
+	g, err := s.grant(ctx, ttl)
+	if err != nil {
+		return lease.Lease{}, s.classify("acquire (grant)", -1, err)
+	}
+	token := newToken()
+	for _, id := range s.candidates(free) {
+		won, err := s.claim(ctx, id, token, g.ID)
+		if err != nil {
+			s.revoke(ctx, g.ID) // the claim may have been applied
+			if isLeaseNotFound(err) {
+				err = fmt.Errorf("the granted lease expired before the claim: %w", err)
+			}
+			return lease.Lease{}, s.classify("acquire (claim)", id, err)
+		}
+		if won {
+			return lease.Lease{MachineID: id, Token: leaseToken(g.ID, token), TTL: time.Duration(g.TTL) * time.Second}, nil
+		}
+	}
+	s.revoke(ctx, g.ID)
+	return lease.Lease{}, fmt.Errorf("etcdlease: acquire under %q: contenders took all %d candidates: %w",
+		clip(s.opts.Prefix), min(len(free), s.opts.Candidates), lease.ErrConflict)
+}
+
+// Renew extends l: it checks that l's key still holds l's token, then
+// sends one keep-alive for the etcd lease the key is attached to, and
+// reports the TTL etcd reports. Replaying a renewal succeeds. Errors wrap
+// [lease.ErrLost] (the etcd lease is gone, or the key is gone or holds
+// another token), [lease.ErrRetry] (unknown outcome) or [lease.ErrConfig].
+// If d is longer than the etcd lease's TTL, the key moves to a new etcd
+// lease of TTL d (see the package documentation).
+func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+	ttl, err := ttlSeconds(d)
+	if err != nil {
+		return lease.Lease{}, err
+	}
+	_, token, err := parseLease(l)
+	if err != nil {
+		return lease.Lease{}, err
+	}
+	id, key := l.MachineID, s.Key(l.MachineID)
+	cur, err := s.holder(ctx, key, token)
+	if err != nil {
+		return lease.Lease{}, s.renewError(id, err)
+	}
+	rctx, cancel := s.request(ctx)
+	ka, err := s.c.KeepAliveOnce(rctx, cur)
+	cancel()
+	if err != nil {
+		return lease.Lease{}, s.renewError(id, err)
+	}
+	granted := ka.TTL
+	if granted < ttl {
+		if cur, granted, err = s.move(ctx, key, token, cur, ttl); err != nil {
+			return lease.Lease{}, s.classify("renew (new lease)", id, err)
+		}
+	}
+	return lease.Lease{MachineID: id, Token: leaseToken(cur, token), TTL: time.Duration(granted) * time.Second}, nil
+}
+
+// Reclaim is Renew: the machine ID and token read back from a state file
+// are all it needs.
+func (s *Strategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+	return s.Renew(ctx, l, d)
+}
+
+// Release revokes l's etcd lease, deleting its key. Releasing a lease that
+// expired or was already released is a harmless no-op and returns nil;
+// a revoke whose outcome is unknown wraps [lease.ErrRetry].
+func (s *Strategy) Release(ctx context.Context, l lease.Lease) error {
+	id, _, err := parseLease(l)
+	if err != nil {
+		return nil // not ours to release
+	}
+	rctx, cancel := s.request(ctx)
+	defer cancel()
+	if _, err := s.c.Revoke(rctx, id); err != nil && !isLeaseNotFound(err) {
+		return s.classify("release", l.MachineID, err)
+	}
+	return nil
+}
+
+// errNotHeld is returned by holder when the key is gone or holds another
+// token.
+type errNotHeld struct{ why string }
+
+func (e errNotHeld) Error() string { return e.why }
+
+// renewError maps a renewal failure: a key that is not ours and an etcd
+// lease that does not exist are losses, the rest is classified.
+func (s *Strategy) renewError(id int, err error) error {
+	var nh errNotHeld
+	switch {
+	case asNotHeld(err, &nh):
+		return fmt.Errorf("etcdlease: renew of machine ID %d under %q: %s: %w", id, clip(s.opts.Prefix), nh.why, lease.ErrLost)
+	case isLeaseNotFound(err):
+		return fmt.Errorf("etcdlease: renew of machine ID %d under %q: etcd lease not found (expired or revoked): %w: %w",
+			id, clip(s.opts.Prefix), lease.ErrLost, err)
+	}
+	return s.classify("renew", id, err)
+}
+
+func asNotHeld(err error, nh *errNotHeld) bool {
+	e, ok := err.(errNotHeld)
+	if ok {
+		*nh = e
+	}
+	return ok
+}
+
+// holder reads key and returns the etcd lease it is attached to, if it
+// holds token.
+func (s *Strategy) holder(ctx context.Context, key, token string) (clientv3.LeaseID, error) {
+	rctx, cancel := s.request(ctx)
+	defer cancel()
+	r, err := s.c.Get(rctx, key)
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case len(r.Kvs) == 0:
+		return 0, errNotHeld{"the key no longer exists"}
+	case string(r.Kvs[0].Value) != token:
+		return 0, errNotHeld{"the key holds another token"}
+	case r.Kvs[0].Lease == 0:
+		return 0, errNotHeld{"the key is not attached to an etcd lease"}
+	}
+	return clientv3.LeaseID(r.Kvs[0].Lease), nil
+}
+
+// move attaches key (holding token, on etcd lease old) to a new etcd lease
+// of ttl seconds and revokes old. If the transaction fails the key was
+// changed by someone else meanwhile: ErrRetry, and the next renewal tells
+// whether the lease is lost. If its outcome is unknown the new etcd lease
+// is left to expire: the key may be attached to it, and the next renewal
+// finds it there.
+func (s *Strategy) move(ctx context.Context, key, token string, old clientv3.LeaseID, ttl int64) (clientv3.LeaseID, int64, error) {
+	g, err := s.grant(ctx, ttl)
+	if err != nil {
+		return 0, 0, err
+	}
+	rctx, cancel := s.request(ctx)
+	r, err := s.c.Txn(rctx).If(
+		clientv3.Compare(clientv3.Value(key), "=", token),
+		clientv3.Compare(clientv3.LeaseValue(key), "=", old),
+	).Then(clientv3.OpPut(key, token, clientv3.WithLease(g.ID))).Commit()
+	cancel()
+	if err != nil {
+		return 0, 0, err
+	}
+	if !r.Succeeded {
+		s.revoke(ctx, g.ID)
+		return 0, 0, fmt.Errorf("%w: the key changed while moving it to a longer etcd lease", lease.ErrRetry)
+	}
+	s.revoke(ctx, old) // it has no key any more
+	return g.ID, g.TTL, nil
+}
+
+// free lists the machine IDs whose keys do not exist.
+func (s *Strategy) free(ctx context.Context) ([]int, error) {
+	rctx, cancel := s.request(ctx)
+	defer cancel()
+	// Keys whose suffix starts with a digit: [prefix+"0", prefix+":").
+	r, err := s.c.Get(rctx, s.opts.Prefix+"0", clientv3.WithRange(s.rangeEnd()), clientv3.WithKeysOnly())
+	if err != nil {
+		return nil, err
+	}
+	var held [Capacity]bool
+	for _, kv := range r.Kvs {
+		if id, ok := parseID(string(kv.Key[len(s.opts.Prefix):])); ok {
+			held[id] = true
+		}
+	}
+	free := make([]int, 0, Capacity)
+	for id, h := range held {
+		if !h {
+			free = append(free, id)
+		}
+	}
+	return free, nil
+}
+
+// rangeEnd ends the range of keys prefix+digits (':' follows '9').
+func (s *Strategy) rangeEnd() string { return s.opts.Prefix + ":" }
+
+// candidates picks up to Candidates of free (ascending): the lowest, or a
+// random sample.
+func (s *Strategy) candidates(free []int) []int {
+	n := min(s.opts.Candidates, len(free))
+	if s.opts.LowestFirst {
+		return free[:n]
+	}
+	free = slices.Clone(free)
+	for i := range n {
+		j := i + mrand.IntN(len(free)-i)
+		free[i], free[j] = free[j], free[i]
+	}
+	return free[:n]
+}
+
+// grant grants an etcd lease of ttl seconds.
+func (s *Strategy) grant(ctx context.Context, ttl int64) (*clientv3.LeaseGrantResponse, error) {
+	rctx, cancel := s.request(ctx)
+	defer cancel()
+	g, err := s.c.Grant(rctx, ttl)
+	if err == nil && g.TTL <= 0 {
+		err = fmt.Errorf("etcd granted lease %x with TTL %d", g.ID, g.TTL)
+	}
+	return g, err
+}
+
+// claim creates id's key, value token, on etcd lease lid if the key does
+// not exist; it reports whether it did.
+func (s *Strategy) claim(ctx context.Context, id int, token string, lid clientv3.LeaseID) (bool, error) {
+	rctx, cancel := s.request(ctx)
+	defer cancel()
+	key := s.Key(id)
+	r, err := s.c.Txn(rctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+		Then(clientv3.OpPut(key, token, clientv3.WithLease(lid))).Commit()
+	if err != nil {
+		return false, err
+	}
+	return r.Succeeded, nil
+}
+
+// revokeTimeout bounds the revocation of an etcd lease nobody will use,
+// which runs even when the caller's context has ended.
+const revokeTimeout = 5 * time.Second
+
+// revoke revokes lid, best effort, detached from ctx's end.
+func (s *Strategy) revoke(ctx context.Context, lid clientv3.LeaseID) {
+	rctx, cancel := context.WithTimeout(clientv3.WithRequireLeader(context.WithoutCancel(ctx)), revokeTimeout)
+	defer cancel()
+	_, _ = s.c.Revoke(rctx, lid)
+}
+
+// request derives the context of one etcd request: leader required,
+// bounded by RequestTimeout.
+func (s *Strategy) request(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx = clientv3.WithRequireLeader(ctx)
+	if s.opts.RequestTimeout > 0 {
+		return context.WithTimeout(ctx, s.opts.RequestTimeout)
+	}
+	return context.WithCancel(ctx)
+}
