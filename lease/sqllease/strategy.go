@@ -101,7 +101,11 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, e
 	// From start up to the last ID, then wrapping around from 0.
 	cands, now, err := s.candidates(ctx, db, nil, start, migrations.Rows-1)
 	if err == nil && len(cands) < s.opts.Candidates && start > 0 {
-		cands, now, err = s.candidates(ctx, db, cands, 0, start-1)
+		var now2 time.Time
+		cands, now2, err = s.candidates(ctx, db, cands, 0, start-1)
+		if !now2.IsZero() {
+			now = now2
+		}
 	}
 	if err != nil {
 		return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
