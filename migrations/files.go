@@ -12,7 +12,8 @@ var files embed.FS
 // mysql, sqlite), each holding 000001_create_once_leases.up.sql and
 // .down.sql in golang-migrate naming, for the default table once_leases.
 // To use another table name with a migration tool, copy the files and
-// rename the table, or call [Apply].
+// rename the table, or call [Apply]. The up files hold two statements:
+// golang-migrate's MySQL driver needs multiStatements=true in its DSN.
 func FS() fs.FS { return files }
 
 // Files returns the directory of d's migrations inside [FS], for example to
