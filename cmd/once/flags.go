@@ -7,7 +7,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // flagSet is a flag.FlagSet that reports its own errors: Go's flag package
@@ -64,9 +63,4 @@ func quoteValue(s string) string {
 		return strconv.Quote(s[:maxQuote]) + "..."
 	}
 	return strconv.Quote(s)
-}
-
-// durationFlag is a time.Duration flag whose zero value means "not given".
-func durationFlag(fs *flagSet, name, usage string) *time.Duration {
-	return fs.Duration(name, 0, usage)
 }

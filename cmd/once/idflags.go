@@ -26,10 +26,10 @@ func addIDFlags(fs *flagSet, toUsage string, values bool) *idFlags {
 		fs.StringVar(&f.to, "to", "", toUsage)
 	}
 	if !values {
-		fs.StringVar(&f.prefix, "prefix", "", "the `P`refix put in front of every output value (e.g. usr_)")
+		fs.StringVar(&f.prefix, "prefix", "", "the prefix `P` put in front of every output value (e.g. usr_)")
 		return f
 	}
-	fs.StringVar(&f.prefix, "prefix", "", "the `P`refix of every VALUE (e.g. usr_), re-attached to the output; values without it are invalid")
+	fs.StringVar(&f.prefix, "prefix", "", "the prefix `P` of every VALUE (e.g. usr_), re-attached to the output; values without it are invalid")
 	fs.BoolVar(&f.asInt, "int", false, "VALUEs are decimal integers (signed or unsigned); without it they are url64, hex32 or hex, told apart by length")
 	return f
 }

@@ -117,7 +117,7 @@ func (f *backendFlags) open(ctx context.Context) (*backend, error) {
 	case f.dsn == "":
 		return nil, usageError{errors.New("--dsn is required")}
 	case d.modes == nil && f.mode != "":
-		return nil, usageError{fmt.Errorf("--mode applies to --driver redis, not %s", f.driver)}
+		return nil, usageError{fmt.Errorf("--driver %s takes no --mode", f.driver)}
 	case d.modes != nil && !slices.Contains(d.modes, f.mode):
 		if f.mode == "" {
 			return nil, usageError{fmt.Errorf("--driver %s needs --mode %s", f.driver, strings.Join(d.modes, "|"))}

@@ -41,9 +41,9 @@ taken until it expires: pick a short --duration for experiments, e.g.
 		fs := newFlagSet(e, c.name)
 		bf := addBackendFlags(fs, true)
 		var h holdOptions
-		fs.DurationVar(&h.duration, "duration", 0, "the lease `DUR`ation requested on every acquire and renewal (default 8h, at least 30s)")
-		fs.DurationVar(&h.renew, "renew-interval", 0, "the longest time between renewals, `DUR` (default 30m or half the duration; more than 10s)")
-		fs.DurationVar(&h.acquire, "acquire-timeout", 0, "how long to wait for a free machine ID, `DUR` (default 1m)")
+		fs.DurationVar(&h.duration, "duration", 0, "the lease duration `DUR` requested on every acquire and renewal (default 8h, at least 30s)")
+		fs.DurationVar(&h.renew, "renew-interval", 0, "the longest time (`DUR`) between renewals (default 30m or half the duration; more than 10s)")
+		fs.DurationVar(&h.acquire, "acquire-timeout", 0, "how long (`DUR`) to wait for a free machine ID (default 1m)")
 		fs.DurationVar(&h.hold, "for", 0, "release the lease and exit 0 after `DUR` (default: hold until SIGINT or SIGTERM)")
 		fs.BoolVar(&h.verbose, "verbose", false, "log every lease operation on standard error (default: warnings only)")
 		return fs, func(args []string) int {

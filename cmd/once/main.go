@@ -63,7 +63,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				return runCommand(e, c, args[1:])
 			}
 		}
-		errorf(e, "once", "unknown command %q (run \"once --help\")", quoteValue(name))
+		errorf(e, "once", "unknown command %s (run \"once --help\")", quoteValue(name))
 		return exitUsage
 	}
 }
@@ -87,7 +87,7 @@ func runLease(e *env, args []string) int {
 				return runCommand(e, c, args[1:])
 			}
 		}
-		errorf(e, "once lease", "unknown command %q (run \"once lease --help\")", quoteValue(name))
+		errorf(e, "once lease", "unknown command %s (run \"once lease --help\")", quoteValue(name))
 		return exitUsage
 	}
 }
