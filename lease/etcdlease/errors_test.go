@@ -1,0 +1,258 @@
+package etcdlease_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/etcdlease"
+)
+
+// faultKV and faultLease put an error in front of a real client's calls:
+// what a server could answer, without needing a server that does.
+type faultKV struct {
+	clientv3.KV
+	err func() error // nil: pass through
+}
+
+func (f faultKV) Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
+	if err := f.err(); err != nil {
+		return nil, err
+	}
+	return f.KV.Get(ctx, key, opts...)
+}
+
+func (f faultKV) Txn(ctx context.Context) clientv3.Txn {
+	if err := f.err(); err != nil {
+		return failedTxn{err}
+	}
+	return f.KV.Txn(ctx)
+}
+
+type failedTxn struct{ err error }
+
+func (f failedTxn) If(...clientv3.Cmp) clientv3.Txn        { return f }
+func (f failedTxn) Then(...clientv3.Op) clientv3.Txn       { return f }
+func (f failedTxn) Else(...clientv3.Op) clientv3.Txn       { return f }
+func (f failedTxn) Commit() (*clientv3.TxnResponse, error) { return nil, f.err }
+
+type faultLease struct {
+	clientv3.Lease
+	err     func() error
+	granted chan clientv3.LeaseID // every granted ID, if not nil
+}
+
+func (f faultLease) Grant(ctx context.Context, ttl int64) (*clientv3.LeaseGrantResponse, error) {
+	if err := f.err(); err != nil {
+		return nil, err
+	}
+	g, err := f.Lease.Grant(ctx, ttl)
+	if err == nil && f.granted != nil {
+		f.granted <- g.ID
+	}
+	return g, err
+}
+
+func (f faultLease) KeepAliveOnce(ctx context.Context, id clientv3.LeaseID) (*clientv3.LeaseKeepAliveResponse, error) {
+	if err := f.err(); err != nil {
+		return nil, err
+	}
+	return f.Lease.KeepAliveOnce(ctx, id)
+}
+
+func (f faultLease) Revoke(ctx context.Context, id clientv3.LeaseID) (*clientv3.LeaseRevokeResponse, error) {
+	if err := f.err(); err != nil {
+		return nil, err
+	}
+	return f.Lease.Revoke(ctx, id)
+}
+
+// TestErrorMapping: what each class of etcd error becomes, for every
+// operation: permission and authentication errors and refused request
+// shapes are ErrConfig; Unavailable, DeadlineExceeded, ended contexts, no
+// leader, and unknown errors are ErrRetry; a missing etcd lease is ErrLost
+// for Renew and nothing for Release.
+func TestErrorMapping(t *testing.T) {
+	real := client(t)
+	prefix := namespace(t, real)
+	held, err := strategy(t, real, prefix, true).Acquire(ctxT(t), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name    string
+		err     error
+		want    error // for every operation
+		renew   error // for Renew if it differs
+		release error // for Release if it differs (nil: no error)
+	}{
+		{"permission denied", rpctypes.ErrPermissionDenied, lease.ErrConfig, nil, lease.ErrConfig},
+		{"auth failed", rpctypes.ErrAuthFailed, lease.ErrConfig, nil, lease.ErrConfig},
+		{"invalid auth token", rpctypes.ErrInvalidAuthToken, lease.ErrConfig, nil, lease.ErrConfig},
+		{"role not granted", rpctypes.ErrRoleNotGranted, lease.ErrConfig, nil, lease.ErrConfig},
+		{"grpc permission denied", status.Error(codes.PermissionDenied, "no"), lease.ErrConfig, nil, lease.ErrConfig},
+		{"grpc unauthenticated", status.Error(codes.Unauthenticated, "no"), lease.ErrConfig, nil, lease.ErrConfig},
+		{"request too large", rpctypes.ErrRequestTooLarge, lease.ErrConfig, nil, lease.ErrConfig},
+		{"unavailable", status.Error(codes.Unavailable, "connection refused"), lease.ErrRetry, nil, lease.ErrRetry},
+		{"deadline", status.Error(codes.DeadlineExceeded, "slow"), lease.ErrRetry, nil, lease.ErrRetry},
+		{"context deadline", context.DeadlineExceeded, lease.ErrRetry, nil, lease.ErrRetry},
+		{"context canceled", context.Canceled, lease.ErrRetry, nil, lease.ErrRetry},
+		{"no leader", rpctypes.ErrNoLeader, lease.ErrRetry, nil, lease.ErrRetry},
+		{"leader changed", rpctypes.ErrLeaderChanged, lease.ErrRetry, nil, lease.ErrRetry},
+		{"timeout", rpctypes.ErrTimeout, lease.ErrRetry, nil, lease.ErrRetry},
+		{"no space", rpctypes.ErrNoSpace, lease.ErrRetry, nil, lease.ErrRetry},
+		{"too many requests", rpctypes.ErrTooManyRequests, lease.ErrRetry, nil, lease.ErrRetry},
+		{"client closing", status.Error(codes.Canceled, "grpc: the client connection is closing"), lease.ErrRetry, nil, lease.ErrRetry},
+		{"unknown", errors.New("something odd"), lease.ErrRetry, nil, lease.ErrRetry},
+		{"lease not found", rpctypes.ErrLeaseNotFound, lease.ErrRetry, lease.ErrLost, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fc := newClient(t, real.Endpoints()...)
+			on := func() error { return c.err }
+			fc.KV = faultKV{KV: fc.KV, err: on}
+			fc.Lease = faultLease{Lease: fc.Lease, err: on}
+			s := strategy(t, fc, prefix, true)
+			ctx := ctxT(t)
+			check := func(op string, err, want error) {
+				t.Helper()
+				others := []error{lease.ErrConfig, lease.ErrRetry, lease.ErrLost}
+				if want == nil {
+					if err != nil {
+						t.Errorf("%s: %v, want nil", op, err)
+					}
+					return
+				}
+				if !errors.Is(err, want) {
+					t.Errorf("%s: %v, want %v", op, err, want)
+				}
+				for _, o := range others {
+					if o != want && errors.Is(err, o) {
+						t.Errorf("%s: %v matches %v as well as %v", op, err, o, want)
+					}
+				}
+			}
+			_, err := s.Acquire(ctx, time.Minute)
+			check("Acquire", err, c.want)
+			check("Check", s.Check(ctx), c.want)
+			renew := c.want
+			if c.renew != nil {
+				renew = c.renew
+			}
+			_, err = s.Renew(ctx, held, time.Minute)
+			check("Renew", err, renew)
+			check("Release", s.Release(ctx, held), c.release)
+		})
+	}
+	// Only the Renew keep-alive answering "lease not found" is a loss:
+	// the key check before it passes.
+	fc := newClient(t, real.Endpoints()...)
+	fc.Lease = faultLease{Lease: fc.Lease, err: func() error { return rpctypes.ErrLeaseNotFound }}
+	if _, err := strategy(t, fc, prefix, true).Renew(ctxT(t), held, time.Minute); !errors.Is(err, lease.ErrLost) {
+		t.Errorf("keep-alive of a missing etcd lease: %v, want ErrLost", err)
+	}
+}
+
+// TestClaimErrorRevokes: when a claim's outcome is unknown, or every
+// candidate was taken, the etcd lease granted for the attempt is revoked.
+func TestClaimErrorRevokes(t *testing.T) {
+	real := client(t)
+	prefix := namespace(t, real)
+	ctx := ctxT(t)
+	other := strategy(t, real, prefix, true)
+	for range 3 {
+		if _, err := other.Acquire(ctx, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		hide bool  // Get hides the existing keys: every candidate is taken
+		txn  error // the claim fails with this
+		want error
+	}{
+		{"conflict", true, nil, lease.ErrConflict},
+		{"claim unknown", false, status.Error(codes.Unavailable, "reset"), lease.ErrRetry},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fc := newClient(t, real.Endpoints()...)
+			granted := make(chan clientv3.LeaseID, 1)
+			fc.Lease = faultLease{Lease: fc.Lease, err: func() error { return nil }, granted: granted}
+			fc.KV = hidingKV{KV: fc.KV, hide: c.hide, txnErr: c.txn}
+			s, err := etcdlease.New(fc, etcdlease.Options{Prefix: prefix, LowestFirst: true, Candidates: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Acquire(ctx, time.Minute); !errors.Is(err, c.want) {
+				t.Fatalf("Acquire: %v, want %v", err, c.want)
+			}
+			if ttl := ttlOf(t, real, <-granted); ttl != -1 {
+				t.Errorf("granted etcd lease still alive (TTL %ds)", ttl)
+			}
+		})
+	}
+}
+
+// hidingKV hides every key from Get (hide) or fails transactions.
+type hidingKV struct {
+	clientv3.KV
+	hide   bool
+	txnErr error
+}
+
+func (h hidingKV) Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
+	r, err := h.KV.Get(ctx, key, opts...)
+	if err == nil && h.hide {
+		r.Kvs, r.Count = nil, 0
+	}
+	return r, err
+}
+
+func (h hidingKV) Txn(ctx context.Context) clientv3.Txn {
+	if h.txnErr != nil {
+		return failedTxn{h.txnErr}
+	}
+	return h.KV.Txn(ctx)
+}
+
+// TestPermissionDeniedReal: on a private server with authentication on,
+// a user without a role gets ErrConfig from Check and Acquire.
+func TestPermissionDeniedReal(t *testing.T) {
+	srv := startEtcd(t)
+	root := newClient(t, srv.addr)
+	ctx := ctxT(t)
+	for _, step := range []func() error{
+		func() error { _, err := root.RoleAdd(ctx, "root"); return err },
+		func() error { _, err := root.UserAdd(ctx, "root", "rootpw"); return err },
+		func() error { _, err := root.UserGrantRole(ctx, "root", "root"); return err },
+		func() error { _, err := root.UserAdd(ctx, "nobody", "pw"); return err },
+		func() error { _, err := root.AuthEnable(ctx); return err },
+	} {
+		if err := step(); err != nil {
+			t.Fatalf("setting up authentication: %v", err)
+		}
+	}
+	c, err := clientv3.New(clientv3.Config{Endpoints: []string{srv.addr}, Username: "nobody", Password: "pw",
+		DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := etcdlease.New(c, etcdlease.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Check(ctx); !errors.Is(err, lease.ErrConfig) {
+		t.Errorf("Check without permission: %v, want ErrConfig", err)
+	}
+	if _, err := s.Acquire(ctx, time.Minute); !errors.Is(err, lease.ErrConfig) {
+		t.Errorf("Acquire without permission: %v, want ErrConfig", err)
+	}
+}
