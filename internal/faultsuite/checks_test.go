@@ -159,6 +159,22 @@ func minTimestamp(draws []draw) (time.Time, bool) {
 	return lo, ok
 }
 
+// fillAllBut makes other holders hold every machine ID of sp but keep,
+// for at least d, so that a holder started next gets keep and a contender
+// can get nothing else.
+func fillAllBut(t *testing.T, sp *space, cl *client, keep int, d time.Duration) {
+	t.Helper()
+	if sp.fill != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := sp.fill(ctx, keep, d); err != nil {
+			t.Fatalf("fill: %v", err)
+		}
+		return
+	}
+	occupy(t, cl, 511, d)
+}
+
 // occupy makes the namespace hold n machine IDs for d through a strategy
 // of cl (as other processes would), so that the IDs left free are known
 // to be few. It returns the leases.

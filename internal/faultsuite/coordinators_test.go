@@ -82,6 +82,11 @@ type space struct {
 	expiry func(ctx context.Context, id int) (time.Time, bool, error)
 	// held counts the machine IDs held now.
 	held func(ctx context.Context) (int, error)
+	// fill makes other holders hold every machine ID but keep for at
+	// least d, written straight into the coordinator (one statement or
+	// pipeline; acquiring 511 leases one by one takes seconds). Nil: the
+	// suite acquires them through the strategy (see occupy).
+	fill func(ctx context.Context, keep int, d time.Duration) error
 	// wipe loses every lease at once (FLUSHALL; SQL: DELETE and refill).
 	wipe func(ctx context.Context) error
 	// restart restarts the coordinator as far as this namespace's clients

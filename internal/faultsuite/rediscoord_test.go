@@ -114,6 +114,28 @@ func redisSetup(t *testing.T, srv testenv.Server, mode redislease.Mode, private 
 		}
 		return n, err
 	}
+	sp.fill = func(ctx context.Context, keep int, d time.Duration) error {
+		const token = "other-holders-token-22"
+		if mode == redislease.ModeKey {
+			_, err := admin.Pipelined(ctx, func(p redis.Pipeliner) error {
+				for id, k := range keys {
+					if id != keep {
+						p.Set(ctx, k, token, d)
+					}
+				}
+				return nil
+			})
+			return err
+		}
+		args := []any{"HSETEX", sp.ns, "PX", d.Milliseconds(), "FIELDS", 2 * (len(keys) - 1)}
+		for id := range keys {
+			if id != keep {
+				sid := strconv.Itoa(id)
+				args = append(args, sid, token, "token."+sid+"."+token, sid)
+			}
+		}
+		return admin.Do(ctx, args...).Err()
+	}
 	if private {
 		sp.wipe = func(ctx context.Context) error { return admin.FlushAll(ctx).Err() }
 		sp.restart = func(ctx context.Context, _ *faultproxy.Proxy) error { return rs.restart(ctx) }

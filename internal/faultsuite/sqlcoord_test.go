@@ -1,6 +1,7 @@
 package faultsuite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -168,6 +169,19 @@ func sqlSetup(t *testing.T, d migrations.Dialect) *space {
 				}
 			}
 			return n, err
+		},
+		fill: func(ctx context.Context, keep int, _ time.Duration) error {
+			// Far-future expiries: held for the whole test.
+			q := "UPDATE " + quoted + " SET token = ?, expires_at = ?, lock_version = lock_version + 1 WHERE id <> ?"
+			until := "2100-01-01 00:00:00"
+			switch d {
+			case migrations.Postgres:
+				q = "UPDATE " + quoted + " SET token = $1, expires_at = $2::timestamp, lock_version = lock_version + 1 WHERE id <> $3"
+			case migrations.SQLite:
+				until = "2100-01-01T00:00:00.000000Z"
+			}
+			_, err := admin.ExecContext(ctx, q, bytes.Repeat([]byte{0xee}, 16), until, keep)
+			return err
 		},
 		wipe: func(ctx context.Context) error {
 			if _, err := admin.ExecContext(ctx, "DELETE FROM "+quoted); err != nil {
