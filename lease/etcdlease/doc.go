@@ -17,10 +17,12 @@
 //     lease. It fails with [lease.ErrExhausted] when all 512 keys exist and
 //     [lease.ErrConflict] when racing contenders took every candidate; the
 //     granted etcd lease is revoked whenever no key was won.
-//   - Renew checks that the key still holds the token, then sends one
-//     keep-alive (KeepAliveOnce) for the key's etcd lease. An etcd lease
-//     that no longer exists, or a key that is gone or holds another token,
-//     is [lease.ErrLost]. The TTL reported is the one etcd reports.
+//   - Renew sends one keep-alive (KeepAliveOnce) for the etcd lease, then
+//     checks that the key still holds the token on it. An etcd lease that
+//     no longer exists, or a key that is gone or holds another token (a
+//     wiped prefix), is [lease.ErrLost]. The TTL reported is the one etcd
+//     reports. A renewal whose reply was lost was applied; its replay
+//     succeeds.
 //   - Release revokes the etcd lease, which deletes the key with it.
 //
 // [lease.Lease].Token carries the etcd lease ID and the token

@@ -119,4 +119,3 @@ func (s *etcdServer) restart(wipe bool) error {
 	}
 	return s.start()
 }
-

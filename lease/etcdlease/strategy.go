@@ -106,32 +106,45 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, e
 		clip(s.opts.Prefix), min(len(free), s.opts.Candidates), lease.ErrConflict)
 }
 
-// Renew extends l: it checks that l's key still holds l's token, then
-// sends one keep-alive for the etcd lease the key is attached to, and
-// reports the TTL etcd reports. Replaying a renewal succeeds. Errors wrap
+// Renew extends l: it sends one keep-alive (KeepAliveOnce) for l's etcd
+// lease, checks that l's key still holds l's token on it, and reports the
+// TTL etcd reports. Replaying a renewal succeeds. Errors wrap
 // [lease.ErrLost] (the etcd lease is gone, or the key is gone or holds
 // another token), [lease.ErrRetry] (unknown outcome) or [lease.ErrConfig].
 // If d is longer than the etcd lease's TTL, the key moves to a new etcd
-// lease of TTL d (see the package documentation).
+// lease of TTL d (see the package documentation); a renewal of the lease
+// from before such a move (a replay) finds the key on its new etcd lease
+// by its token and renews that one.
 func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
 	ttl, err := ttlSeconds(d)
 	if err != nil {
 		return lease.Lease{}, err
 	}
-	_, token, err := parseLease(l)
+	lid, token, err := parseLease(l)
 	if err != nil {
 		return lease.Lease{}, err
 	}
 	id, key := l.MachineID, s.Key(l.MachineID)
+	// Keep-alive first: a renewal whose reply is lost has then been
+	// applied, and its replay succeeds.
+	ka, kaErr := s.keepAlive(ctx, lid)
+	if kaErr != nil && !isLeaseNotFound(kaErr) {
+		return lease.Lease{}, s.renewError(id, kaErr)
+	}
 	cur, err := s.holder(ctx, key, token)
 	if err != nil {
 		return lease.Lease{}, s.renewError(id, err)
 	}
-	rctx, cancel := s.request(ctx)
-	ka, err := s.c.KeepAliveOnce(rctx, cur)
-	cancel()
-	if err != nil {
-		return lease.Lease{}, s.renewError(id, err)
+	switch {
+	case cur == lid && kaErr != nil:
+		// Expired: etcd revokes it (and deletes the key) on its next tick.
+		return lease.Lease{}, s.renewError(id, kaErr)
+	case cur != lid:
+		// An earlier renewal moved the key to a longer etcd lease and its
+		// reply was lost: the token says the key is still ours.
+		if ka, err = s.keepAlive(ctx, cur); err != nil {
+			return lease.Lease{}, s.renewError(id, err)
+		}
 	}
 	granted := ka.TTL
 	if granted < ttl {
@@ -140,6 +153,13 @@ func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (l
 		}
 	}
 	return lease.Lease{MachineID: id, Token: leaseToken(cur, token), TTL: time.Duration(granted) * time.Second}, nil
+}
+
+// keepAlive sends one keep-alive for lid.
+func (s *Strategy) keepAlive(ctx context.Context, lid clientv3.LeaseID) (*clientv3.LeaseKeepAliveResponse, error) {
+	rctx, cancel := s.request(ctx)
+	defer cancel()
+	return s.c.KeepAliveOnce(rctx, lid)
 }
 
 // Reclaim is Renew: the machine ID and token read back from a state file

@@ -78,7 +78,7 @@ func TestRenewLost(t *testing.T) {
 	s := strategy(t, c, prefix, true)
 	ctx := ctxT(t)
 	for _, c2 := range []struct {
-		name  string
+		name   string
 		break_ func(l lease.Lease, lid clientv3.LeaseID) lease.Lease
 	}{
 		{"revoked", func(l lease.Lease, lid clientv3.LeaseID) lease.Lease {
