@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"time"
 )
@@ -16,13 +17,25 @@ func jitter(base time.Duration) time.Duration { return rand.N(base) + 1 }
 // base 100ms and ErrConfig aborts; after a loss (SourceReacquire) it keeps
 // trying with base 1s up to the renew interval until the manager stops.
 // It returns nil once the factories run on the new lease.
+//
+// Retries of the first acquisition are logged at INFO (a busy pool or a
+// coordinator still starting is routine at boot), except one WARN for the
+// first retry after half the acquire budget is spent (half of
+// DefaultAcquireTimeout with NoTimeout); Start's error reports a final
+// failure. Retries after a loss, with no lease held, are WARN.
 func (m *Manager) acquire(source Source) error {
 	ctx := m.runCtx
 	initial := source == SourceInitial
+	began := time.Now()
 	var budgetEnd time.Time
 	if initial && m.o.AcquireTimeout != NoTimeout {
-		budgetEnd = time.Now().Add(m.o.AcquireTimeout)
+		budgetEnd = began.Add(m.o.AcquireTimeout)
 	}
+	warnAfter := m.o.AcquireTimeout / 2
+	if m.o.AcquireTimeout == NoTimeout {
+		warnAfter = DefaultAcquireTimeout / 2
+	}
+	warned := false
 	base, attempt := runBackoffBase, m.streak
 	if initial {
 		base, attempt = startBackoffBase, 0
@@ -37,7 +50,16 @@ func (m *Manager) acquire(source Source) error {
 			}
 			delay := backoff(base, limit, attempt, jitter)
 			if delay > 0 {
-				m.emit(Event{Kind: EventRetry, Op: OpAcquire, Source: source, MachineID: -1, Attempt: attempt, Delay: delay, Err: lastErr})
+				e := Event{Kind: EventRetry, Op: OpAcquire, Source: source, MachineID: -1, Attempt: attempt, Delay: delay, Err: lastErr}
+				level, msg := eventLevel(e)
+				if initial {
+					level = slog.LevelInfo
+					if !warned && time.Since(began) >= warnAfter {
+						level, warned = slog.LevelWarn, true
+						msg = "lease acquire still failing after half the acquire timeout; retry"
+					}
+				}
+				m.emitLog(e, level, msg)
 				if !sleep(ctx, delay) {
 					return m.acquireCanceled(source, lastErr)
 				}
@@ -54,7 +76,7 @@ func (m *Manager) acquire(source Source) error {
 		tries++
 		g, err := m.tryAcquire(ctx, source, callEnd)
 		if err == nil {
-			err = m.install(g, source)
+			err = m.install(g)
 			if err == nil {
 				return nil
 			}
@@ -80,70 +102,94 @@ func (m *Manager) acquireCanceled(source Source, last error) error {
 	return ErrClosed
 }
 
+// grant is a lease obtained by one acquisition attempt, not yet installed.
+// Its end event is still due: install emits it once the factories run on
+// the lease, or with the reason the lease could not be used.
+type grant struct {
+	op     Op // OpAcquire or OpReclaim
+	source Source
+	o      outcome
+}
+
 // tryAcquire makes one attempt: reclaim the lease in the state file if
 // there is one, else acquire. A lease that cannot be used (illegal TTL,
 // safe window already over, manager stopping) is released.
-func (m *Manager) tryAcquire(ctx context.Context, source Source, deadline time.Time) (outcome, error) {
+func (m *Manager) tryAcquire(ctx context.Context, source Source, deadline time.Time) (grant, error) {
 	if m.reclaim != nil {
-		o := m.strategyCall(ctx, OpReclaim, source, m.reclaim.MachineID, deadline, func(c context.Context) (Lease, error) {
-			return m.s.(Reclaimer).Reclaim(c, *m.reclaim, m.o.LeaseDuration)
+		rl := *m.reclaim
+		o := m.startCall(ctx, OpReclaim, source, rl.MachineID, deadline, subject{on: &rl}, func(c context.Context) (Lease, error) {
+			return m.s.(Reclaimer).Reclaim(c, rl, m.o.LeaseDuration)
 		})
 		if o.err == nil {
 			m.reclaim = nil
-			return m.usable(ctx, source, o)
+			return m.usable(ctx, grant{OpReclaim, source, o})
 		}
+		m.endCall(ctx, OpReclaim, source, rl.MachineID, o, o.err, time.Time{})
 		if errors.Is(o.err, ErrRetry) || errors.Is(o.err, ErrTimeout) || ctx.Err() != nil {
-			return o, o.err // outcome unknown: try reclaiming again
+			return grant{}, o.err // outcome unknown: try reclaiming again
 		}
 		m.reclaim = nil // gone (or unusable): acquire a new one now
 	}
-	o := m.strategyCall(ctx, OpAcquire, source, -1, deadline, func(c context.Context) (Lease, error) {
+	o := m.startCall(ctx, OpAcquire, source, -1, deadline, subject{yields: true}, func(c context.Context) (Lease, error) {
 		return m.s.Acquire(c, m.o.LeaseDuration)
 	})
 	if o.err != nil {
-		return o, o.err
+		m.endCall(ctx, OpAcquire, source, -1, o, o.err, time.Time{})
+		return grant{}, o.err
 	}
-	return m.usable(ctx, source, o)
+	return m.usable(ctx, grant{OpAcquire, source, o})
 }
 
-// usable checks a granted lease before the factories may use it, and
-// releases it if they may not.
-func (m *Manager) usable(ctx context.Context, source Source, o outcome) (outcome, error) {
+// usable checks a granted lease before the factories may use it; if they
+// may not, it emits the grant's end event with the reason and releases the
+// lease.
+func (m *Manager) usable(ctx context.Context, g grant) (grant, error) {
 	var err error
-	switch l := o.l; {
+	switch l := g.o.l; {
 	case l.MachineID < 0 || l.MachineID > maxMachineID:
 		err = fmt.Errorf("%w: strategy %s granted machine ID %d, outside 0..%d", ErrConfig, m.name, l.MachineID, maxMachineID)
 	case !m.tm.legal(l.TTL):
 		err = fmt.Errorf("%w: strategy %s granted %v for machine ID %d, below %v", ErrIllegalTTL, m.name, l.TTL, l.MachineID, m.tm.minTTL)
-	case !time.Now().Before(o.sent.Add(m.tm.safe(l.TTL))):
-		err = fmt.Errorf("%w: acquiring machine ID %d took %v, past its safe window", ErrTimeout, l.MachineID, o.took)
+	case !time.Now().Before(g.o.sent.Add(m.tm.safe(l.TTL))):
+		err = fmt.Errorf("%w: acquiring machine ID %d took %v, past its safe window", ErrTimeout, l.MachineID, g.o.took)
 	case ctx.Err() != nil:
 		err = ErrClosed
 	}
 	if err != nil {
+		m.endCall(ctx, g.op, g.source, g.o.l.MachineID, g.o, err, time.Time{})
+		source := g.source
 		if ctx.Err() != nil {
 			source = SourceShutdown
 		}
-		m.release(o.l, source)
+		m.release(g.o.l, source)
 	}
-	return o, err
+	return g, err
 }
 
-// install activates the factories with a fresh lease and makes it current.
-func (m *Manager) install(o outcome, source Source) error {
-	l := o.l
+// install activates the factories with a fresh lease and makes it current,
+// then emits the grant's end event: a consumer that acts on a successful
+// acquire or reclaim end event finds the factories running on the lease
+// and MachineID reporting it.
+func (m *Manager) install(g grant) error {
+	l, o := g.o.l, g.o
 	notBefore := handoffNotBefore(l.PrevExpiry, m.o.HandoffSkew)
+	if g.op == OpReclaim {
+		notBefore = reclaimNotBefore(l, time.Now(), m.o.HandoffSkew)
+	}
 	validUntil := o.sent.Add(m.tm.safe(l.TTL))
 	m.mu.Lock()
 	if m.stopped {
 		m.mu.Unlock()
+		m.endCall(m.runCtx, g.op, g.source, l.MachineID, o, ErrClosed, time.Time{})
 		m.release(l, SourceShutdown)
 		return ErrClosed
 	}
 	if err := m.fs.activate(l.MachineID, notBefore, validUntil); err != nil {
 		m.mu.Unlock()
-		m.release(l, source)
-		return fmt.Errorf("%w: machine ID %d: %w", ErrConfig, l.MachineID, err)
+		err = fmt.Errorf("%w: machine ID %d: %w", ErrConfig, l.MachineID, err)
+		m.endCall(m.runCtx, g.op, g.source, l.MachineID, o, err, time.Time{})
+		m.release(l, g.source)
+		return err
 	}
 	select { // a loss signal for an earlier lease must not hit this one
 	case <-m.lossCh:
@@ -157,6 +203,7 @@ func (m *Manager) install(o outcome, source Source) error {
 	if err := m.state.store(m.name, l); err != nil {
 		m.o.Logger.Warn("lease state file not written", "path", m.o.StateFile, "error", err)
 	}
+	m.endCall(m.runCtx, g.op, g.source, l.MachineID, o, nil, validUntil)
 	m.checkClock(l, o, notBefore)
 	return nil
 }
@@ -173,26 +220,46 @@ func (m *Manager) checkClock(l Lease, o outcome, notBefore time.Time) {
 		}
 	}
 	if wait := time.Until(notBefore); wait > 0 {
-		m.o.Logger.Info("lease hand-off guard: factories start after the previous holder's expiry",
+		m.o.Logger.Info("lease hand-off guard: the factories' first timestamp waits for the previous holder's last possible one",
 			"strategy", m.name, "machine_id", l.MachineID, "wait", wait)
 	}
 }
 
-// strategyCall is call with start and end events.
-func (m *Manager) strategyCall(ctx context.Context, op Op, source Source, id int, deadline time.Time, fn func(context.Context) (Lease, error)) outcome {
+// startCall emits the start event of op and runs it (see call).
+func (m *Manager) startCall(ctx context.Context, op Op, source Source, id int, deadline time.Time, subj subject, fn func(context.Context) (Lease, error)) outcome {
 	m.emit(Event{Kind: EventStart, Op: op, Source: source, MachineID: id})
-	o := m.call(ctx, deadline, op != OpRelease, fn)
-	e := Event{Kind: EventEnd, Op: op, Source: source, MachineID: id, Result: resultOf(o.err), Err: o.err, Duration: o.took}
+	return m.call(ctx, deadline, subj, fn)
+}
+
+// endCall emits the end event of a call made with ctx: o is its outcome,
+// err its failure (o.err, or why the lease it granted cannot be used),
+// validUntil the deadline the factories got from it (zero: derived from
+// the event, see validity). A call that failed because ctx ended (the
+// manager is stopping) ends with Result "canceled", whatever the strategy
+// made of the cancellation: our own shutdown is not a failure.
+func (m *Manager) endCall(ctx context.Context, op Op, source Source, id int, o outcome, err error, validUntil time.Time) {
+	e := Event{Kind: EventEnd, Op: op, Source: source, MachineID: id, Result: resultOf(err), Err: err, Duration: o.took, ValidUntil: validUntil}
 	if o.err == nil && op != OpRelease {
 		e.MachineID, e.GrantedTTL = o.l.MachineID, o.l.TTL
 	}
+	if err != nil && op != OpRelease && ctx.Err() != nil {
+		e.Result = "canceled"
+	}
 	m.emit(e)
+}
+
+// strategyCall is call with start and end events.
+func (m *Manager) strategyCall(ctx context.Context, op Op, source Source, id int, deadline time.Time, subj subject, fn func(context.Context) (Lease, error)) outcome {
+	o := m.startCall(ctx, op, source, id, deadline, subj, fn)
+	m.endCall(ctx, op, source, id, o, o.err, time.Time{})
 	return o
 }
 
 // release gives l up, best effort, bounded by ReleaseTimeout (and by the
-// context of Close, when shutting down on its behalf).
+// context of Close, when shutting down on its behalf). An abandoned call
+// still running on l releases it again once it returns (see orphan).
 func (m *Manager) release(l Lease, source Source) error {
+	m.gaveUp(l)
 	parent := context.Background()
 	if source == SourceShutdown {
 		m.mu.Lock()
@@ -201,7 +268,7 @@ func (m *Manager) release(l Lease, source Source) error {
 		}
 		m.mu.Unlock()
 	}
-	o := m.strategyCall(parent, OpRelease, source, l.MachineID, time.Now().Add(m.o.ReleaseTimeout), func(c context.Context) (Lease, error) {
+	o := m.strategyCall(parent, OpRelease, source, l.MachineID, time.Now().Add(m.o.ReleaseTimeout), subject{}, func(c context.Context) (Lease, error) {
 		return Lease{}, m.s.Release(c, l)
 	})
 	return o.err

@@ -13,7 +13,7 @@ type EventKind string
 // Event kinds.
 const (
 	EventStart EventKind = "start" // an operation begins
-	EventEnd   EventKind = "end"   // an operation ended: Result, Duration, GrantedTTL
+	EventEnd   EventKind = "end"   // an operation ended: Result, Duration, GrantedTTL (acquire, reclaim: see Event)
 	EventRetry EventKind = "retry" // a failed operation will be retried after Delay
 	EventLost  EventKind = "lost"  // the lease is no longer trusted: Err is the reason
 )
@@ -42,6 +42,15 @@ const (
 
 // Event describes one step of the lease lifecycle, for metrics and traces.
 // Fields that do not apply to a kind are zero.
+//
+// A successful acquire or reclaim (EventEnd, Result "ok") is delivered only
+// once the lease is installed: the factories have been activated with its
+// machine ID and [Manager.MachineID] reports it, so a consumer may print
+// the ID or start generating when it sees that event. A lease the strategy
+// granted but the manager cannot use (illegal TTL, granted too late,
+// activation failed, manager stopping) ends with that reason instead, and
+// its release follows. An operation that failed because the manager is
+// shutting down ends with Result "canceled".
 type Event struct {
 	Kind     EventKind
 	Op       Op // empty for EventLost
@@ -103,13 +112,18 @@ func resultOf(err error) string {
 	return "error"
 }
 
-// emit logs e and hands it to the Events hook.
+// emit logs e at its level (eventLevel) and hands it to the Events hook.
 func (m *Manager) emit(e Event) {
+	level, msg := eventLevel(e)
+	m.emitLog(e, level, msg)
+}
+
+// emitLog logs e at level with msg and hands it to the Events hook.
+func (m *Manager) emitLog(e Event, level slog.Level, msg string) {
 	e.Strategy = m.name
 	if e.ValidUntil.IsZero() {
 		e.ValidUntil = m.validity(e)
 	}
-	level, msg := eventLevel(e)
 	if log := m.o.Logger; log.Enabled(context.Background(), level) {
 		attrs := []slog.Attr{slog.String("strategy", e.Strategy), slog.String("source", string(e.Source))}
 		if e.MachineID >= 0 {
@@ -149,22 +163,44 @@ func (m *Manager) validity(e Event) time.Time {
 	return time.Time{}
 }
 
-// eventLevel picks the log level and message of an event: failures warn,
-// losses are errors, routine renewals are debug.
+// eventLevel picks the log level and message of an event: losses are
+// errors, failures warn, routine renewals are debug. Not failures, and so
+// below WARN:
+//   - an operation canceled by the manager's own shutdown (Result
+//     "canceled"; a release cut short by Close's context still warns: the
+//     lease may stay held until it expires);
+//   - a failed acquire or reclaim whose class is transient (exhausted,
+//     conflict, retry, timeout): the retry record that follows reports it
+//     (acquire picks its level), or Start's error does;
+//   - a reclaim the coordinator refuses (the lease in the state file was
+//     taken over): a new lease is acquired at once.
 func eventLevel(e Event) (slog.Level, string) {
+	op := string(e.Op)
 	switch e.Kind {
 	case EventStart:
-		return slog.LevelDebug, "lease " + string(e.Op) + " start"
+		return slog.LevelDebug, "lease " + op + " start"
 	case EventRetry:
-		return slog.LevelWarn, "lease " + string(e.Op) + " retry"
+		return slog.LevelWarn, "lease " + op + " retry"
 	case EventLost:
 		return slog.LevelError, "lease lost"
 	}
 	switch {
-	case e.Err != nil:
-		return slog.LevelWarn, "lease " + string(e.Op) + " failed"
-	case e.Op == OpRenew:
+	case e.Err == nil && e.Op == OpRenew:
 		return slog.LevelDebug, "lease renewed"
+	case e.Err == nil:
+		return slog.LevelInfo, "lease " + op + " done"
+	case e.Op == OpRelease:
+		return slog.LevelWarn, "lease release failed"
+	case e.Result == "canceled":
+		return slog.LevelDebug, "lease " + op + " canceled by shutdown"
 	}
-	return slog.LevelInfo, "lease " + string(e.Op) + " done"
+	if e.Op == OpAcquire || e.Op == OpReclaim {
+		switch e.Result {
+		case "exhausted", "conflict", "retry", "timeout":
+			return slog.LevelDebug, "lease " + op + " failed"
+		case "lost":
+			return slog.LevelInfo, "lease " + op + " failed"
+		}
+	}
+	return slog.LevelWarn, "lease " + op + " failed"
 }

@@ -142,6 +142,7 @@ type fake struct {
 	acquire func(ctx context.Context, d time.Duration) (lease.Lease, error)
 	renew   func(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error)
 	release func(ctx context.Context, l lease.Lease) error
+	reclaim func(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error)
 }
 
 func newFake(j *journal, capacity int) *fake {
@@ -192,6 +193,12 @@ func (f *fake) Release(ctx context.Context, l lease.Lease) error {
 
 func (f *fake) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
 	f.j.add("strategy reclaim")
+	f.mu.Lock()
+	fn := f.reclaim
+	f.mu.Unlock()
+	if fn != nil {
+		return fn(ctx, l, d)
+	}
 	return f.mem.Reclaim(ctx, l, d)
 }
 

@@ -94,7 +94,7 @@ func (m *Manager) renew() error {
 			return fmt.Errorf("%w: safe window of machine ID %d ended while renewals failed", ErrExpired, m.cur.MachineID)
 		}
 		cur := m.cur
-		o := m.strategyCall(m.runCtx, OpRenew, SourceScheduled, cur.MachineID, m.deadline, func(c context.Context) (Lease, error) {
+		o := m.strategyCall(m.runCtx, OpRenew, SourceScheduled, cur.MachineID, m.deadline, subject{on: &cur}, func(c context.Context) (Lease, error) {
 			return m.s.Renew(c, cur, m.o.LeaseDuration)
 		})
 		if m.runCtx.Err() != nil {

@@ -31,7 +31,8 @@ type Manager struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	lossCh chan struct{} // LeaseLost wakes the loop; capacity 1
-	// orphans counts abandoned strategy calls still running.
+	// orphans counts abandoned strategy calls still running, with the
+	// clean-up after them.
 	orphans sync.WaitGroup
 
 	mu        sync.Mutex
@@ -41,6 +42,9 @@ type Manager struct {
 	stopped   bool  // Close was called or the loop ended
 	closeCtx  context.Context
 	closeErr  error // of the release at shutdown
+	// abandoned: the abandoned calls still running on each lease (see
+	// call and orphan).
+	abandoned map[leaseKey]*abandoned
 
 	// Owned by the goroutine running the loop (Start's caller before).
 	cur      Lease
@@ -85,6 +89,11 @@ func Start(ctx context.Context, s Strategy, opts Options) (*Manager, error) {
 	}
 	m.runCtx, m.cancel = context.WithCancel(ctx)
 	if err := m.acquire(SourceInitial); err != nil {
+		if m.reclaim != nil {
+			// A reclaim whose outcome is unknown: if its call is still
+			// running, the lease is released once it returns (see orphan).
+			m.gaveUp(*m.reclaim)
+		}
 		m.cancel()
 		m.state.close()
 		return nil, err
@@ -143,10 +152,14 @@ func (m *Manager) LeaseLost(reason string) {
 // Close stops the manager: disables the factories at once, cancels any
 // strategy call in flight, releases the lease (bounded by ctx and
 // Options.ReleaseTimeout), and waits for the manager's goroutine, then up to
-// ReleaseTimeout more for strategy calls it abandoned (an acquire that
-// completes during shutdown is released, not leaked). It returns the
-// release error, or ctx's error if ctx ended first. Calling it again waits
-// again and returns the same result.
+// ReleaseTimeout more for strategy calls it abandoned and the clean-up
+// after them: an acquire that completes during shutdown is released, not
+// leaked; a renewal (or reclaim) abandoned in flight may still be applied
+// after the release, whatever the strategy reports (an UPDATE that commits
+// after its client stopped waiting), so once it has returned the lease is
+// released again. Close thus returns within about twice ReleaseTimeout, or
+// when ctx ends. It returns the release error, or ctx's error if ctx ended
+// first. Calling it again waits again and returns the same result.
 func (m *Manager) Close(ctx context.Context) error {
 	m.mu.Lock()
 	if !m.stopped {

@@ -82,6 +82,17 @@ type Options struct {
 	// not drain the pool). The strategy must implement [Reclaimer]. The
 	// file is locked while the manager runs: two live managers cannot share
 	// it. Unix only.
+	//
+	// The previous holder of a reclaimed lease is the previous incarnation,
+	// which may have emitted timestamps up to when it stopped: the
+	// factories' first timestamp comes after min(PrevExpiry,
+	// CoordinatorNow) + HandoffSkew as the reclaimed lease reports them
+	// (now + 2*HandoffSkew on the local clock if it reports neither; see
+	// reclaimNotBefore in timing.go). A Reclaimer should therefore report
+	// the lease's expiry before the reclaim as PrevExpiry and the
+	// coordinator's clock as CoordinatorNow: the first lets a lease that
+	// expired long ago start at once, the second bounds the wait after a
+	// quick restart to about HandoffSkew.
 	StateFile string
 	// ReleaseTimeout bounds the release of a lease at shutdown and after a
 	// loss. Default 5s.

@@ -80,3 +80,47 @@ func handoffNotBefore(prevExpiry time.Time, skew time.Duration) time.Time {
 	}
 	return prevExpiry.Add(skew)
 }
+
+// reclaimNotBefore is the earliest timestamp the factories may emit on a
+// lease reclaimed from Options.StateFile, given the clock readings the
+// strategy reported (l.PrevExpiry: the lease's expiry before the reclaim;
+// l.CoordinatorNow: the coordinator's clock during the reclaim), now on the
+// local clock and the skew allowance.
+//
+// The previous holder is this process's previous incarnation (or another
+// process that used the same state file), not a stranger, and it has
+// stopped: the state file stays locked for the life of a manager, and a
+// manager disables its factories before it lets go of the file (or dies
+// with it). So the previous holder's timestamps are bounded by two things:
+//
+//   - its lease: it emitted nothing past its own deadline, which is before
+//     the coordinator's expiry (see handoffNotBefore): below
+//     PrevExpiry + skew;
+//   - the moment it stopped, which was before this reclaim: every
+//     timestamp is a reading of the emitting process's clock (a counter's
+//     timestamp lags that clock while idle and catches up in bursts, it
+//     never passes it; a sortable timestamp is the reading itself), so
+//     all of them are at most its clock when it stopped, at most skew
+//     ahead of the coordinator's clock then, and so below
+//     CoordinatorNow + skew.
+//
+// notBefore is therefore min(PrevExpiry, CoordinatorNow) + skew. A lease
+// that expired at least skew ago costs nothing; after a crash and a quick
+// restart the first timestamp waits up to skew (plus however far the
+// coordinator's clock is ahead of ours) — never the hours left of the
+// previous incarnation's lease, which is what the plain hand-off guard
+// (PrevExpiry + skew) would impose. Waiting out the skew matters even on
+// one machine: a wall clock stepped back between incarnations would
+// otherwise repeat timestamps. If the strategy reports neither reading,
+// the local clock stands in for the coordinator's; ours may be skew behind
+// it, so the allowance doubles: now + 2*skew.
+func reclaimNotBefore(l Lease, now time.Time, skew time.Duration) time.Time {
+	bound := l.CoordinatorNow
+	if !l.PrevExpiry.IsZero() && (bound.IsZero() || l.PrevExpiry.Before(bound)) {
+		bound = l.PrevExpiry
+	}
+	if bound.IsZero() {
+		return now.Round(0).Add(2 * skew)
+	}
+	return bound.Add(skew)
+}
