@@ -346,3 +346,18 @@ func BenchmarkNew(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCipher64 is the floor under the masked benchmarks: one block
+// encryption through nonce.Block64, without parsing or formatting.
+func BenchmarkCipher64(b *testing.B) {
+	for _, c := range []nonce.Cipher{nonce.Blowfish, nonce.Speck, nonce.DES3} {
+		b.Run(c.String(), func(b *testing.B) {
+			blk := keyFactory(b, testBaseKey, c).Cipher64()
+			b.ReportAllocs()
+			v := uint64(1)
+			for b.Loop() {
+				v = blk.Encrypt(v)
+			}
+		})
+	}
+}
