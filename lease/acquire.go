@@ -20,9 +20,9 @@ func jitter(base time.Duration) time.Duration { return rand.N(base) + 1 }
 //
 // Retries of the first acquisition are logged at INFO (a busy pool or a
 // coordinator still starting is routine at boot), except one WARN for the
-// first retry after half the acquire budget is spent (half of
-// DefaultAcquireTimeout with NoTimeout); Start's error reports a final
-// failure. Retries after a loss, with no lease held, are WARN.
+// first retry that will run after half the acquire budget is spent (half
+// of DefaultAcquireTimeout with NoTimeout): a Start that times out has
+// always warned first. Retries after a loss, with no lease held, are WARN.
 func (m *Manager) acquire(source Source) error {
 	ctx := m.runCtx
 	initial := source == SourceInitial
@@ -54,9 +54,9 @@ func (m *Manager) acquire(source Source) error {
 				level, msg := eventLevel(e)
 				if initial {
 					level = slog.LevelInfo
-					if !warned && time.Since(began) >= warnAfter {
+					if !warned && time.Since(began)+delay >= warnAfter {
 						level, warned = slog.LevelWarn, true
-						msg = "lease acquire still failing after half the acquire timeout; retry"
+						msg = "lease acquire retry past half the acquire timeout"
 					}
 				}
 				m.emitLog(e, level, msg)
