@@ -112,3 +112,35 @@ func TestHandoffNotBefore(t *testing.T) {
 		t.Errorf("notBefore = %v, want previous expiry + 1.5s", got)
 	}
 }
+
+func TestReclaimNotBefore(t *testing.T) {
+	const skew = time.Second
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, c := range []struct {
+		name           string
+		prev, coordNow time.Duration // relative to now; 1 = unknown
+		want           time.Duration // relative to now
+	}{
+		// A quick restart: the old lease runs for hours yet; the previous
+		// incarnation stopped before the coordinator's now.
+		{"quick restart", 8 * time.Hour, 0, skew},
+		{"coordinator clock ahead", 8 * time.Hour, 300 * time.Millisecond, 300*time.Millisecond + skew},
+		// Expired long ago: nothing to wait for.
+		{"expired an hour ago", -time.Hour, 0, -time.Hour + skew},
+		{"only the expiry known", -time.Hour, 1, -time.Hour + skew},
+		{"only the expiry known, in the future", 8 * time.Hour, 1, 8*time.Hour + skew},
+		{"only the coordinator's clock known", 1, 0, skew},
+		{"nothing known: the local clock, twice the skew", 1, 1, 2 * skew},
+	} {
+		l := Lease{}
+		if c.prev != 1 {
+			l.PrevExpiry = now.Add(c.prev)
+		}
+		if c.coordNow != 1 {
+			l.CoordinatorNow = now.Add(c.coordNow)
+		}
+		if got := reclaimNotBefore(l, now, skew); !got.Equal(now.Add(c.want)) {
+			t.Errorf("%s: notBefore = now %+v, want now %+v", c.name, got.Sub(now), c.want)
+		}
+	}
+}
