@@ -26,6 +26,16 @@ type queries struct {
 	claim string
 	// renew(expiry..., id, token) -> [expires_at, now]
 	renew string
+	// reclaim(expiry..., id, token) -> previous expires_at, expires_at, now:
+	// renew in one statement that also returns the expiry it replaced
+	// (PostgreSQL only; empty elsewhere).
+	reclaim string
+	// current(id, token) -> expires_at, lock_version, now: the row as the
+	// read-then-write reclaim (MySQL, SQLite) sees it first.
+	current string
+	// renewSeen(expiry..., id, token, lock_version) -> [expires_at, now]:
+	// renew, only if the row was not written since it was read.
+	renewSeen string
 	// release(id, token)
 	release string
 	// list() -> id, token, expires_at, lock_version, held
@@ -84,10 +94,25 @@ func newQueries(d migrations.Dialect, table string) (*queries, error) {
 		`, lock_version = lock_version + 1 WHERE id = ` + p.next() + ` AND lock_version = ` + p.next() + ` AND ` + free
 	q.renew = `UPDATE ` + t + ` SET expires_at = ` + exp + `, lock_version = lock_version + 1 WHERE id = ` +
 		p.from(n).next() + ` AND token = ` + p.next()
+	q.renewSeen = q.renew + ` AND lock_version = ` + p.next()
 	if q.returning {
 		ret := ` RETURNING ` + text("expires_at") + `, ` + text(now)
 		q.claim += ret
 		q.renew += ret
+		q.renewSeen += ret
+	}
+	q.current = `SELECT ` + text("expires_at") + `, lock_version, ` + text(now) + ` FROM ` + t +
+		` WHERE id = ` + p.from(0).next() + ` AND token = ` + p.next()
+	if d == migrations.Postgres {
+		// The CTE locks the row and reads its expiry; the UPDATE joined to
+		// it writes the new one and returns both (PostgreSQL's RETURNING
+		// sees only new values of the updated table, but the old ones of
+		// a joined relation).
+		id, token := p.from(n).next(), p.next()
+		q.reclaim = `WITH old AS (SELECT id, expires_at FROM ` + t + ` WHERE id = ` + id + ` AND token = ` + token + ` FOR UPDATE) ` +
+			`UPDATE ` + t + ` AS cur SET expires_at = ` + exp + `, lock_version = cur.lock_version + 1 FROM old` +
+			` WHERE cur.id = old.id AND cur.token = ` + token +
+			` RETURNING ` + text("old.expires_at") + `, ` + text("cur.expires_at") + `, ` + text(now)
 	}
 	q.release = `UPDATE ` + t + ` SET expires_at = ` + now + `, lock_version = lock_version + 1 WHERE id = ` +
 		p.from(0).next() + ` AND token = ` + p.next()

@@ -239,11 +239,111 @@ func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (l
 	return nl, nil
 }
 
+// reclaimReads bounds how often the read-then-write Reclaim (MySQL,
+// SQLite) reads the row again after it changed between its read and its
+// write.
+const reclaimReads = 3
+
 // Reclaim takes back a lease from its machine ID and token alone (as
-// persisted in the manager's state file): it is Renew, since Renew needs
-// nothing else. A lease that expired but was not taken over is reclaimed.
+// persisted in the manager's state file): it renews the row like Renew,
+// and also reports the row's expires_at just before the reclaim as
+// PrevExpiry and the database's clock as CoordinatorNow. The lease's
+// previous holder is the process's previous incarnation, which may have
+// emitted timestamps until it stopped; the manager starts the factories'
+// timestamps after min(PrevExpiry, CoordinatorNow) plus its hand-off skew
+// (see lease.Options.StateFile), which costs nothing when the lease
+// expired long ago. A lease that expired but was not taken over is
+// reclaimed; one held by another token is lease.ErrLost.
+//
+// PostgreSQL does it in one statement:
+//
+//	WITH old AS (SELECT id, expires_at FROM t WHERE id = :id AND token = :token FOR UPDATE)
+//	UPDATE t AS cur SET expires_at = now + d, lock_version = cur.lock_version + 1 FROM old
+//	 WHERE cur.id = old.id AND cur.token = :token RETURNING old.expires_at, cur.expires_at, now
+//
+// MySQL (no RETURNING) and SQLite (whose RETURNING sees only new values,
+// even in a subquery) read the row, then renew it only if lock_version is
+// still the one read:
+//
+//	SELECT expires_at, lock_version, now FROM t WHERE id = :id AND token = :token
+//	UPDATE t SET expires_at = now + d, lock_version = lock_version + 1
+//	 WHERE id = :id AND token = :token AND lock_version = :seen
+//
+// reading again (up to three times) if the row changed in between.
 func (s *Strategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
-	return s.Renew(ctx, l, d)
+	op := "reclaim machine ID " + strconv.Itoa(l.MachineID)
+	token, err := decode(l)
+	if err != nil {
+		return lease.Lease{}, err
+	}
+	us, err := micros(d)
+	if err != nil {
+		return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
+	}
+	db, done, err := s.session(ctx)
+	if err != nil {
+		return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
+	}
+	defer done()
+	lost := func() error {
+		return fmt.Errorf("sqllease: %w: machine ID %d is held by another token in %s", lease.ErrLost, l.MachineID, s.opts.Table)
+	}
+	if s.q.reclaim != "" {
+		var prevS, expS, nowS string
+		args := append(s.q.expiry(us), l.MachineID, token)
+		switch err := db.QueryRowContext(ctx, s.q.reclaim, args...).Scan(&prevS, &expS, &nowS); {
+		case errors.Is(err, sql.ErrNoRows):
+			return lease.Lease{}, lost()
+		case err != nil:
+			return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
+		}
+		nl := lease.Lease{MachineID: l.MachineID, Token: l.Token}
+		var exp time.Time
+		if nl.PrevExpiry, err = parseTime("expires_at", prevS); err == nil {
+			if exp, err = parseTime("expires_at", expS); err == nil {
+				nl.CoordinatorNow, err = parseTime("database clock", nowS)
+			}
+		}
+		if err != nil {
+			return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
+		}
+		nl.TTL = exp.Sub(nl.CoordinatorNow)
+		return nl, nil
+	}
+	for range reclaimReads {
+		var (
+			prevS, nowS string
+			seen        int64
+		)
+		switch err := db.QueryRowContext(ctx, s.q.current, l.MachineID, token).Scan(&prevS, &seen, &nowS); {
+		case errors.Is(err, sql.ErrNoRows):
+			return lease.Lease{}, lost()
+		case err != nil:
+			return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
+		}
+		prev, err := parseTime("expires_at", prevS)
+		if err != nil {
+			return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
+		}
+		now, err := parseTime("database clock", nowS)
+		if err != nil {
+			return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
+		}
+		args := append(s.q.expiry(us), l.MachineID, token, seen)
+		nl, ok, err := s.write(ctx, db, s.q.renewSeen, args, us)
+		if err != nil {
+			return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
+		}
+		if !ok {
+			continue // written since read (or taken over): read again
+		}
+		nl.MachineID, nl.Token, nl.PrevExpiry = l.MachineID, l.Token, prev
+		if nl.CoordinatorNow.IsZero() {
+			nl.CoordinatorNow = now // MySQL: the clock of the read, just before
+		}
+		return nl, nil
+	}
+	return lease.Lease{}, fmt.Errorf("sqllease: %s: %w: the row kept changing between read and write (%d tries)", op, lease.ErrRetry, reclaimReads)
 }
 
 // Release ends l now:
