@@ -1,6 +1,7 @@
 package nonce
 
 import (
+	"runtime"
 	"testing"
 	"time"
 )
@@ -15,6 +16,9 @@ import (
 //   - "sustained" / "ceiling": the real clock; the figure is the ceiling,
 //     about 122 ns/op (1 ms / 8,192), not the code's speed.
 // Encrypted nonces run on a burst counter, so the figure is counter + cipher.
+// Serial benchmarks also report cpu-ns/op, the CPU time of the benchmark's
+// thread per call: unlike ns/op it does not grow when other processes
+// compete for the CPU.
 
 // fastClock runs 1,000 times faster than real time (monotonic readings).
 func fastClock() func() time.Time {
@@ -25,10 +29,20 @@ func fastClock() func() time.Time {
 func benchGen[T any](b *testing.B, gen func() (T, error)) {
 	b.Run("serial", func(b *testing.B) {
 		b.ReportAllocs()
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		start, n := int64(-1), 0
 		for b.Loop() {
+			if n == 0 {
+				start = threadCPU()
+			}
 			if _, err := gen(); err != nil {
 				b.Fatal(err)
 			}
+			n++
+		}
+		if end := threadCPU(); start >= 0 && end >= 0 && n > 1 {
+			b.ReportMetric(float64(end-start)/float64(n-1), "cpu-ns/op")
 		}
 	})
 	b.Run("parallel", func(b *testing.B) {
