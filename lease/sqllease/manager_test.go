@@ -43,10 +43,13 @@ func TestManagers(t *testing.T) {
 func testManagers(t *testing.T, d migrations.Dialect, db *sql.DB) {
 	db.SetMaxOpenConns(racePool(d))
 	// Losers wait this long. SQLite under the race detector on a small
-	// machine needs several seconds for its 512 serialized claims.
+	// machine needs several seconds for its 512 serialized claims, and as
+	// long for the 512 serialized releases when the winners close at once
+	// (through a pool of 4 connections): each may wait that long.
 	timeout := 15 * time.Second
+	release := lease.DefaultReleaseTimeout
 	if d == migrations.SQLite {
-		timeout = 30 * time.Second
+		timeout, release = 30*time.Second, 30*time.Second
 	}
 	table := newTable(t, db, d)
 	ctx := ctxT(t)
@@ -68,6 +71,7 @@ func testManagers(t *testing.T, d migrations.Dialect, db *sql.DB) {
 			m, err := lease.Start(ctx, s, lease.Options{
 				Factories:      []lease.Factory{f},
 				AcquireTimeout: timeout,
+				ReleaseTimeout: release,
 				Logger:         quiet,
 			})
 			mu.Lock()
@@ -105,7 +109,7 @@ func testManagers(t *testing.T, d migrations.Dialect, db *sql.DB) {
 			len(managers), len(held), exhausted, contenders-512)
 	}
 
-	closeCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	closeCtx, cancel := context.WithTimeout(ctx, 2*release+30*time.Second)
 	defer cancel()
 	for _, m := range managers {
 		wg.Go(func() {
