@@ -1,0 +1,28 @@
+// Package otellease bridges a lease manager's events to OpenTelemetry
+// metrics (go.opentelemetry.io/otel/metric), so lease health shows on
+// dashboards without glue code:
+//
+//	name                     kind     unit       attributes
+//	once.lease.held          gauge    {lease}    strategy, machine_id (while held)
+//	once.lease.renewals      counter  {renewal}  strategy, result
+//	once.lease.retries       counter  {retry}    strategy, operation
+//	once.lease.losses        counter  {loss}     strategy, reason
+//	once.lease.time_to_expiry gauge   s          strategy, machine_id (while held)
+//
+// held is 1 while a lease is held (then with its machine_id) and 0 when
+// none is. renewals counts finished renewal calls by result: "ok", or the
+// error class of [github.com/once-go/once/lease.Event].Result ("retry",
+// "lost", "timeout", "illegal_ttl", "canceled", ...). retries counts the
+// pauses before another attempt, by operation ("renew", "acquire").
+// losses counts leases lost, by [github.com/once-go/once/lease.LossReason]
+// ("lost": the coordinator said so, "expired", "timeout", "external",
+// "illegal_ttl"). time_to_expiry is how long the factories may still
+// generate unless a renewal succeeds: the end of the lease's safe window
+// on the local clock, minus now, at collection time (0 when no lease is
+// held).
+//
+// Install [Bridge.Hook] as the manager's event hook (or call it from
+// yours). It only updates counters and a few fields under a mutex, never
+// blocks the manager, and nothing is recorded on the nonce generation
+// path. The gauges are observed when the metrics are collected.
+package otellease
