@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -40,8 +41,10 @@ import (
 //	lost AT REASON                  the manager's OnLost
 //
 // Times are Unix nanoseconds of the holder's true wall clock (the -skew
-// flag skews only its factory's clock). SIGTERM or SIGINT closes the
-// manager (releasing the lease) and exits 0; no lease within -acquire
+// flag skews only its factory's clock). SIGUSR1 cuts the holder off its
+// coordinator (every strategy call fails with ErrRetry from then on, as
+// over a dead network; it works for SQLite too). SIGTERM or SIGINT closes
+// the manager (releasing the lease) and exits 0; no lease within -acquire
 // exits 3. Run it by hand with:
 //
 //	go test -c -o /tmp/faults ./internal/faultsuite
@@ -77,11 +80,17 @@ func holderMain(args []string) int {
 		return 1
 	}
 	defer cl.close()
-	s, err := cl.strategy(*lowest)
+	inner, err := cl.strategy(*lowest)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "holder:", err)
 		return 1
 	}
+	// SIGUSR1 cuts the holder off its coordinator for good: every
+	// strategy call fails as a dead network would make it fail.
+	s := &cutStrategy{Strategy: inner}
+	usr1 := make(chan os.Signal, 1)
+	signal.Notify(usr1, syscall.SIGUSR1)
+	go func() { <-usr1; s.cut.Store(true) }()
 	out := &lineWriter{w: os.Stdout}
 	rf := newRecFactory(*skew)
 	rf.onEvent = func(e lifeEvent) {
@@ -148,6 +157,48 @@ func holderMain(args []string) int {
 	defer cancel()
 	m.Close(cctx)
 	return 0
+}
+
+// cutStrategy is the holder's strategy: the real one until cut, then a
+// coordinator that cannot be reached (every call fails with ErrRetry).
+type cutStrategy struct {
+	lease.Strategy
+	cut atomic.Bool
+}
+
+var errCut = fmt.Errorf("holder: cut off the coordinator (SIGUSR1): %w", lease.ErrRetry)
+
+func (c *cutStrategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, error) {
+	if c.cut.Load() {
+		return lease.Lease{}, errCut
+	}
+	return c.Strategy.Acquire(ctx, d)
+}
+
+func (c *cutStrategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+	if c.cut.Load() {
+		return lease.Lease{}, errCut
+	}
+	return c.Strategy.Renew(ctx, l, d)
+}
+
+func (c *cutStrategy) Release(ctx context.Context, l lease.Lease) error {
+	if c.cut.Load() {
+		return errCut
+	}
+	return c.Strategy.Release(ctx, l)
+}
+
+// Reclaim forwards to the real strategy; one that cannot reclaim says the
+// lease is gone (the manager then acquires).
+func (c *cutStrategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+	if c.cut.Load() {
+		return lease.Lease{}, errCut
+	}
+	if r, ok := c.Strategy.(lease.Reclaimer); ok {
+		return r.Reclaim(ctx, l, d)
+	}
+	return lease.Lease{}, fmt.Errorf("holder: %s cannot reclaim: %w", c.Name(), lease.ErrLost)
 }
 
 func unixNano(t time.Time) int64 {
