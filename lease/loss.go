@@ -25,13 +25,22 @@ func (m *Manager) applyRenewal(o outcome) error {
 		defer m.mu.Unlock()
 		return m.err
 	}
-	if time.Now().Before(m.deadline) {
+	late := !time.Now().Before(m.deadline)
+	if !late {
 		m.fs.extend(validUntil)
-	} else if err := m.fs.enable(validUntil); err != nil {
-		reason := fmt.Errorf("%w: re-enabling factories after a late renewal of machine ID %d: %v", ErrExpired, l.MachineID, err)
-		m.loseLocked(reason)
-		m.mu.Unlock()
-		return reason
+		// The old deadline may have passed while Extend was on its way
+		// (a preemption right here): a factory whose own deadline timer
+		// fired in between stays disabled after Extend, which only moves
+		// the deadline. Re-enable it then, as for a late renewal.
+		late = !time.Now().Before(m.deadline)
+	}
+	if late {
+		if err := m.fs.enable(validUntil); err != nil {
+			reason := fmt.Errorf("%w: re-enabling factories after a late renewal of machine ID %d: %v", ErrExpired, l.MachineID, err)
+			m.loseLocked(reason)
+			m.mu.Unlock()
+			return reason
+		}
 	}
 	m.mu.Unlock()
 	m.cur, m.sent, m.deadline = l, o.sent, validUntil
