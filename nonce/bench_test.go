@@ -145,3 +145,19 @@ func BenchmarkCipher(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkClockRead is context for the sortable figures: every sortable
+// call reads the clock once, with the factory's default clock (monotonic
+// time.Since) or, in the below-ceiling benchmark, the accelerated test clock.
+func BenchmarkClockRead(b *testing.B) {
+	f := mustNew(b, Config{})
+	st := f.state.Load()
+	b.Run("default", func(b *testing.B) {
+		benchGen(b, func() (int64, error) { return f.elapsed(st), nil })
+	})
+	g := mustNew(b, Config{Now: fastClock()})
+	gst := g.state.Load()
+	b.Run("accelerated", func(b *testing.B) {
+		benchGen(b, func() (int64, error) { return g.elapsed(gst), nil })
+	})
+}
