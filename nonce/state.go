@@ -145,8 +145,8 @@ func (st *state) raiseKnown(now uint64) {
 // error when the factory is disabled or st's lease expired. The wait is
 // bounded by how far ts is ahead of the clock: under sustained overload
 // about a millisecond, after Activate with a future notBefore until then.
-// It yields or sleeps at most maxPause at a time and re-checks the factory's state
-// and deadline after every sleep.
+// It yields or sleeps at most maxPause at a time and re-checks the
+// factory's state and deadline after every pause.
 func (f *Factory) await(st *state, ts uint64) (bool, error) {
 	for spins := 0; ; spins++ {
 		if cur := f.state.Load(); cur != st {
