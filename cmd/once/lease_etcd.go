@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/etcdlease"
+)
+
+func init() {
+	registerDriver(&leaseDriver{name: "etcd", noMigrate: true,
+		dsn:  "http://[USER:PASS@]HOST:2379[,http://HOST:PORT...] (also https://, HOST:PORT); --table is the key prefix (default once_leases/)",
+		open: openEtcd})
+}
+
+// etcdConfig parses --dsn: comma-separated client endpoints, each
+// http://HOST:PORT, https://HOST:PORT (TLS with the system's roots) or a
+// bare HOST:PORT; credentials, if any, in the first one's user info.
+func etcdConfig(dsn string) (clientv3.Config, error) {
+	cfg := clientv3.Config{DialTimeout: 5 * time.Second, Logger: zap.NewNop()}
+	var scheme string
+	for i, ep := range strings.Split(dsn, ",") {
+		ep = strings.TrimSpace(ep)
+		if ep == "" {
+			return cfg, fmt.Errorf("--dsn: empty endpoint in %s", quoteValue(dsn))
+		}
+		if !strings.Contains(ep, "://") {
+			ep = "http://" + ep
+		}
+		u, err := url.Parse(ep)
+		if err != nil {
+			return cfg, fmt.Errorf("--dsn: %v", err)
+		}
+		if u.Scheme != "http" && u.Scheme != "https" {
+			return cfg, fmt.Errorf("--dsn: scheme %s is not http or https", quoteValue(u.Scheme))
+		}
+		if scheme != "" && u.Scheme != scheme {
+			return cfg, errors.New("--dsn: mixes http and https endpoints")
+		}
+		scheme = u.Scheme
+		if u.Host == "" || u.Port() == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+			return cfg, fmt.Errorf("--dsn: endpoint %s is not SCHEME://HOST:PORT", quoteValue(u.Redacted()))
+		}
+		if u.User != nil {
+			if i > 0 {
+				return cfg, errors.New("--dsn: put USER:PASS@ in the first endpoint only")
+			}
+			cfg.Username = u.User.Username()
+			cfg.Password, _ = u.User.Password()
+		}
+		cfg.Endpoints = append(cfg.Endpoints, u.Scheme+"://"+u.Host)
+	}
+	if scheme == "https" {
+		cfg.TLS = &tls.Config{MinVersion: tls.VersionTLS12}
+	}
+	return cfg, nil
+}
+
+// openEtcd connects to an etcd cluster and checks that the key range of
+// the prefix can be read.
+func openEtcd(ctx context.Context, cfg backendConfig) (*backend, error) {
+	ccfg, err := etcdConfig(cfg.dsn)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	ccfg.Context = ctx
+	c, err := clientv3.New(ccfg)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to etcd: %w", err)
+	}
+	s, err := etcdlease.New(c, etcdlease.Options{Prefix: cfg.table})
+	if err != nil {
+		c.Close()
+		return nil, usageError{fmt.Errorf("--table: %w", err)}
+	}
+	cctx, cancel := context.WithTimeout(ctx, pingTimeout)
+	defer cancel()
+	if err := s.Check(cctx); err != nil {
+		c.Close()
+		if errors.Is(err, lease.ErrConfig) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("connecting to etcd at %s: %w", strings.Join(ccfg.Endpoints, ","), err)
+	}
+	return &backend{
+		strategy: s,
+		list:     func(ctx context.Context) ([]leaseRow, error) { return etcdRows(ctx, c, s) },
+		close:    c.Close,
+	}, nil
+}
+
+// etcdRows reads every machine ID's key: its token and the remaining TTL
+// of its etcd lease. etcd reports no server time and the remaining TTL in
+// whole seconds (rounded down), so the expiry is this machine's clock plus
+// that: to the second, never later than the truth by more than the reply's
+// latency. A free ID has no key: "ID free - -".
+func etcdRows(ctx context.Context, c *clientv3.Client, s *etcdlease.Strategy) ([]leaseRow, error) {
+	prefix := s.Prefix()
+	r, err := c.Get(ctx, prefix+"0", clientv3.WithRange(prefix+":"))
+	if err != nil {
+		return nil, fmt.Errorf("reading the leases: %w", err)
+	}
+	rows := make([]leaseRow, etcdlease.Capacity)
+	for i := range rows {
+		rows[i].id = i
+	}
+	ttls := map[int64]time.Time{} // etcd lease -> expiry
+	for _, kv := range r.Kvs {
+		id, err := strconv.Atoi(strings.TrimPrefix(string(kv.Key), prefix))
+		if err != nil || id < 0 || id >= etcdlease.Capacity || s.Key(id) != string(kv.Key) {
+			continue
+		}
+		row := &rows[id]
+		row.held, row.token = true, kv.Value
+		if kv.Lease == 0 {
+			continue // no etcd lease: held until deleted
+		}
+		exp, ok := ttls[kv.Lease]
+		if !ok {
+			tl, err := c.TimeToLive(ctx, clientv3.LeaseID(kv.Lease))
+			if err != nil {
+				return nil, fmt.Errorf("reading the TTL of machine ID %d: %w", id, err)
+			}
+			exp = time.Now().Add(time.Duration(max(tl.TTL, 0)) * time.Second)
+			ttls[kv.Lease] = exp
+		}
+		row.expiry = exp
+	}
+	return rows, nil
+}

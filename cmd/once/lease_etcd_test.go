@@ -1,0 +1,250 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"github.com/once-go/once/internal/testenv"
+	"github.com/once-go/once/lease/etcdlease"
+)
+
+// etcdCLISetup prepares a fresh key prefix on the shared etcd (its keys
+// and etcd leases removed when the test ends) and returns the CLI flags
+// that select it, a client, and a function that makes other holders take
+// machine IDs 0..n-1 for an hour.
+func etcdCLISetup(t *testing.T) ([]string, *clientv3.Client, func(t *testing.T, n int)) {
+	t.Helper()
+	ep := testenv.Etcd(t)[0]
+	c, err := clientv3.New(clientv3.Config{Endpoints: []string{ep}, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := testenv.Unique(t, "cli") + "/"
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if r, err := c.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithKeysOnly()); err == nil {
+			for _, kv := range r.Kvs {
+				if kv.Lease != 0 {
+					c.Revoke(ctx, clientv3.LeaseID(kv.Lease))
+				}
+			}
+		}
+		c.Delete(ctx, prefix, clientv3.WithPrefix())
+		c.Close()
+	})
+	flags := []string{"--driver", "etcd", "--dsn", "http://" + ep, "--table", prefix}
+	return flags, c, func(t *testing.T, n int) {
+		t.Helper()
+		s, err := etcdlease.New(c, etcdlease.Options{Prefix: prefix, LowestFirst: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			if _, err := s.Acquire(context.Background(), time.Hour); err != nil {
+				t.Fatalf("claim %d of %d: %v", i+1, n, err)
+			}
+		}
+	}
+}
+
+// TestEtcdLeaseHoldSignal: hold prints machine_id=N; ls shows it held,
+// with an expiry about the lease duration ahead and the fingerprint of
+// the token in its key; SIGTERM releases it (exit 0) and ls shows it
+// free, with neither expiry nor fingerprint.
+func TestEtcdLeaseHoldSignal(t *testing.T) {
+	t.Parallel()
+	flags, c, claim := etcdCLISetup(t)
+	claim(t, 3)
+	p := startHold(t, append(flags, shortLease...)...)
+	id := p.machineID(t)
+	rows := ls(t, flags)
+	if !rows[id].held || len(heldIDs(rows)) != 4 || id < 3 {
+		t.Fatalf("ls during hold: held %v, want machine ID %d and the 3 claimed", heldIDs(rows), id)
+	}
+	if exp := rows[id].expiry; exp.Before(time.Now().Add(20*time.Second)) || exp.After(time.Now().Add(31*time.Second)) {
+		t.Errorf("ls row %d during hold: expiry %v from now, want about 30s", id, time.Until(exp))
+	}
+	r, err := c.Get(t.Context(), flags[5]+strconv.Itoa(id))
+	if err != nil || len(r.Kvs) != 1 {
+		t.Fatalf("key of machine ID %d: %v", id, err)
+	}
+	sum := sha256.Sum256(r.Kvs[0].Value)
+	if fp := hex.EncodeToString(sum[:4]); rows[id].fp != fp {
+		t.Errorf("ls fingerprint %s, want %s (SHA-256 of the key's token)", rows[id].fp, fp)
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.wait(); code != 0 {
+		t.Fatalf("hold after SIGTERM: exit %d, stderr %s", code, p.errb.String())
+	}
+	rows = ls(t, flags)
+	if rows[id].held || len(heldIDs(rows)) != 3 || !rows[id].expiry.IsZero() || rows[id].fp != "-" {
+		t.Errorf("after SIGTERM: held %v, row %d %+v; want only the 3 claimed, ID %d free with no expiry or token",
+			heldIDs(rows), id, rows[id], id)
+	}
+}
+
+// TestEtcdLeaseHoldFor: hold --for exits 0 after it, with one line, and
+// leaves the ID free; migrate says etcd needs none.
+func TestEtcdLeaseHoldFor(t *testing.T) {
+	t.Parallel()
+	flags, _, _ := etcdCLISetup(t)
+	p := startHold(t, append(append(flags, shortLease...), "--for", "2s")...)
+	id := p.machineID(t)
+	if code := p.wait(); code != 0 || len(p.out) != 1 {
+		t.Fatalf("hold: exit %d, stdout %q, stderr %s", code, p.out, p.errb.String())
+	}
+	if rows := ls(t, flags); rows[id].held || len(heldIDs(rows)) != 0 {
+		t.Errorf("after hold --for: held %v, want none (released %d)", heldIDs(rows), id)
+	}
+	r := runBin(t, append([]string{"lease", "migrate"}, flags...)...)
+	if r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "needs no migration") {
+		t.Errorf("lease migrate --driver etcd: %v", r)
+	}
+}
+
+// TestEtcdLeaseHoldExhausted: with all 512 IDs taken, hold gives up after
+// the acquire timeout with exit status 3 and the reason on stderr.
+func TestEtcdLeaseHoldExhausted(t *testing.T) {
+	t.Parallel()
+	flags, _, claim := etcdCLISetup(t)
+	claim(t, 512)
+	start := time.Now()
+	r := runBin(t, append(append([]string{"lease", "hold"}, flags...), append(shortLease, "--acquire-timeout", "2s", "--for", "1s")...)...)
+	if r.code != exitNoLease || r.stdout != "" || !strings.Contains(r.stderr, "acquire timeout") || !strings.Contains(r.stderr, "no free machine ID") {
+		t.Fatalf("hold with every ID taken: %v", r)
+	}
+	if took := time.Since(start); took < 2*time.Second {
+		t.Errorf("hold gave up after %v, before its 2s acquire timeout", took)
+	}
+	if held := heldIDs(ls(t, flags)); len(held) != 512 {
+		t.Errorf("%d IDs held after the failed hold, want 512", len(held))
+	}
+}
+
+// TestEtcdLeaseHoldRace: 12 hold processes race for the last 6 free IDs:
+// exactly 6 print distinct machine IDs (free ones) and exit 0, 6 exit 3.
+func TestEtcdLeaseHoldRace(t *testing.T) {
+	t.Parallel()
+	flags, _, claim := etcdCLISetup(t)
+	claim(t, 506)
+	raceSlots <- struct{}{}
+	defer func() { <-raceSlots }()
+	args := append(append(flags, shortLease...), "--acquire-timeout", "5s", "--for", "15s")
+	procs := make([]*proc, 12)
+	for i := range procs {
+		procs[i] = startHold(t, args...)
+	}
+	var won []int
+	lost := 0
+	for i, p := range procs {
+		switch code := p.wait(); code {
+		case 0:
+			if len(p.out) != 1 {
+				t.Errorf("winner %d printed %q", i, p.out)
+				continue
+			}
+			id, err := parseMachineID(p.out[0])
+			if err != nil {
+				t.Error(err)
+				continue
+			}
+			won = append(won, id)
+		case exitNoLease:
+			lost++
+		default:
+			t.Errorf("process %d: exit %d, stderr %s", i, code, p.errb.String())
+		}
+	}
+	slices.Sort(won)
+	if len(won) != 6 || lost != 6 || len(slices.Compact(slices.Clone(won))) != 6 || won[0] < 506 {
+		t.Fatalf("race: winners %v, %d losers; want 6 distinct winners among 506..511 and 6 losers", won, lost)
+	}
+	if held := heldIDs(ls(t, flags)); len(held) != 506 {
+		t.Errorf("after the race %d IDs held, want the 506 claimed", len(held))
+	}
+}
+
+// TestEtcdLeaseInProcess runs hold and ls through run(), so the race
+// detector sees the etcd driver (the binary is built without -race).
+func TestEtcdLeaseInProcess(t *testing.T) {
+	t.Parallel()
+	flags, _, _ := etcdCLISetup(t)
+	r := cli("", append(append([]string{"lease", "hold"}, flags...), append(shortLease, "--for", "1500ms", "--verbose")...)...)
+	if r.code != 0 || len(r.lines()) != 1 || !strings.Contains(r.stderr, "lease release done") || !strings.Contains(r.stderr, "strategy=etcd") {
+		t.Fatalf("hold: %v", r)
+	}
+	id, err := parseMachineID(r.lines()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = cli("", append([]string{"lease", "ls"}, flags...)...)
+	if r.code != 0 || len(r.lines()) != 512 || r.lines()[id] != strconv.Itoa(id)+" free - -" {
+		t.Fatalf("ls after hold: %v", r)
+	}
+}
+
+// deadEndpoint returns an http:// endpoint nobody listens on.
+func deadEndpoint(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return "http://" + addr
+}
+
+// TestEtcdUsageErrors: a bad --dsn, --mode, or a prefix ending with a
+// digit are usage errors (exit 2); an unreachable server is a failure
+// (exit 1).
+func TestEtcdUsageErrors(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"--dsn", "redis://127.0.0.1:2379"},
+		{"--dsn", "http://127.0.0.1"},
+		{"--dsn", "http://127.0.0.1:2379/path"},
+		{"--dsn", "http://127.0.0.1:2379,https://127.0.0.1:2380"},
+		{"--dsn", "http://127.0.0.1:2379,"},
+		{"--dsn", "http://127.0.0.1:2379,http://u:p@127.0.0.1:2380"},
+		{"--dsn", "http://127.0.0.1:2379", "--table", "leases7"},
+		{"--dsn", "http://127.0.0.1:2379", "--mode", "key"},
+	} {
+		r := cli("", append([]string{"lease", "ls", "--driver", "etcd"}, args...)...)
+		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "usage:") {
+			t.Errorf("lease ls %v: %v; want a usage error", args, r)
+		}
+	}
+	r := cli("", "lease", "ls", "--driver", "etcd", "--dsn", deadEndpoint(t))
+	if r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, "connecting to etcd") {
+		t.Errorf("lease ls on a dead endpoint: %v; want exit 1", r)
+	}
+}
+
+func TestEtcdConfig(t *testing.T) {
+	c, err := etcdConfig("http://user:secret@10.0.0.1:2379, 10.0.0.2:2379 ,http://[::1]:2379")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(c.Endpoints, " ") != "http://10.0.0.1:2379 http://10.0.0.2:2379 http://[::1]:2379" ||
+		c.Username != "user" || c.Password != "secret" || c.TLS != nil {
+		t.Errorf("config %+v", c)
+	}
+	if c, err := etcdConfig("https://etcd.example:2379"); err != nil || c.TLS == nil {
+		t.Errorf("https: %v, TLS %v", err, c.TLS)
+	}
+}
