@@ -16,14 +16,14 @@ import (
 )
 
 // newClient connects to endpoints with test settings: short dial timeout,
-// gRPC keep-alives every 5s (etcd's default enforcement minimum), no
+// gRPC keep-alives every 10s (etcd refuses pings more often than every 5s by default), no
 // client logging. It is closed when the test ends.
 func newClient(t testing.TB, endpoints ...string) *clientv3.Client {
 	t.Helper()
 	c, err := clientv3.New(clientv3.Config{
 		Endpoints:            endpoints,
 		DialTimeout:          2 * time.Second,
-		DialKeepAliveTime:    5 * time.Second,
+		DialKeepAliveTime:    10 * time.Second,
 		DialKeepAliveTimeout: 2 * time.Second,
 		Logger:               zap.NewNop(),
 	})

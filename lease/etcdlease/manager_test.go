@@ -1,0 +1,103 @@
+package etcdlease_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/once-go/once/internal/faultproxy"
+	"github.com/once-go/once/internal/testenv"
+	"github.com/once-go/once/internal/testonly"
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/etcdlease"
+	"github.com/once-go/once/nonce"
+)
+
+// TestManagerNotices runs a lease manager on etcd through a fault proxy
+// with short leases and checks its etcd3-style notices: a partition
+// shorter than the safe window gives keepalive_failed notices (the
+// factory keeps generating) and then keepalive_succeeded with the same
+// machine ID; a wiped prefix gives lost, then acquired again.
+func TestManagerNotices(t *testing.T) {
+	testonly.ShortLeases.Store(true)
+	t.Cleanup(func() { testonly.ShortLeases.Store(false) })
+	eps := testenv.Etcd(t)
+	p, err := faultproxy.New(eps[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	admin := client(t)
+	prefix := namespace(t, admin)
+	s, err := etcdlease.New(newClient(t, p.Addr()), etcdlease.Options{Prefix: prefix, RequestTimeout: 150 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := nonce.New(nonce.Config{AwaitLease: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed := lease.NewFeed()
+	sub := feed.Subscribe(1000)
+	m, err := lease.Start(t.Context(), s, lease.Options{
+		LeaseDuration: 4 * time.Second, // safe window 3.6s, renewals 0.6s apart
+		RenewInterval: time.Second,
+		Factories:     []lease.Factory{f},
+		Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Events:        feed.Hook,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close(context.Background())
+	id := m.MachineID()
+	next := func(kind lease.NoticeKind, within time.Duration) lease.Notice {
+		t.Helper()
+		deadline := time.After(within)
+		for {
+			select {
+			case n := <-sub.C():
+				if n.Kind == kind {
+					return n
+				}
+			case <-deadline:
+				t.Fatalf("no %s notice within %v", kind, within)
+			}
+		}
+	}
+	if n := next(lease.NoticeAcquired, time.Second); n.Strategy != "etcd" || n.MachineID != id || n.GrantedTTL != 4*time.Second {
+		t.Errorf("acquired notice %+v", n)
+	}
+	next(lease.NoticeKeepAliveSucceeded, 2*time.Second)
+
+	p.Cut()
+	failed := next(lease.NoticeKeepAliveFailed, 2*time.Second)
+	if !errors.Is(failed.Reason, lease.ErrRetry) || failed.Remaining <= 0 || failed.MachineID != id {
+		t.Errorf("keepalive_failed notice %+v", failed)
+	}
+	if _, err := f.Sortable64(); err != nil {
+		t.Errorf("factory stopped during a recoverable failure: %v", err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	p.Heal()
+	ok := next(lease.NoticeKeepAliveSucceeded, 3*time.Second)
+	if ok.MachineID != id || ok.Attempt < 2 || ok.Remaining < 3*time.Second {
+		t.Errorf("keepalive_succeeded after the heal %+v, want machine ID %d, attempt >= 2", ok, id)
+	}
+
+	wipe(admin, prefix) // revokes the etcd lease and deletes the key
+	lost := next(lease.NoticeLost, 2*time.Second)
+	if !errors.Is(lost.Reason, lease.ErrLost) || lost.MachineID != id || lost.Result != "lost" {
+		t.Errorf("lost notice %+v", lost)
+	}
+	again := next(lease.NoticeAcquired, 5*time.Second)
+	if again.Source != lease.SourceReacquire || m.MachineID() != again.MachineID {
+		t.Errorf("acquired after the loss %+v, manager holds %d", again, m.MachineID())
+	}
+	if sub.Dropped() != 0 {
+		t.Errorf("%d notices dropped", sub.Dropped())
+	}
+}
