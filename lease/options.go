@@ -95,7 +95,9 @@ type Options struct {
 	// quick restart to about HandoffSkew.
 	StateFile string
 	// ReleaseTimeout bounds the release of a lease at shutdown and after a
-	// loss. Default 5s.
+	// loss, and, once more, Close's wait for strategy calls it abandoned
+	// (a renewal still in flight is followed by a second release when it
+	// returns: see [Manager.Close]). Default 5s.
 	ReleaseTimeout time.Duration
 }
 
