@@ -7,6 +7,7 @@
 //	go test -run '^$' -bench . -benchtime=1s -count=3 | tee go.txt
 //	go run ./cmd/dbbench -db postgres -json > pg.json
 //	go run ./cmd/benchratios -go go.txt -pg pg.json -mysql mysql.json
+//	go test -run '^$' -bench . | go run ./cmd/benchratios -go -
 package main
 
 import (
@@ -26,7 +27,7 @@ import (
 var peers = []string{"xid", "ulid", "uuidv4", "uuidv7", "uuid", "snowflake", "sonyflake", "typeid", "ksuid"}
 
 func main() {
-	goFile := flag.String("go", "-", "go test -bench output (- = stdin)")
+	goFile := flag.String("go", "", "go test -bench output (- = stdin)")
 	pgFile := flag.String("pg", "", "dbbench -json output for PostgreSQL")
 	myFile := flag.String("mysql", "", "dbbench -json output for MariaDB")
 	flag.Parse()
@@ -37,18 +38,21 @@ func main() {
 }
 
 func run(goFile, pgFile, myFile string, w io.Writer) error {
-	var in io.Reader = os.Stdin
-	if goFile != "-" {
-		f, err := os.Open(goFile)
-		if err != nil {
+	ns := map[string]float64{}
+	if goFile != "" {
+		var in io.Reader = os.Stdin
+		if goFile != "-" {
+			f, err := os.Open(goFile)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			in = f
+		}
+		var err error
+		if ns, err = readBench(in); err != nil {
 			return err
 		}
-		defer f.Close()
-		in = f
-	}
-	ns, err := readBench(in)
-	if err != nil {
-		return err
 	}
 	var rows [][4]string
 	add := func(target, detail string, ok bool) {

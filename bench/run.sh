@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Reproduce BENCHMARKS.md: Go benchmarks (PASSES interleaved passes of the
+# whole suite, so that a burst of load on a shared machine hits every
+# implementation alike), dbbench at full size on PostgreSQL and MariaDB with
+# charts, and the target check. Results go to results/, charts to charts/.
+#
+#   ./run.sh            # everything
+#   ./run.sh go         # Go benchmarks only
+#   ./run.sh db         # databases only
+#
+# Environment: PASSES (default 3), BENCHTIME (1s), ROWS (1000000),
+# WRITERS (1), ONCE_TEST_POSTGRES_DSN / ONCE_TEST_MYSQL_DSN.
+set -euo pipefail
+cd "$(dirname "$0")"
+what=${1:-all}
+PASSES=${PASSES:-3}
+BENCHTIME=${BENCHTIME:-1s}
+ROWS=${ROWS:-1000000}
+WRITERS=${WRITERS:-1}
+mkdir -p results charts
+
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "nproc: $(nproc)"
+  echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
+  echo "go: $(go version)"
+  echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+} > "results/machine-$what.txt"
+
+if [ "$what" = all ] || [ "$what" = go ]; then
+  : > results/go-bench.txt
+  for i in $(seq "$PASSES"); do
+    echo "== Go benchmarks, pass $i of $PASSES" >&2
+    go test -count=1 -run '^$' -bench . -benchtime="$BENCHTIME" . | tee -a results/go-bench.txt >&2
+  done
+  if command -v benchstat >/dev/null; then
+    benchstat results/go-bench.txt > results/go-benchstat.txt
+  fi
+fi
+
+if [ "$what" = all ] || [ "$what" = db ]; then
+  echo "== dbbench postgres, $ROWS rows" >&2
+  go run ./cmd/dbbench -db postgres -rows "$ROWS" -writers "$WRITERS" \
+    -svg charts/postgres.svg -save results/postgres.json | tee results/postgres.md
+  echo "== dbbench mysql (MariaDB), $ROWS rows" >&2
+  go run ./cmd/dbbench -db mysql -rows "$ROWS" -writers "$WRITERS" \
+    -svg charts/mariadb.svg -save results/mariadb.json | tee results/mariadb.md
+fi
+
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "results/machine-$what.txt"
+
+args=()
+[ -s results/go-bench.txt ] && args+=(-go results/go-bench.txt)
+[ -s results/postgres.json ] && args+=(-pg results/postgres.json)
+[ -s results/mariadb.json ] && args+=(-mysql results/mariadb.json)
+go run ./cmd/benchratios "${args[@]}" | tee results/targets.md
