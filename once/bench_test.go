@@ -3,6 +3,7 @@ package once_test
 import (
 	"database/sql/driver"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/once-go/once/nonce"
@@ -62,9 +63,11 @@ func benchIDs[T once.IDType](b *testing.B) (ids []T, texts []string, jsons [][]b
 func BenchmarkParse(b *testing.B) {
 	b.Run("plain", func(b *testing.B) {
 		_, in, _ := benchIDs[once.ID](b)
-		b.ReportAllocs()
+		m := meter(b)
+		defer m.done()
 		i := 0
 		for b.Loop() {
+			m.tick()
 			if _, err := once.Parse(in[i%benchN]); err != nil {
 				b.Fatal(err)
 			}
@@ -95,9 +98,11 @@ func BenchmarkParse(b *testing.B) {
 // make it.
 func benchParse[T once.IDType](b *testing.B) {
 	_, in, _ := benchIDs[T](b)
-	b.ReportAllocs()
+	m := meter(b)
+	defer m.done()
 	i := 0
 	for b.Loop() {
+		m.tick()
 		if _, err := once.ParseAs[T](in[i%benchN]); err != nil {
 			b.Fatal(err)
 		}
@@ -111,45 +116,55 @@ func BenchmarkAppendText(b *testing.B) {
 	buf := make([]byte, 0, 64)
 	b.Run("plain", func(b *testing.B) {
 		ids, _, _ := benchIDs[once.ID](b)
-		b.ReportAllocs()
+		m := meter(b)
+		defer m.done()
 		i := 0
 		for b.Loop() {
+			m.tick()
 			buf, _ = ids[i%benchN].AppendText(buf[:0])
 			i++
 		}
 	})
 	b.Run("prefixed", func(b *testing.B) {
 		ids, _, _ := benchIDs[UserID](b)
-		b.ReportAllocs()
+		m := meter(b)
+		defer m.done()
 		i := 0
 		for b.Loop() {
+			m.tick()
 			buf, _ = ids[i%benchN].AppendText(buf[:0])
 			i++
 		}
 	})
 	b.Run("masked-blowfish", func(b *testing.B) {
 		ids, _, _ := benchIDs[BlowfishID](b)
-		b.ReportAllocs()
+		m := meter(b)
+		defer m.done()
 		i := 0
 		for b.Loop() {
+			m.tick()
 			buf, _ = ids[i%benchN].AppendText(buf[:0])
 			i++
 		}
 	})
 	b.Run("masked-speck", func(b *testing.B) {
 		ids, _, _ := benchIDs[SpeckID](b)
-		b.ReportAllocs()
+		m := meter(b)
+		defer m.done()
 		i := 0
 		for b.Loop() {
+			m.tick()
 			buf, _ = ids[i%benchN].AppendText(buf[:0])
 			i++
 		}
 	})
 	b.Run("masked-des3", func(b *testing.B) {
 		ids, _, _ := benchIDs[DES3ID](b)
-		b.ReportAllocs()
+		m := meter(b)
+		defer m.done()
 		i := 0
 		for b.Loop() {
+			m.tick()
 			buf, _ = ids[i%benchN].AppendText(buf[:0])
 			i++
 		}
@@ -161,27 +176,33 @@ var sinkString string
 func BenchmarkString(b *testing.B) {
 	b.Run("plain", func(b *testing.B) {
 		ids, _, _ := benchIDs[once.ID](b)
-		b.ReportAllocs()
+		m := meter(b)
+		defer m.done()
 		i := 0
 		for b.Loop() {
+			m.tick()
 			sinkString = ids[i%benchN].String()
 			i++
 		}
 	})
 	b.Run("prefixed", func(b *testing.B) {
 		ids, _, _ := benchIDs[UserID](b)
-		b.ReportAllocs()
+		m := meter(b)
+		defer m.done()
 		i := 0
 		for b.Loop() {
+			m.tick()
 			sinkString = ids[i%benchN].String()
 			i++
 		}
 	})
 	b.Run("masked-speck", func(b *testing.B) {
 		ids, _, _ := benchIDs[SpeckID](b)
-		b.ReportAllocs()
+		m := meter(b)
+		defer m.done()
 		i := 0
 		for b.Loop() {
+			m.tick()
 			sinkString = ids[i%benchN].String()
 			i++
 		}
@@ -193,37 +214,45 @@ var sinkBytes []byte
 func BenchmarkJSON(b *testing.B) {
 	b.Run("marshal-plain", func(b *testing.B) {
 		ids, _, _ := benchIDs[once.ID](b)
-		b.ReportAllocs()
+		m := meter(b)
+		defer m.done()
 		i := 0
 		for b.Loop() {
+			m.tick()
 			sinkBytes, _ = ids[i%benchN].MarshalJSON()
 			i++
 		}
 	})
 	b.Run("marshal-prefixed", func(b *testing.B) {
 		ids, _, _ := benchIDs[UserID](b)
-		b.ReportAllocs()
+		m := meter(b)
+		defer m.done()
 		i := 0
 		for b.Loop() {
+			m.tick()
 			sinkBytes, _ = ids[i%benchN].MarshalJSON()
 			i++
 		}
 	})
 	b.Run("marshal-masked-speck", func(b *testing.B) {
 		ids, _, _ := benchIDs[SpeckID](b)
-		b.ReportAllocs()
+		m := meter(b)
+		defer m.done()
 		i := 0
 		for b.Loop() {
+			m.tick()
 			sinkBytes, _ = ids[i%benchN].MarshalJSON()
 			i++
 		}
 	})
 	b.Run("unmarshal-plain", func(b *testing.B) {
 		_, _, in := benchIDs[once.ID](b)
-		b.ReportAllocs()
+		m := meter(b)
+		defer m.done()
 		var id once.ID
 		i := 0
 		for b.Loop() {
+			m.tick()
 			if err := id.UnmarshalJSON(in[i%benchN]); err != nil {
 				b.Fatal(err)
 			}
@@ -232,10 +261,12 @@ func BenchmarkJSON(b *testing.B) {
 	})
 	b.Run("unmarshal-prefixed", func(b *testing.B) {
 		_, _, in := benchIDs[UserID](b)
-		b.ReportAllocs()
+		m := meter(b)
+		defer m.done()
 		var id UserID
 		i := 0
 		for b.Loop() {
+			m.tick()
 			if err := id.UnmarshalJSON(in[i%benchN]); err != nil {
 				b.Fatal(err)
 			}
@@ -244,10 +275,12 @@ func BenchmarkJSON(b *testing.B) {
 	})
 	b.Run("unmarshal-masked-speck", func(b *testing.B) {
 		_, _, in := benchIDs[SpeckID](b)
-		b.ReportAllocs()
+		m := meter(b)
+		defer m.done()
 		var id SpeckID
 		i := 0
 		for b.Loop() {
+			m.tick()
 			if err := id.UnmarshalJSON(in[i%benchN]); err != nil {
 				b.Fatal(err)
 			}
@@ -274,10 +307,12 @@ func BenchmarkSQL(b *testing.B) {
 		texts[i] = []byte(texts[i].(string))
 	}
 	b.Run("scan-int64-plain", func(b *testing.B) {
-		b.ReportAllocs()
+		m := meter(b)
+		defer m.done()
 		var id once.ID
 		i := 0
 		for b.Loop() {
+			m.tick()
 			if err := id.Scan(ints[i%benchN]); err != nil {
 				b.Fatal(err)
 			}
@@ -285,10 +320,12 @@ func BenchmarkSQL(b *testing.B) {
 		}
 	})
 	b.Run("scan-int64-typed", func(b *testing.B) {
-		b.ReportAllocs()
+		m := meter(b)
+		defer m.done()
 		var id UserID
 		i := 0
 		for b.Loop() {
+			m.tick()
 			if err := id.Scan(ints[i%benchN]); err != nil {
 				b.Fatal(err)
 			}
@@ -296,10 +333,12 @@ func BenchmarkSQL(b *testing.B) {
 		}
 	})
 	b.Run("scan-bytes-hex-persisted", func(b *testing.B) {
-		b.ReportAllocs()
+		m := meter(b)
+		defer m.done()
 		var id once.Typed[hexDBKind]
 		i := 0
 		for b.Loop() {
+			m.tick()
 			if err := id.Scan(texts[i%benchN]); err != nil {
 				b.Fatal(err)
 			}
@@ -307,25 +346,31 @@ func BenchmarkSQL(b *testing.B) {
 		}
 	})
 	b.Run("value-plain", func(b *testing.B) {
-		b.ReportAllocs()
+		m := meter(b)
+		defer m.done()
 		i := 0
 		for b.Loop() {
+			m.tick()
 			sinkValue, _ = ids[i%benchN].Value()
 			i++
 		}
 	})
 	b.Run("value-typed", func(b *testing.B) {
-		b.ReportAllocs()
+		m := meter(b)
+		defer m.done()
 		i := 0
 		for b.Loop() {
+			m.tick()
 			sinkValue, _ = UserID(ids[i%benchN]).Value()
 			i++
 		}
 	})
 	b.Run("value-hex-persisted", func(b *testing.B) {
-		b.ReportAllocs()
+		m := meter(b)
+		defer m.done()
 		i := 0
 		for b.Loop() {
+			m.tick()
 			sinkValue, _ = once.Typed[hexDBKind](ids[i%benchN]).Value()
 			i++
 		}
@@ -339,8 +384,10 @@ func BenchmarkNew(b *testing.B) {
 	}
 	once.SetGenerator(f)
 	defer once.SetGenerator(nil)
-	b.ReportAllocs()
+	m := meter(b)
+	defer m.done()
 	for b.Loop() {
+		m.tick()
 		if _, err := once.NewAs[UserID](); err != nil {
 			b.Fatal(err)
 		}
@@ -353,11 +400,43 @@ func BenchmarkCipher64(b *testing.B) {
 	for _, c := range []nonce.Cipher{nonce.Blowfish, nonce.Speck, nonce.DES3} {
 		b.Run(c.String(), func(b *testing.B) {
 			blk := keyFactory(b, testBaseKey, c).Cipher64()
-			b.ReportAllocs()
+			m := meter(b)
+			defer m.done()
 			v := uint64(1)
 			for b.Loop() {
+				m.tick()
 				v = blk.Encrypt(v)
 			}
 		})
+	}
+}
+
+// cpuMeter reports cpu-ns/op next to ns/op: the CPU time of the benchmark's
+// thread per call, which unlike wall time does not grow when other
+// processes compete for a shared machine's CPUs.
+type cpuMeter struct {
+	b     *testing.B
+	start int64
+	n     int
+}
+
+func meter(b *testing.B) *cpuMeter {
+	b.ReportAllocs()
+	runtime.LockOSThread()
+	return &cpuMeter{b: b, start: -1}
+}
+
+func (m *cpuMeter) tick() {
+	if m.n == 0 {
+		m.start = threadCPU()
+	}
+	m.n++
+}
+
+func (m *cpuMeter) done() {
+	end := threadCPU()
+	runtime.UnlockOSThread()
+	if m.start >= 0 && end >= 0 && m.n > 1 {
+		m.b.ReportMetric(float64(end-m.start)/float64(m.n-1), "cpu-ns/op")
 	}
 }
