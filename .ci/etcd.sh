@@ -22,11 +22,29 @@ once_etcd_ping() { # host:port — does etcd answer /health on it?
   [[ $out == *'"health":"true"'* ]]
 }
 
+once_etcd_listening() { # host:port — does anything accept connections there?
+  (exec 3<>"/dev/tcp/${1%:*}/${1##*:}") 2>/dev/null
+}
+
+once_etcd_wait() { # host:port — wait up to 10s for /health
+  local i
+  for i in $(seq 100); do
+    once_etcd_ping "$1" && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
 once_etcd_start() {
   local client="127.0.0.1:${ONCE_ETCD_CLIENT_PORT:-2379}" peer="127.0.0.1:${ONCE_ETCD_PEER_PORT:-2380}"
-  local dir=/tmp/once-etcd bin
+  local dir="/tmp/once-etcd-${client##*:}" bin
   if once_etcd_ping "$client"; then
     echo "etcd already answering on $client"
+  elif once_etcd_listening "$client"; then
+    # Something listens there: an etcd still starting, or another program.
+    # Never wipe or replace it; wait for it to become healthy.
+    once_etcd_wait "$client" || { echo "ci: $client is taken but answers no etcd /health" >&2; return 1; }
+    echo "etcd answering on $client"
   else
     bin=$(command -v etcd 2>/dev/null)
     if [[ -z $bin ]]; then
@@ -43,12 +61,7 @@ once_etcd_start() {
       --listen-peer-urls "http://$peer" --initial-advertise-peer-urls "http://$peer" \
       --initial-cluster "once-ci=http://$peer" --initial-cluster-state new \
       --logger zap --log-outputs "$dir/etcd.log" </dev/null >>"$dir/etcd.out" 2>&1 &
-    local i
-    for i in $(seq 100); do
-      once_etcd_ping "$client" && break
-      sleep 0.1
-    done
-    if ! once_etcd_ping "$client"; then
+    if ! once_etcd_wait "$client"; then
       echo "ci: etcd did not answer on $client; last log lines:" >&2
       tail -n 5 "$dir/etcd.log" "$dir/etcd.out" >&2 2>/dev/null
       return 1
@@ -59,7 +72,7 @@ once_etcd_start() {
 }
 
 if ! once_etcd_start; then
-  unset -f once_etcd_ping once_etcd_start
+  unset -f once_etcd_ping once_etcd_listening once_etcd_wait once_etcd_start
   return 1
 fi
-unset -f once_etcd_ping once_etcd_start
+unset -f once_etcd_ping once_etcd_listening once_etcd_wait once_etcd_start
