@@ -2,6 +2,7 @@ package etcdlease
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	mrand "math/rand/v2"
 	"slices"
@@ -195,21 +196,13 @@ func (e errNotHeld) Error() string { return e.why }
 func (s *Strategy) renewError(id int, err error) error {
 	var nh errNotHeld
 	switch {
-	case asNotHeld(err, &nh):
+	case errors.As(err, &nh):
 		return fmt.Errorf("etcdlease: renew of machine ID %d under %q: %s: %w", id, clip(s.opts.Prefix), nh.why, lease.ErrLost)
 	case isLeaseNotFound(err):
 		return fmt.Errorf("etcdlease: renew of machine ID %d under %q: etcd lease not found (expired or revoked): %w: %w",
 			id, clip(s.opts.Prefix), lease.ErrLost, err)
 	}
 	return s.classify("renew", id, err)
-}
-
-func asNotHeld(err error, nh *errNotHeld) bool {
-	e, ok := err.(errNotHeld)
-	if ok {
-		*nh = e
-	}
-	return ok
 }
 
 // holder reads key and returns the etcd lease it is attached to, if it
