@@ -54,3 +54,6 @@ args=()
 [ -s results/postgres.json ] && args+=(-pg results/postgres.json)
 [ -s results/mariadb.json ] && args+=(-mysql results/mariadb.json)
 go run ./cmd/benchratios "${args[@]}" | tee results/targets.md
+if [ -s results/go-bench.txt ]; then # the Go targets again by thread CPU time (steadier on a shared machine)
+  go run ./cmd/benchratios -unit cpu-ns/op -go results/go-bench.txt | tee results/targets-cpu.md
+fi

@@ -21,7 +21,11 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 )
+
+// unit is the benchmark metric compared (-unit).
+var unit = "ns/op"
 
 // peers are the other libraries' sub-benchmark names.
 var peers = []string{"xid", "ulid", "uuidv4", "uuidv7", "uuid", "snowflake", "sonyflake", "typeid", "ksuid"}
@@ -30,6 +34,7 @@ func main() {
 	goFile := flag.String("go", "", "go test -bench output (- = stdin)")
 	pgFile := flag.String("pg", "", "dbbench -json output for PostgreSQL")
 	myFile := flag.String("mysql", "", "dbbench -json output for MariaDB")
+	flag.StringVar(&unit, "unit", "ns/op", "benchmark metric to compare: ns/op (wall) or cpu-ns/op (thread CPU time)")
 	flag.Parse()
 	if err := run(*goFile, *pgFile, *myFile, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "benchratios:", err)
@@ -70,20 +75,20 @@ func run(goFile, pgFile, myFile string, w io.Writer) error {
 				continue
 			}
 			add(fmt.Sprintf("%s: once-counter ≥ 10x faster than the fastest peer", op),
-				fmt.Sprintf("once-counter %.1f ns vs %s %.1f ns: %.1fx", ours, peer, peerNs, peerNs/ours), peerNs/ours >= 10)
+				fmt.Sprintf("once-counter %.1f vs %s %.1f %s: %.1fx", ours, peer, peerNs, unit, peerNs/ours), peerNs/ours >= 10)
 		}
 		for _, op := range []string{"Parse", "Format"} {
 			ours, ok := ns[op+"/once-prefixed"]
 			peer, peerNs := fastestPeer(ns, op)
 			if ok && peer != "" {
 				add(fmt.Sprintf("%s: once-prefixed at least as fast as the fastest peer", op),
-					fmt.Sprintf("once-prefixed %.1f ns vs %s %.1f ns: %.2fx the time", ours, peer, peerNs, ours/peerNs), ours <= peerNs)
+					fmt.Sprintf("once-prefixed %.1f vs %s %.1f %s: %.2fx the time", ours, peer, peerNs, unit, ours/peerNs), ours <= peerNs)
 			}
 			plain, ok1 := ns[op+"/once"]
 			masked, ok2 := ns[op+"/once-masked"]
 			if ok1 && ok2 {
 				add(fmt.Sprintf("%s: once-masked (Speck) ≤ 3x once", op),
-					fmt.Sprintf("%.1f ns vs %.1f ns: %.2fx", masked, plain, masked/plain), masked <= 3*plain)
+					fmt.Sprintf("%.1f vs %.1f %s: %.2fx", masked, plain, unit, masked/plain), masked <= 3*plain)
 			}
 		}
 	}
@@ -126,9 +131,10 @@ func run(goFile, pgFile, myFile string, w io.Writer) error {
 
 func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
 
-var benchLine = regexp.MustCompile(`^Benchmark(\S+?)(?:-\d+)?\s+\d+\s+([0-9.]+) ns/op`)
+var benchLine = regexp.MustCompile(`^Benchmark(\S+?)(?:-\d+)?\s+\d+\s+(.*)$`)
 
-// readBench returns the median ns/op of every benchmark ("Op/impl").
+// readBench returns the median of the chosen unit for every benchmark
+// ("Op/impl") that reports it.
 func readBench(r io.Reader) (map[string]float64, error) {
 	all := map[string][]float64{}
 	sc := bufio.NewScanner(r)
@@ -137,11 +143,17 @@ func readBench(r io.Reader) (map[string]float64, error) {
 		if m == nil {
 			continue
 		}
-		v, err := strconv.ParseFloat(m[2], 64)
-		if err != nil {
-			return nil, err
+		f := strings.Fields(m[2])
+		for i := 0; i+1 < len(f); i += 2 {
+			if f[i+1] != unit {
+				continue
+			}
+			v, err := strconv.ParseFloat(f[i], 64)
+			if err != nil {
+				return nil, err
+			}
+			all[m[1]] = append(all[m[1]], v)
 		}
-		all[m[1]] = append(all[m[1]], v)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err

@@ -33,9 +33,9 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"once-counter 3.0 ns vs xid 40.0 ns: 13.3x | met",
-		"once-prefixed 22.0 ns vs ulid 21.0 ns: 1.05x the time | missed",
-		"70.0 ns vs 20.0 ns: 3.50x | missed",
+		"once-counter 3.0 vs xid 40.0 ns/op: 13.3x | met",
+		"once-prefixed 22.0 vs ulid 21.0 ns/op: 1.05x the time | missed",
+		"70.0 vs 20.0 ns/op: 3.50x | missed",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
