@@ -120,6 +120,17 @@ func summarise(draws []draw, from, to time.Time) refusals {
 	return r
 }
 
+// lastValueBefore returns the start of the last value drawn before t.
+func lastValueBefore(draws []draw, t time.Time) time.Time {
+	var last time.Time
+	for _, d := range draws {
+		if d.err == nil && d.start.Before(t) {
+			last = d.start
+		}
+	}
+	return last
+}
+
 // firstRefusal returns the first refused draw that started at or after
 // from.
 func firstRefusal(draws []draw, from time.Time) (draw, bool) {

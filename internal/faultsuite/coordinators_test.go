@@ -112,6 +112,23 @@ func forEach(t *testing.T, want func(coordinator) bool, fn func(t *testing.T, c 
 	}
 }
 
+// forEachParallel is forEach with the coordinators' subtests run in
+// parallel, for cases whose assertions do not depend on timing (safety
+// checks, generous liveness timeouts) and that mostly wait: processes
+// starting, leases expiring.
+func forEachParallel(t *testing.T, want func(coordinator) bool, fn func(t *testing.T, c coordinator)) {
+	t.Helper()
+	for _, c := range coordinators {
+		if want != nil && !want(c) {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, c)
+		})
+	}
+}
+
 // networked selects coordinators reached over TCP.
 func networked(c coordinator) bool { return c.network }
 

@@ -48,7 +48,7 @@ func skews(c coordinator) (old, new time.Duration) {
 // have drawn (its clock at its last deadline), and no value repeats.
 func TestHandoffSkew(t *testing.T) {
 	t.Parallel()
-	forEach(t, nil, func(t *testing.T, c coordinator) {
+	forEachParallel(t, nil, func(t *testing.T, c coordinator) {
 		oldSkew, newSkew := skews(c)
 		testHandoff(t, c, oldSkew, newSkew, true)
 	})

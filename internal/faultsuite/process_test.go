@@ -61,7 +61,9 @@ func TestKillHolder(t *testing.T) {
 		}
 		// The holder's own deadline ends a margin before the coordinator's
 		// expiry (plus the renewal's latency).
-		if d := exp.Sub(grant.validUntil); d < margin-2*time.Millisecond || d > margin+150*time.Millisecond {
+		// (The upper bound is loose: under -race a SQLite renewal can
+		// take a few hundred milliseconds.)
+		if d := exp.Sub(grant.validUntil); d < margin-2*time.Millisecond || d > margin+500*time.Millisecond {
 			t.Errorf("coordinator expiry %s is %v after the holder's deadline %s; want about the margin %v",
 				clock(exp), d, clock(grant.validUntil), margin)
 		}
@@ -95,7 +97,7 @@ func TestKillHolder(t *testing.T) {
 // the ID and the holder's manager has re-acquired it.
 func TestSuspendHolder(t *testing.T) {
 	t.Parallel()
-	forEach(t, nil, func(t *testing.T, c coordinator) {
+	forEachParallel(t, nil, func(t *testing.T, c coordinator) {
 		sp := c.setup(t, false)
 		cl := c.open(t, sp, nil, 8)
 		fillAllBut(t, sp, cl, 7, time.Minute)
@@ -139,7 +141,10 @@ func TestSuspendHolder(t *testing.T) {
 		if woke.values > 0 {
 			t.Errorf("%d values drawn after SIGCONT before the new lease", woke.values)
 		}
-		if woke.refused == 0 {
+		// The generator ran after SIGCONT and was refused (a draw started
+		// before the stop may be the one refused: its start predates
+		// SIGCONT, so count from the last value before the stop).
+		if x := summarise(draws, lastValueBefore(draws, stopAt), react.at); x.refused == 0 {
 			t.Errorf("no refused draw after SIGCONT: the generator did not run")
 		}
 		if x := summarise(draws, deadline, react.at); x.values > 0 {
@@ -147,7 +152,8 @@ func TestSuspendHolder(t *testing.T) {
 		}
 		n := h.check(0, map[uint64]string{})
 		t.Logf("stopped %v after the deadline's renewal; contender took ID %d %v into the stop; after SIGCONT: %d refused draws, loss %q; re-acquired %v after the contender released (notBefore %s); %d values",
-			stopAt.Sub(grant.at).Round(time.Millisecond), id, gotAt.Sub(stopAt).Round(time.Millisecond), woke.refused,
+			stopAt.Sub(grant.at).Round(time.Millisecond), id, gotAt.Sub(stopAt).Round(time.Millisecond),
+			summarise(draws, lastValueBefore(draws, stopAt), react.at).refused,
 			lost[0].err, react.at.Sub(relAt).Round(time.Millisecond), clock(react.notBefore), n)
 	})
 }
@@ -159,17 +165,17 @@ func TestSuspendHolder(t *testing.T) {
 // strategy implementing lease.Reclaimer): every restart reclaims the same
 // ID and the pool holds exactly one ID throughout.
 //
-// none (no StateFile, 20 restarts): every restart takes a new ID and the
+// none (no StateFile, 10 restarts): every restart takes a new ID and the
 // killed ones stay held until they expire, so the count of held IDs is
 // bounded by the restarts within one lease duration and falls to zero
 // once they expire. (With production leases of 8h that bound is what a
 // crash loop costs: one ID per restart for 8h. Use a StateFile.)
 func TestCrashLoop(t *testing.T) {
 	t.Parallel()
-	forEach(t, nil, func(t *testing.T, c coordinator) {
-		sp := c.setup(t, false)
+	forEachParallel(t, nil, func(t *testing.T, c coordinator) {
 		ctx := ctxFor(t, 2*time.Minute)
 		t.Run("statefile", func(t *testing.T) {
+			sp := c.setup(t, false)
 			state := filepath.Join(t.TempDir(), "lease.json")
 			const restarts = 50
 			var ids []int
@@ -191,17 +197,14 @@ func TestCrashLoop(t *testing.T) {
 				restarts, loop.Round(time.Millisecond), (loop / restarts).Round(time.Millisecond), ids[0])
 		})
 		t.Run("none", func(t *testing.T) {
-			const restarts = 20
+			sp := c.setup(t, false)
+			const restarts = 10
 			var (
 				ids     = map[int]bool{}
 				starts  []time.Time
 				maxHeld int
 				t0      = time.Now()
 			)
-			base, err := sp.held(ctx) // the statefile case's last lease, until it expires
-			if err != nil {
-				t.Fatal(err)
-			}
 			for i := range restarts {
 				h := startHolder(t, c, sp, holderArgs{})
 				ids[h.id()] = true
@@ -214,8 +217,8 @@ func TestCrashLoop(t *testing.T) {
 				maxHeld = max(maxHeld, held)
 				// Held: the holders started within the last lease
 				// duration (and a little: the coordinator expires on its
-				// own clock), plus what was held before.
-				bound := base
+				// own clock).
+				bound := 0
 				for _, s := range starts {
 					if time.Since(s) < leaseDur+200*time.Millisecond {
 						bound++
