@@ -161,10 +161,15 @@ func parseText[T text](c *codec, s T) (uint64, error) {
 	}
 	var v uint64
 	var ok bool
-	if c.format.isInteger() {
+	switch {
+	case c.format.isInteger():
 		v, _, ok = parseDecimal(rest)
-	} else {
-		v, ok = decodeByLength(rest)
+	case len(rest) == 11:
+		v, ok = decodeURL64(rest)
+	case len(rest) == 13:
+		v, ok = decodeHex32(rest)
+	case len(rest) == 16:
+		v, ok = decodeHex(rest)
 	}
 	if !ok {
 		return 0, explainText(c, string(s))
