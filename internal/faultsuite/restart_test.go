@@ -128,7 +128,14 @@ func TestDataLoss(t *testing.T) {
 		draws := r.gen.halt()
 
 		if l.MachineID != id {
-			t.Fatalf("the contender got machine ID %d, not the holder's %d: the holder renewed first", l.MachineID, id)
+			// The holder's renewal came first (a slow wipe or a slow
+			// contender): it learned of the loss and took ID 0 back
+			// before anyone else could. No duplicate this time; that is
+			// only fine if the loss was indeed seen first.
+			if !dis.at.Before(gotAt) {
+				t.Fatalf("the contender got machine ID %d, not the holder's %d, yet the holder was disabled only after that", l.MachineID, id)
+			}
+			t.Logf("no duplicate window this time: the holder saw the loss %v after the wipe, before the contender acquired", dis.at.Sub(wipedAt))
 		}
 		detect := dis.at.Sub(wipedAt)
 		if detect > renewAfter+lateness {
@@ -136,8 +143,8 @@ func TestDataLoss(t *testing.T) {
 		}
 		window := max(dis.at.Sub(gotAt), 0)
 		exposed := summarise(draws, gotAt, dis.at).values
-		if react.id == id {
-			t.Errorf("holder re-acquired machine ID %d, which the contender holds", id)
+		if react.id == l.MachineID {
+			t.Errorf("holder re-acquired machine ID %d, which the contender holds", l.MachineID)
 		}
 		n := checkDraws(t, "holder", draws, r.rf.events(), 0, map[uint64]string{})
 		t.Logf("duplicate window %v (contender held ID %d %v after the wipe; holder disabled %v after the wipe, reason %v); %d values drawn by the holder inside it; new lease ID %d; %d values",
