@@ -11,16 +11,15 @@ import (
 )
 
 // partitionRig starts an in-process holder whose coordinator connections
-// go through a fault proxy, and waits until it has generated for a while
-// and just renewed (so that the whole safe window lies ahead).
-func partitionRig(t *testing.T, c coordinator, o rigOptions) (*rig, *space, *faultproxy.Proxy) {
+// go through a fault proxy, and waits until it generates.
+func partitionRig(t *testing.T, c coordinator, o rigOptions) (*rig, *faultproxy.Proxy) {
 	t.Helper()
 	sp := c.setup(t, false)
 	p := proxy(t, sp)
 	cl := c.open(t, sp, p, 4)
 	r := startRig(t, cl.mustStrategy(t, false), o)
 	r.gen.waitValues(t, time.Now(), 20, 3*time.Second)
-	return r, sp, p
+	return r, p
 }
 
 // TestPartitionShort: the coordinator is unreachable (connections reset)
@@ -29,7 +28,7 @@ func partitionRig(t *testing.T, c coordinator, o rigOptions) (*rig, *space, *fau
 // the first renewal after the heal keeps the same machine ID.
 func TestPartitionShort(t *testing.T) {
 	forEach(t, networked, func(t *testing.T, c coordinator) {
-		r, _, p := partitionRig(t, c, rigOptions{})
+		r, p := partitionRig(t, c, rigOptions{})
 		id := r.m.MachineID()
 		start := time.Now()
 		ren := r.waitRenewal(start, 2*time.Second)
@@ -87,7 +86,7 @@ func TestPartitionShort(t *testing.T) {
 // heal it acquires a lease again and generation resumes; no value repeats.
 func TestPartitionLong(t *testing.T) {
 	forEach(t, networked, func(t *testing.T, c coordinator) {
-		r, _, p := partitionRig(t, c, rigOptions{})
+		r, p := partitionRig(t, c, rigOptions{})
 		testOutage(t, r, p.Cut, p.Heal, "cut")
 	})
 }
@@ -100,7 +99,7 @@ func TestPartitionLong(t *testing.T) {
 // after the heal with a new lease.
 func TestBlackholeHang(t *testing.T) {
 	forEach(t, networked, func(t *testing.T, c coordinator) {
-		r, _, p := partitionRig(t, c, rigOptions{})
+		r, p := partitionRig(t, c, rigOptions{})
 		hung := testOutage(t, r, p.Blackhole, p.Heal, "black hole")
 		// The renewal in flight must have hung until the deadline (not
 		// failed fast): that is what this case is about.

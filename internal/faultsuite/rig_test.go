@@ -335,11 +335,7 @@ type rig struct {
 
 type rigOptions struct {
 	skew           time.Duration // of the factory's wall clock
-	handoffSkew    time.Duration // Options.HandoffSkew (0: default 1s)
 	acquireTimeout time.Duration // 0: 5s
-	leaseDuration  time.Duration // 0: leaseDur
-	renewInterval  time.Duration // 0: renewEvery
-	noGenerator    bool
 	beforeExtend   func(time.Time)
 }
 
@@ -363,13 +359,12 @@ func startRig(t *testing.T, s lease.Strategy, o rigOptions) *rig {
 	r.rf.beforeExtend = o.beforeExtend
 	lw := &lockedBuffer{b: r.log}
 	opts := lease.Options{
-		LeaseDuration:  orDefault(o.leaseDuration, leaseDur),
-		RenewInterval:  orDefault(o.renewInterval, renewEvery),
+		LeaseDuration:  leaseDur,
+		RenewInterval:  renewEvery,
 		AcquireTimeout: orDefault(o.acquireTimeout, 5*time.Second),
 		Factories:      []lease.Factory{r.rf},
 		OnLost:         r.ev.onLost,
 		Events:         r.ev.hook,
-		HandoffSkew:    o.handoffSkew,
 		ReleaseTimeout: 500 * time.Millisecond,
 		Logger:         slog.New(slog.NewTextHandler(lw, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	}
@@ -378,9 +373,7 @@ func startRig(t *testing.T, s lease.Strategy, o rigOptions) *rig {
 		t.Fatalf("lease.Start: %v", err)
 	}
 	r.m = m
-	if !o.noGenerator {
-		r.gen = startGenerator(r.rf.f)
-	}
+	r.gen = startGenerator(r.rf.f)
 	t.Cleanup(func() {
 		r.close()
 		if t.Failed() {
@@ -401,10 +394,7 @@ func orDefault(v, def time.Duration) time.Duration {
 
 // close stops the generator and the manager (idempotent).
 func (r *rig) close() []draw {
-	var draws []draw
-	if r.gen != nil {
-		draws = r.gen.halt()
-	}
+	draws := r.gen.halt()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := r.m.Close(ctx); err != nil && !errors.Is(err, lease.ErrRetry) && !errors.Is(err, lease.ErrTimeout) {
