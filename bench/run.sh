@@ -9,7 +9,7 @@
 #   ./run.sh db         # databases only
 #
 # Environment: PASSES (default 3), BENCHTIME (1s), ROWS (1000000),
-# WRITERS (1), ONCE_TEST_POSTGRES_DSN / ONCE_TEST_MYSQL_DSN.
+# WRITERS (1), REPEAT (3: dbbench rounds), ONCE_TEST_POSTGRES_DSN / ONCE_TEST_MYSQL_DSN.
 set -euo pipefail
 cd "$(dirname "$0")"
 what=${1:-all}
@@ -17,6 +17,7 @@ PASSES=${PASSES:-3}
 BENCHTIME=${BENCHTIME:-1s}
 ROWS=${ROWS:-1000000}
 WRITERS=${WRITERS:-1}
+REPEAT=${REPEAT:-3}
 mkdir -p results charts
 
 {
@@ -40,10 +41,10 @@ fi
 
 if [ "$what" = all ] || [ "$what" = db ]; then
   echo "== dbbench postgres, $ROWS rows" >&2
-  go run ./cmd/dbbench -db postgres -rows "$ROWS" -writers "$WRITERS" \
+  go run ./cmd/dbbench -db postgres -rows "$ROWS" -writers "$WRITERS" -repeat "$REPEAT" \
     -svg charts/postgres.svg -save results/postgres.json | tee results/postgres.md
   echo "== dbbench mysql (MariaDB), $ROWS rows" >&2
-  go run ./cmd/dbbench -db mysql -rows "$ROWS" -writers "$WRITERS" \
+  go run ./cmd/dbbench -db mysql -rows "$ROWS" -writers "$WRITERS" -repeat "$REPEAT" \
     -svg charts/mariadb.svg -save results/mariadb.json | tee results/mariadb.md
 fi
 

@@ -40,6 +40,7 @@ type config struct {
 	batch   int
 	writers int
 	lookups int
+	repeat  int
 	json    bool
 	save    string
 	svg     string
@@ -65,6 +66,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.batch, "batch", 1000, "rows per multi-row INSERT")
 	fs.IntVar(&c.writers, "writers", 1, "concurrent writer goroutines (connections)")
 	fs.IntVar(&c.lookups, "lookups", 10_000, "timed point lookups per key type")
+	fs.IntVar(&c.repeat, "repeat", 1, "rounds over all key types (order rotated each round); the median of each figure is reported")
 	fs.BoolVar(&c.json, "json", false, "print a JSON array instead of a Markdown table")
 	fs.StringVar(&c.save, "save", "", "also write the JSON array to this file")
 	fs.StringVar(&c.svg, "svg", "", "write an SVG bar chart (index size, insert rate) to this file")
@@ -92,6 +94,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return c, errors.New("-writers must be at least 1")
 	case c.lookups < 1:
 		return c, errors.New("-lookups must be at least 1")
+	case c.repeat < 1:
+		return c, errors.New("-repeat must be at least 1")
 	}
 	var err error
 	c.keys, err = selectKeys(keys)
@@ -126,16 +130,25 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	defer b.close() // drops every table still present, even after an error or interrupt
 
-	var results []result
-	for _, kt := range c.keys {
-		fmt.Fprintf(stderr, "dbbench: %s %s: %d rows ...\n", c.db, kt.name, c.rows)
-		r, err := b.measure(ctx, kt)
-		if err != nil {
-			return fmt.Errorf("%s: %w", kt.name, err)
+	rounds := make(map[string][]result, len(c.keys))
+	for round := range c.repeat {
+		// Rotate the order each round, so that a change of load on a shared
+		// machine does not always hit the same key type.
+		for i := range c.keys {
+			kt := c.keys[(i+round)%len(c.keys)]
+			fmt.Fprintf(stderr, "dbbench: %s %s: %d rows (round %d of %d) ...\n", c.db, kt.name, c.rows, round+1, c.repeat)
+			r, err := b.measure(ctx, kt)
+			if err != nil {
+				return fmt.Errorf("%s: %w", kt.name, err)
+			}
+			fmt.Fprintf(stderr, "dbbench: %s %s: %.2fs, %.0f rows/s, index %s, table %s, lookup %.1fµs\n",
+				c.db, kt.name, r.InsertSeconds, r.RowsPerSecond, mb(r.IndexBytes), mb(r.TableBytes), float64(r.LookupNs)/1e3)
+			rounds[kt.name] = append(rounds[kt.name], r)
 		}
-		fmt.Fprintf(stderr, "dbbench: %s %s: %.2fs, %.0f rows/s, index %s, table %s, lookup %.1fµs\n",
-			c.db, kt.name, r.InsertSeconds, r.RowsPerSecond, mb(r.IndexBytes), mb(r.TableBytes), float64(r.LookupNs)/1e3)
-		results = append(results, r)
+	}
+	results := make([]result, 0, len(c.keys))
+	for _, kt := range c.keys {
+		results = append(results, medianResult(rounds[kt.name]))
 	}
 
 	js, err := json.MarshalIndent(results, "", "  ")

@@ -28,6 +28,34 @@ type result struct {
 	LookupNs      int64   `json:"lookup_ns"`   // median point-lookup latency
 	LookupP99Ns   int64   `json:"lookup_p99_ns"`
 	Lookups       int     `json:"lookups"`
+	Rounds        int     `json:"rounds"` // measurements behind the medians (-repeat)
+}
+
+// medianResult combines the rounds of one key type: each figure is the
+// median over the rounds (rows per second is recomputed from the median
+// insert time).
+func medianResult(rs []result) result {
+	r := rs[0]
+	r.Rounds = len(rs)
+	r.InsertSeconds = median(rs, func(r result) float64 { return r.InsertSeconds })
+	r.RowsPerSecond = float64(r.Rows) / r.InsertSeconds
+	r.IndexBytes = int64(median(rs, func(r result) float64 { return float64(r.IndexBytes) }))
+	r.TableBytes = int64(median(rs, func(r result) float64 { return float64(r.TableBytes) }))
+	r.LookupNs = int64(median(rs, func(r result) float64 { return float64(r.LookupNs) }))
+	r.LookupP99Ns = int64(median(rs, func(r result) float64 { return float64(r.LookupP99Ns) }))
+	return r
+}
+
+func median(rs []result, f func(result) float64) float64 {
+	v := make([]float64, len(rs))
+	for i, r := range rs {
+		v[i] = f(r)
+	}
+	slices.Sort(v)
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
 }
 
 type bench struct {
@@ -81,7 +109,7 @@ func (b *bench) drop(ctx context.Context, table string) {
 }
 
 func (b *bench) measure(ctx context.Context, kt keyType) (result, error) {
-	r := result{Key: kt.name, DB: b.c.db, Rows: b.c.rows, Batch: b.c.batch, Writers: b.c.writers}
+	r := result{Key: kt.name, DB: b.c.db, Rows: b.c.rows, Batch: b.c.batch, Writers: b.c.writers, Rounds: 1}
 	table := "oncebench_" + b.runID + "_" + strings.ReplaceAll(kt.name, "-", "_")
 	b.mu.Lock()
 	b.tables = append(b.tables, table)

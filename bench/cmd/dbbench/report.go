@@ -27,8 +27,12 @@ func ratio(a, b float64) string {
 // writeMarkdown prints one table row per key type, with index size relative
 // to serial and to UUIDv4 and insert rate relative to UUIDv4 when those ran.
 func writeMarkdown(w io.Writer, c config, results []result) {
-	fmt.Fprintf(w, "%s, %d rows per key type, batches of %d, %d writer(s), %d lookups\n\n",
+	fmt.Fprintf(w, "%s, %d rows per key type, batches of %d, %d writer(s), %d lookups",
 		c.db, c.rows, c.batch, c.writers, c.lookups)
+	if c.repeat > 1 {
+		fmt.Fprintf(w, ", median of %d rounds", c.repeat)
+	}
+	fmt.Fprint(w, "\n\n")
 	fmt.Fprintln(w, "| key | insert s | rows/s | index | table | index / serial | index / uuidv4 | rows/s / uuidv4 | lookup median | lookup p99 |")
 	fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 	serial, v4 := find(results, "serial"), find(results, "uuidv4")

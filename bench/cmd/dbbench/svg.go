@@ -27,8 +27,12 @@ func chartSVG(c config, results []result) string {
 		width, height, width, height)
 	fmt.Fprintf(&s, `<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", width, height)
 	db := map[string]string{"postgres": "PostgreSQL", "mysql": "MariaDB (InnoDB)"}[c.db]
-	fmt.Fprintf(&s, `<text x="%d" y="24" font-size="15" font-weight="bold">%s: %s rows per key type, batches of %d, %d writer(s)</text>`+"\n",
-		left-110, esc(db), thousands(c.rows), c.batch, c.writers)
+	rounds := ""
+	if c.repeat > 1 {
+		rounds = fmt.Sprintf(", median of %d rounds", c.repeat)
+	}
+	fmt.Fprintf(&s, `<text x="%d" y="24" font-size="15" font-weight="bold">%s: %s rows per key type, batches of %d, %d writer(s)%s</text>`+"\n",
+		left-110, esc(db), thousands(c.rows), c.batch, c.writers, rounds)
 
 	indexTitle := "Primary-key index size (MB, smaller is better)"
 	if c.db == "mysql" {
