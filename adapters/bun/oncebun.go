@@ -119,18 +119,9 @@ func fieldsOf(db *bun.DB, t reflect.Type) []autoField {
 	var fs []autoField
 	soleKey := len(table.PKs) == 1
 	for _, f := range table.Fields {
-		it, shape, ok := idfield.Field(f.StructField.Type)
+		it, shape, ok := idfield.AutoFill(f.StructField, f.IsPK && soleKey)
 		if !ok {
 			continue
-		}
-		switch idfield.MarkingOf(f.StructField) {
-		case idfield.Auto:
-		case idfield.Manual:
-			continue
-		default:
-			if !f.IsPK || !soleKey || shape != idfield.Plain {
-				continue
-			}
 		}
 		fs = append(fs, autoField{field: f, id: it, shape: shape})
 	}

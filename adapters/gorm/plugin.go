@@ -46,9 +46,8 @@ type autoField struct {
 
 var autoFields sync.Map // *schema.Schema -> []autoField
 
-// fieldsToFill returns (and caches) the ID fields of s to fill on create:
-// a primary key of an ID type that is the only one (composite keys are
-// foreign keys as a rule) unless tagged manual, and fields tagged auto.
+// fieldsToFill returns (and caches) the ID fields of s to fill on create
+// (see [idfield.AutoFill] for the rule).
 func fieldsToFill(s *schema.Schema) []autoField {
 	if v, ok := autoFields.Load(s); ok {
 		return v.([]autoField)
@@ -59,18 +58,9 @@ func fieldsToFill(s *schema.Schema) []autoField {
 		if f.StructField.Type == nil || !f.Creatable {
 			continue
 		}
-		it, shape, ok := idfield.Field(f.StructField.Type)
+		it, shape, ok := idfield.AutoFill(f.StructField, f.PrimaryKey && soleKey)
 		if !ok {
 			continue
-		}
-		switch idfield.MarkingOf(f.StructField) {
-		case idfield.Auto:
-		case idfield.Manual:
-			continue
-		default:
-			if !f.PrimaryKey || !soleKey || shape != idfield.Plain {
-				continue
-			}
 		}
 		fs = append(fs, autoField{field: f, id: it, shape: shape})
 	}

@@ -139,21 +139,15 @@ func fieldsOf(t reflect.Type) []autoField {
 				continue
 			}
 			idx := append(index[:len(index):len(index)], i)
-			if it, shape, ok := idfield.Field(sf.Type); ok && sf.IsExported() {
+			if _, _, ok := idfield.Field(sf.Type); ok && sf.IsExported() {
 				name, _, _ := strings.Cut(tag, ",")
 				if name == "" {
 					name = strings.ToLower(sf.Name)
 				}
-				switch idfield.MarkingOf(sf) {
-				case idfield.Auto:
-				case idfield.Manual:
-					continue
-				default:
-					if name != "id" || shape != idfield.Plain {
-						continue
-					}
+				// The column "id" is taken as the sole primary key.
+				if it, shape, ok := idfield.AutoFill(sf, name == "id"); ok {
+					fs = append(fs, autoField{name: sf.Name, index: idx, id: it, shape: shape})
 				}
-				fs = append(fs, autoField{name: sf.Name, index: idx, id: it, shape: shape})
 				continue
 			}
 			ft := sf.Type

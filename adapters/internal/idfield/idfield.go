@@ -174,3 +174,26 @@ func MarkingOf(f reflect.StructField) Marking {
 	}
 	return Unmarked
 }
+
+// AutoFill reports whether the field sf is an ID field to fill on insert,
+// and if so its ID type and shape. soleKey says whether sf is the only
+// primary key of its table. A field is filled when it is tagged
+// `once:"auto"` (any shape), or when it is an untagged sole primary key of
+// shape Plain (composite keys are foreign keys as a rule); never when it is
+// tagged `once:"manual"`.
+func AutoFill(sf reflect.StructField, soleKey bool) (*Type, Shape, bool) {
+	it, shape, ok := Field(sf.Type)
+	if !ok {
+		return nil, 0, false
+	}
+	switch MarkingOf(sf) {
+	case Auto:
+	case Manual:
+		return nil, 0, false
+	default:
+		if !soleKey || shape != Plain {
+			return nil, 0, false
+		}
+	}
+	return it, shape, true
+}

@@ -73,3 +73,31 @@ func TestSQLType(t *testing.T) {
 		t.Error("unknown dialects")
 	}
 }
+
+func TestAutoFill(t *testing.T) {
+	type row struct {
+		ID     typed
+		Manual typed  `once:"manual"`
+		Auto   *typed `once:"auto"`
+		Ptr    *typed
+		Other  int64 `once:"auto"`
+	}
+	rt := reflect.TypeFor[row]()
+	for _, c := range []struct {
+		field   string
+		soleKey bool
+		want    bool
+	}{
+		{"ID", true, true},
+		{"ID", false, false},
+		{"Manual", true, false},
+		{"Auto", false, true},
+		{"Ptr", true, false}, // a nullable key is not filled unless tagged auto
+		{"Other", true, false},
+	} {
+		sf, _ := rt.FieldByName(c.field)
+		if _, _, ok := AutoFill(sf, c.soleKey); ok != c.want {
+			t.Errorf("%s (sole key %v): %v, want %v", c.field, c.soleKey, ok, c.want)
+		}
+	}
+}
