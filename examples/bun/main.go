@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/mysqldialect"
@@ -58,31 +57,11 @@ func (p *Post) BeforeAppendModel(ctx context.Context, q bun.Query) error {
 	return oncebun.BeforeAppendModel(ctx, q, p)
 }
 
-const defaultURL = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+func main() { exampledb.Main("bun", run) }
 
-func main() {
-	url := os.Getenv("DATABASE_URL")
-	if url == "" {
-		url = defaultURL
-	}
-	if err := run(context.Background(), os.Stdout, url); err != nil {
-		fmt.Fprintln(os.Stderr, "bun example:", err)
-		os.Exit(1)
-	}
-}
-
-func run(ctx context.Context, out io.Writer, url string) error {
-	db, err := exampledb.Open(ctx, url, "")
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	l, err := exampledb.StartLease(ctx, db, os.Stderr)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-
+// run is the example proper: db is open and a machine-ID lease on it is
+// held (exampledb.Run), so once IDs can be made.
+func run(ctx context.Context, out io.Writer, db *exampledb.DB) error {
 	var b *bun.DB
 	switch db.Dialect {
 	case migrations.Postgres:

@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	oncegorm "github.com/once-go/once/adapters/gorm"
 	"github.com/once-go/once/examples/internal/exampledb"
@@ -47,31 +46,11 @@ type Post struct {
 func (User) TableName() string { return "gorm_example_users" }
 func (Post) TableName() string { return "gorm_example_posts" }
 
-const defaultURL = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+func main() { exampledb.Main("gorm", run) }
 
-func main() {
-	url := os.Getenv("DATABASE_URL")
-	if url == "" {
-		url = defaultURL
-	}
-	if err := run(context.Background(), os.Stdout, url); err != nil {
-		fmt.Fprintln(os.Stderr, "gorm example:", err)
-		os.Exit(1)
-	}
-}
-
-func run(ctx context.Context, out io.Writer, url string) error {
-	db, err := exampledb.Open(ctx, url, "")
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	l, err := exampledb.StartLease(ctx, db, os.Stderr)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-
+// run is the example proper: db is open and a machine-ID lease on it is
+// held (exampledb.Run), so once IDs can be made.
+func run(ctx context.Context, out io.Writer, db *exampledb.DB) error {
 	g, err := examplegorm.Open(db)
 	if err != nil {
 		return err

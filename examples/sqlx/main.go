@@ -10,7 +10,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/jmoiron/sqlx"
 
@@ -31,31 +30,11 @@ type User struct {
 	Email string `db:"email"`
 }
 
-const defaultURL = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+func main() { exampledb.Main("sqlx", run) }
 
-func main() {
-	url := os.Getenv("DATABASE_URL")
-	if url == "" {
-		url = defaultURL
-	}
-	if err := run(context.Background(), os.Stdout, url); err != nil {
-		fmt.Fprintln(os.Stderr, "sqlx example:", err)
-		os.Exit(1)
-	}
-}
-
-func run(ctx context.Context, out io.Writer, url string) error {
-	db, err := exampledb.Open(ctx, url, "")
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	l, err := exampledb.StartLease(ctx, db, os.Stderr)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-
+// run is the example proper: db is open and a machine-ID lease on it is
+// held (exampledb.Run), so once IDs can be made.
+func run(ctx context.Context, out io.Writer, db *exampledb.DB) error {
 	driver := map[migrations.Dialect]string{migrations.Postgres: "pgx", migrations.MySQL: "mysql", migrations.SQLite: "sqlite"}[db.Dialect]
 	x := sqlx.NewDb(db.SQL, driver)
 	x.ExecContext(ctx, `DROP TABLE IF EXISTS sqlx_example_users`)
