@@ -172,7 +172,7 @@ func (m *Manager) usable(ctx context.Context, g grant) (grant, error) {
 // and MachineID reporting it.
 func (m *Manager) install(g grant) error {
 	l, o := g.o.l, g.o
-	notBefore := handoffNotBefore(l.PrevExpiry, m.o.HandoffSkew)
+	notBefore := handoffNotBefore(l, m.o.HandoffSkew, m.tm.margin)
 	if g.op == OpReclaim {
 		notBefore = reclaimNotBefore(l, time.Now(), m.o.HandoffSkew)
 	}

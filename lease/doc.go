@@ -46,7 +46,12 @@
 // A new holder of a machine ID starts its timestamps after the previous
 // holder's expiry as the coordinator reports it (Lease.PrevExpiry) plus
 // Options.HandoffSkew, so it never repeats a timestamp the previous holder
-// could have emitted (see the reasoning at handoffNotBefore in timing.go).
+// could have emitted. A strategy that reports only the coordinator's clock
+// (Lease.CoordinatorNow: Redis) gets CoordinatorNow + HandoffSkew minus the
+// safety margin, which covers a hand-off by expiry; one that reports
+// neither (etcd) relies on the margin exceeding the clocks' combined skew.
+// A released ID re-used at once by such strategies is guarded only by the
+// clocks agreeing (see the reasoning at handoffNotBefore in timing.go).
 //
 // Crash loops do not drain the pool: with Options.StateFile a restarted
 // process takes back its own unexpired lease through a strategy that

@@ -20,7 +20,7 @@ func TestHandoffGuard(t *testing.T) {
 		skew    time.Duration
 		wantOff time.Duration // notBefore relative to our clock; -1: none
 	}{
-		{"no previous holder", 0, 0, -1},
+		{"no clock readings", 0, 0, -1},
 		{"expired long ago", -time.Hour, 0, -time.Hour + time.Second},
 		{"coordinator clock 3s ahead", 3 * time.Second, 0, 4 * time.Second},
 		{"wider skew allowance", 3 * time.Second, 2500 * time.Millisecond, 5500 * time.Millisecond},
@@ -35,6 +35,8 @@ func TestHandoffGuard(t *testing.T) {
 						l, err := f.mem.Acquire(ctx, d)
 						if c.wantOff != -1 {
 							l.PrevExpiry = now.Add(c.prev).UTC().Round(0)
+						} else {
+							l.CoordinatorNow = time.Time{} // no reading at all
 						}
 						return l, err
 					}
@@ -46,6 +48,46 @@ func TestHandoffGuard(t *testing.T) {
 						t.Errorf("notBefore %v, want none", notBefore)
 					}
 				} else if got := notBefore.Sub(now); got != c.wantOff {
+					t.Errorf("notBefore = now %+v, want now %+v", got, c.wantOff)
+				}
+				m.Close(context.Background())
+			})
+		})
+	}
+}
+
+// TestHandoffGuardCoordinatorNow: a strategy that reports only the
+// coordinator's clock (Redis: TIME, no previous expiry) gets
+// notBefore = CoordinatorNow + HandoffSkew - margin: with the production
+// margin (10s) above the skew this is in the past (no wait); with a skew
+// allowance beyond the margin the factories wait for the rest.
+func TestHandoffGuardCoordinatorNow(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		coord   time.Duration // coordinator clock relative to ours
+		skew    time.Duration
+		wantOff time.Duration
+	}{
+		{"clocks agree", 0, time.Second, -9 * time.Second},
+		{"coordinator 3s ahead", 3 * time.Second, time.Second, -6 * time.Second},
+		{"skew beyond the margin", 0, 12 * time.Second, 2 * time.Second},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := newRig(t, 512)
+				r.opts.HandoffSkew = c.skew
+				now := time.Now()
+				r.s.set(func(f *fake) {
+					f.acquire = func(ctx context.Context, d time.Duration) (lease.Lease, error) {
+						l, err := f.mem.Acquire(ctx, d)
+						l.PrevExpiry = time.Time{}
+						l.CoordinatorNow = now.Add(c.coord).UTC().Round(0)
+						return l, err
+					}
+				})
+				m := r.start()
+				_, notBefore, _ := r.f.state()
+				if got := notBefore.Sub(now); got != c.wantOff {
 					t.Errorf("notBefore = now %+v, want now %+v", got, c.wantOff)
 				}
 				m.Close(context.Background())

@@ -61,24 +61,59 @@ func backoff(base, limit time.Duration, attempt int, jitter func(time.Duration) 
 	return min(d, limit, maxBackoff)
 }
 
-// handoffNotBefore is the earliest timestamp a new holder may emit: the
-// previous holder's expiry on the coordinator's clock plus the skew allowed
-// between any holder's clock and the coordinator's. Zero (no constraint)
-// when the previous expiry is unknown.
+// handoffNotBefore is the earliest timestamp a new holder may emit, from
+// what the strategy reported with the lease l, the skew allowed between any
+// holder's clock and the coordinator's, and the manager's safety margin
+// (SafetyMargin; a tenth of the lease duration under testonly.ShortLeases).
+// Zero (no constraint) when the strategy reports neither clock reading.
 //
-// Why this suffices: the previous holder stopped generating by its own
-// local deadline, which is before the coordinator's expiry (its safe window
-// is measured from before the coordinator applied its lease, and ends a
-// margin before the TTL). Its last timestamp came from its own clock, at
-// most skew ahead of the coordinator's: so it is below prevExpiry + skew.
-// The new holder's factories start at or after notBefore on the new
-// holder's clock (they wait if that clock is behind), so every timestamp
-// it emits is above anything the previous holder could have emitted.
-func handoffNotBefore(prevExpiry time.Time, skew time.Duration) time.Time {
-	if prevExpiry.IsZero() {
-		return time.Time{}
+// With the previous expiry (SQL: the row's old expires_at; after a release,
+// the release time): prevExpiry + skew. The previous holder stopped
+// generating by its own local deadline, which is before the coordinator's
+// expiry (its safe window is measured from before the coordinator applied
+// its lease, and ends a margin before the TTL), or, after a release, before
+// it released. Its last timestamp came from its own clock, at most skew
+// ahead of the coordinator's: so it is below prevExpiry + skew. The new
+// holder's factories start at or after notBefore on the new holder's clock
+// (they wait if that clock is behind), so every timestamp it emits is above
+// anything the previous holder could have emitted.
+//
+// Without it, but with the coordinator's clock at the grant (Redis reports
+// TIME): coordinatorNow + skew - margin. The old holder sent its last
+// successful request at local time s; the coordinator applied the TTL no
+// earlier, so its key expired at E >= s + TTL (real time; both clocks are
+// monotonic and run at the same rate over a lease). The old holder's local
+// deadline was s + TTL - margin <= E - margin on its own monotonic clock:
+// it generated nothing after E - margin, and its wall clock, at most skew
+// ahead of the coordinator's, read at most Ecoord - margin + skew then. The
+// ID was free when the coordinator granted it, so Ecoord <= coordinatorNow:
+// every old timestamp is below coordinatorNow + skew - margin. With the
+// production margin (10s) above the skew (default 1s) this lies in the past
+// and costs no wait; it matters when the skew allowance exceeds the margin
+// (short test leases, HandoffSkew raised past SafetyMargin).
+//
+// This covers a hand-off by expiry. A key the previous holder released
+// (deleted) before its expiry is free from the release, and that holder
+// stopped only just before it: its timestamps are bounded by
+// coordinatorNow + skew, not by - margin. Redis and etcd cannot tell a
+// released ID from an expired one, and waiting skew on every acquire would
+// charge each start for the rare quick re-use of a released ID; this
+// bound does not, and a released ID is therefore guarded only when the
+// clocks agree within the skew in the same direction (see the package doc).
+//
+// With neither reading (etcd reports no server time), nothing guards the
+// hand-off but the margin itself: the old holder stopped at least margin
+// before the coordinator freed an expired ID (as above), so with clocks
+// within margin/2 of each other every new timestamp is above every old
+// one; a released ID relies on the clocks agreeing, as above.
+func handoffNotBefore(l Lease, skew, margin time.Duration) time.Time {
+	switch {
+	case !l.PrevExpiry.IsZero():
+		return l.PrevExpiry.Add(skew)
+	case !l.CoordinatorNow.IsZero():
+		return l.CoordinatorNow.Add(skew - margin)
 	}
-	return prevExpiry.Add(skew)
+	return time.Time{}
 }
 
 // reclaimNotBefore is the earliest timestamp the factories may emit on a

@@ -104,12 +104,26 @@ func TestBackoffBounds(t *testing.T) {
 }
 
 func TestHandoffNotBefore(t *testing.T) {
-	if got := handoffNotBefore(time.Time{}, time.Second); !got.IsZero() {
-		t.Errorf("unknown previous expiry: notBefore %v, want zero", got)
+	const margin = 10 * time.Second
+	if got := handoffNotBefore(Lease{}, time.Second, margin); !got.IsZero() {
+		t.Errorf("neither reading: notBefore %v, want zero", got)
 	}
 	prev := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	if got := handoffNotBefore(prev, 1500*time.Millisecond); !got.Equal(prev.Add(1500 * time.Millisecond)) {
+	coord := prev.Add(time.Hour)
+	if got := handoffNotBefore(Lease{PrevExpiry: prev}, 1500*time.Millisecond, margin); !got.Equal(prev.Add(1500 * time.Millisecond)) {
 		t.Errorf("notBefore = %v, want previous expiry + 1.5s", got)
+	}
+	// The previous expiry wins over the coordinator's clock when known.
+	if got := handoffNotBefore(Lease{PrevExpiry: prev, CoordinatorNow: coord}, time.Second, margin); !got.Equal(prev.Add(time.Second)) {
+		t.Errorf("both readings: notBefore = %v, want previous expiry + 1s", got)
+	}
+	// Coordinator clock only: the old holder stopped a margin before the
+	// ID became free.
+	if got := handoffNotBefore(Lease{CoordinatorNow: coord}, time.Second, margin); !got.Equal(coord.Add(-9 * time.Second)) {
+		t.Errorf("coordinator clock only: notBefore = %v, want coordinator now - 9s", got)
+	}
+	if got := handoffNotBefore(Lease{CoordinatorNow: coord}, 700*time.Millisecond, 200*time.Millisecond); !got.Equal(coord.Add(500 * time.Millisecond)) {
+		t.Errorf("skew beyond the margin: notBefore = %v, want coordinator now + 0.5s", got)
 	}
 }
 
