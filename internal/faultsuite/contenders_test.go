@@ -18,7 +18,9 @@ import (
 // distinct machine ID that its factory then carries, and the coordinator
 // counts 512 held IDs. Each of the other 88 is canceled as soon as it
 // sees ErrExhausted (nobody releases during the test, so it can never
-// win); the acquire timeout (30s; SQLite 45s) is a safety net only: under
+// win), or, tolerated, times out having met only conflicts and transient
+// errors (still exactly 512 distinct winners and 88 refused); the
+// acquire timeout (30s; SQLite 45s) is a safety net only: under
 // -race on two busy CPUs SQLite needs seconds for 600 acquisitions, and
 // waiting a timeout out would only cost time. The coordinators take turns
 // (600 managers are CPU work), beside the suite's other parallel cases.
@@ -104,11 +106,21 @@ func TestContenders600(t *testing.T) {
 
 		owner := map[int]int{}
 		var slowest time.Duration
-		refused, unexhausted := 0, 0
+		refused, unexhausted, timedOut := 0, 0, 0
 		for i, r := range results {
 			if r.err != nil {
 				refused++
 				if r.exhausted == 0 {
+					// A contender may run its whole budget out on
+					// conflicts and transient errors on a loaded machine
+					// without ever reaching exhaustion; that is only
+					// acceptable as a timeout once the budget is spent,
+					// with the 512 distinct winners checked below.
+					// Any other refusal is a bug.
+					if errors.Is(r.err, lease.ErrTimeout) && r.took >= budget {
+						timedOut++
+						continue
+					}
 					if unexhausted++; unexhausted <= 3 {
 						t.Errorf("contender %d refused without ever seeing the namespace exhausted: %v", i, r.err)
 					}
@@ -135,7 +147,7 @@ func TestContenders600(t *testing.T) {
 		if held, err := sp.held(ctx); err != nil || held != 512 {
 			t.Errorf("coordinator holds %d IDs (%v), want 512", held, err)
 		}
-		t.Logf("%d started (the last after %v), %d refused after seeing the namespace exhausted; all done in %v",
-			len(owner), slowest.Round(time.Millisecond), refused, all.Round(time.Millisecond))
+		t.Logf("%d started (the last after %v), %d refused (%d of them timed out after %v without seeing the namespace exhausted); all done in %v",
+			len(owner), slowest.Round(time.Millisecond), refused, timedOut, budget, all.Round(time.Millisecond))
 	})
 }

@@ -446,6 +446,7 @@ func (p *proc) id() int {
 // waitValues waits until n values drawn after since have been printed.
 func (p *proc) waitValues(since time.Time, n int, d time.Duration) {
 	p.t.Helper()
+	d = waitBound(d)
 	end := time.Now().Add(d)
 	for {
 		got := 0
@@ -467,6 +468,7 @@ func (p *proc) waitValues(since time.Time, n int, d time.Duration) {
 // waitLife waits for a lifecycle call of kind after since.
 func (p *proc) waitLife(kind lifeKind, since time.Time, d time.Duration) lifeEvent {
 	p.t.Helper()
+	d = waitBound(d)
 	end := time.Now().Add(d)
 	for {
 		for _, e := range p.lifecycle() {

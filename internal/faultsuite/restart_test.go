@@ -74,6 +74,7 @@ func TestCoordinatorRestart(t *testing.T) {
 // waitLoss waits for the manager's first loss at or after since.
 func waitLoss(t *testing.T, r *rig, since time.Time, d time.Duration) timedErr {
 	t.Helper()
+	d = waitBound(d)
 	end := time.Now().Add(d)
 	for {
 		for _, l := range r.ev.lost() {

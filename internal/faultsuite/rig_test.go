@@ -232,6 +232,7 @@ func (g *generator) snapshot() []draw {
 // since, or fails t after d.
 func (g *generator) waitValues(t *testing.T, since time.Time, n int, d time.Duration) {
 	t.Helper()
+	d = waitBound(d)
 	end := time.Now().Add(d)
 	for {
 		got := 0
@@ -308,6 +309,7 @@ func okEnd(ops ...lease.Op) func(lease.Event) bool {
 // waitEvent waits until an event after since matches, or fails t after d.
 func (l *eventLog) waitEvent(t *testing.T, since time.Time, d time.Duration, what string, match func(lease.Event) bool) timedEvent {
 	t.Helper()
+	d = waitBound(d)
 	end := time.Now().Add(d)
 	for {
 		for _, e := range l.events(match) {
@@ -325,16 +327,19 @@ func (l *eventLog) waitEvent(t *testing.T, since time.Time, d time.Duration, wha
 // rig is an in-process holder: a manager on a strategy, protecting one
 // recorded nonce factory from which a generator draws continuously.
 type rig struct {
-	t   *testing.T
-	m   *lease.Manager
-	rf  *recFactory
-	gen *generator
-	ev  *eventLog
-	log *bytes.Buffer
+	t      *testing.T
+	margin time.Duration // the manager's scaled safety margin: a tenth of the lease duration
+	m      *lease.Manager
+	rf     *recFactory
+	gen    *generator
+	ev     *eventLog
+	log    *bytes.Buffer
 }
 
 type rigOptions struct {
 	skew           time.Duration // of the factory's wall clock
+	leaseDur       time.Duration // 0: leaseDur
+	renewEvery     time.Duration // 0: renewEvery
 	acquireTimeout time.Duration // 0: 5s
 	beforeExtend   func(time.Time)
 }
@@ -355,12 +360,13 @@ func (w *lockedBuffer) Write(p []byte) (int, error) {
 // manager's log goes to a buffer printed only if the test fails.
 func startRig(t *testing.T, s lease.Strategy, o rigOptions) *rig {
 	t.Helper()
-	r := &rig{t: t, rf: newRecFactory(o.skew), ev: &eventLog{}, log: &bytes.Buffer{}}
+	d := orDefault(o.leaseDur, leaseDur)
+	r := &rig{t: t, margin: d / 10, rf: newRecFactory(o.skew), ev: &eventLog{}, log: &bytes.Buffer{}}
 	r.rf.beforeExtend = o.beforeExtend
 	lw := &lockedBuffer{b: r.log}
 	opts := lease.Options{
-		LeaseDuration:  leaseDur,
-		RenewInterval:  renewEvery,
+		LeaseDuration:  d,
+		RenewInterval:  orDefault(o.renewEvery, renewEvery),
 		AcquireTimeout: orDefault(o.acquireTimeout, 5*time.Second),
 		Factories:      []lease.Factory{r.rf},
 		OnLost:         r.ev.onLost,
@@ -384,6 +390,15 @@ func startRig(t *testing.T, s lease.Strategy, o rigOptions) *rig {
 	})
 	return r
 }
+
+// minWait is the least a test waits for something that should happen (a
+// renewal, values, a lifecycle call, a loss): under -race on two loaded
+// CPUs the scheduler can be seconds late. A longer bound only delays the
+// report of a real failure; what must not happen, and when things happen,
+// are checked separately against the recorded times.
+const minWait = 15 * time.Second
+
+func waitBound(d time.Duration) time.Duration { return max(d, minWait) }
 
 func orDefault(v, def time.Duration) time.Duration {
 	if v == 0 {
@@ -416,6 +431,11 @@ func (r *rig) waitRenewal(since time.Time, d time.Duration) timedEvent {
 // a hair late, so the estimate errs towards a later deadline).
 func computedDeadline(e timedEvent) time.Time {
 	return e.at.Add(-e.Duration).Add(e.GrantedTTL - margin)
+}
+
+// deadlineOf is computedDeadline for this rig's lease duration.
+func (r *rig) deadlineOf(e timedEvent) time.Time {
+	return e.at.Add(-e.Duration).Add(e.GrantedTTL - r.margin)
 }
 
 func lastLines(s string, n int) string {
