@@ -29,7 +29,11 @@ func TestEtcdKillHolder(t *testing.T) {
 	if !ok {
 		t.Fatal("holder printed no lifecycle call")
 	}
-	if d := exp.Sub(grant.validUntil); d < margin-2*time.Millisecond || d > margin+150*time.Millisecond {
+	// The lower bound is the safety property (etcd keeps the ID at least
+	// the margin past the holder's deadline); the upper one only checks
+	// the lease is not grossly longer, and grows with the latency of the
+	// holder's last renewal (hundreds of ms under -race on loaded CPUs).
+	if d := exp.Sub(grant.validUntil); d < margin-2*time.Millisecond || d > margin+time.Second {
 		t.Errorf("etcd lease ends %s, %v after the holder's deadline %s; want about the margin %v",
 			clock(exp), d, clock(grant.validUntil), margin)
 	}

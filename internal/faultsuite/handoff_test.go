@@ -98,7 +98,7 @@ func testHandoff(t *testing.T, c coordinator, oldSkew, newSkew time.Duration, st
 		time.Sleep(2 * time.Millisecond)
 	}
 	freeAt := time.Now()
-	r := startRig(t, cl.mustStrategy(t, false), rigOptions{skew: newSkew, acquireTimeout: 8 * time.Second})
+	r := startRig(t, cl.mustStrategy(t, false), rigOptions{skew: newSkew, acquireTimeout: 20 * time.Second})
 	if got := r.m.MachineID(); got != id {
 		t.Fatalf("new holder got machine ID %d, want the old holder's %d", got, id)
 	}
