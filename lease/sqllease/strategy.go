@@ -204,6 +204,28 @@ func (s *Strategy) write(ctx context.Context, db querier, query string, args []a
 	return l, true, nil
 }
 
+// extension is how Renew and Reclaim (operation op) start: l's raw token,
+// d in microseconds, and a session on the database (done ends it). Errors
+// are returned as the operation returns them.
+func (s *Strategy) extension(ctx context.Context, op string, l lease.Lease, d time.Duration) (token []byte, us int64, db querier, done func(), err error) {
+	if token, err = decode(l); err != nil {
+		return nil, 0, nil, nil, err
+	}
+	if us, err = micros(d); err != nil {
+		return nil, 0, nil, nil, fail(ctx, op, s.opts.Table, err)
+	}
+	if db, done, err = s.session(ctx); err != nil {
+		return nil, 0, nil, nil, fail(ctx, op, s.opts.Table, err)
+	}
+	return token, us, db, done, nil
+}
+
+// lost is the error of Renew and Reclaim when l's row is held by another
+// token.
+func (s *Strategy) lost(l lease.Lease) error {
+	return fmt.Errorf("sqllease: %w: machine ID %d is held by another token in %s", lease.ErrLost, l.MachineID, s.opts.Table)
+}
+
 // Renew extends l to the database's now + d:
 //
 //	UPDATE t SET expires_at = now + d, lock_version = lock_version + 1
@@ -214,17 +236,9 @@ func (s *Strategy) write(ctx context.Context, db querier, query string, args []a
 // PrevExpiry is zero (no hand-off happened).
 func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
 	op := "renew machine ID " + strconv.Itoa(l.MachineID)
-	token, err := decode(l)
+	token, us, db, done, err := s.extension(ctx, op, l, d)
 	if err != nil {
 		return lease.Lease{}, err
-	}
-	us, err := micros(d)
-	if err != nil {
-		return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
-	}
-	db, done, err := s.session(ctx)
-	if err != nil {
-		return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
 	}
 	defer done()
 	args := append(s.q.expiry(us), l.MachineID, token)
@@ -233,7 +247,7 @@ func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (l
 		return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
 	}
 	if !ok {
-		return lease.Lease{}, fmt.Errorf("sqllease: %w: machine ID %d is held by another token in %s", lease.ErrLost, l.MachineID, s.opts.Table)
+		return lease.Lease{}, s.lost(l)
 	}
 	nl.MachineID, nl.Token = l.MachineID, l.Token
 	return nl, nil
@@ -272,28 +286,17 @@ const reclaimReads = 3
 // reading again (up to three times) if the row changed in between.
 func (s *Strategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
 	op := "reclaim machine ID " + strconv.Itoa(l.MachineID)
-	token, err := decode(l)
+	token, us, db, done, err := s.extension(ctx, op, l, d)
 	if err != nil {
 		return lease.Lease{}, err
 	}
-	us, err := micros(d)
-	if err != nil {
-		return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
-	}
-	db, done, err := s.session(ctx)
-	if err != nil {
-		return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
-	}
 	defer done()
-	lost := func() error {
-		return fmt.Errorf("sqllease: %w: machine ID %d is held by another token in %s", lease.ErrLost, l.MachineID, s.opts.Table)
-	}
 	if s.q.reclaim != "" {
 		var prevS, expS, nowS string
 		args := append(s.q.expiry(us), l.MachineID, token)
 		switch err := db.QueryRowContext(ctx, s.q.reclaim, args...).Scan(&prevS, &expS, &nowS); {
 		case errors.Is(err, sql.ErrNoRows):
-			return lease.Lease{}, lost()
+			return lease.Lease{}, s.lost(l)
 		case err != nil:
 			return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
 		}
@@ -317,7 +320,7 @@ func (s *Strategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) 
 		)
 		switch err := db.QueryRowContext(ctx, s.q.current, l.MachineID, token).Scan(&prevS, &seen, &nowS); {
 		case errors.Is(err, sql.ErrNoRows):
-			return lease.Lease{}, lost()
+			return lease.Lease{}, s.lost(l)
 		case err != nil:
 			return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
 		}
