@@ -26,3 +26,26 @@ func BenchmarkCipher64(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkNonce measures the bare factory calls under Generate/once-counter
+// and Generate/once-encrypted (same idle-factory set-up), so the cost of the
+// once layer (the ID type's codec lookup and generator binding) shows as the
+// difference.
+func BenchmarkNonce(b *testing.B) {
+	counter := idleFactory(nonce.Config{})
+	encrypted := idleFactory(nonce.Config{})
+	runAllCPU(b, [][]impl{{
+		{"counter64", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sinkUint64, sinkErr = counter.Counter64()
+			}
+		}},
+		{"encrypted64", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sinkUint64, sinkErr = encrypted.Encrypted64()
+			}
+		}},
+	}})
+}

@@ -43,6 +43,7 @@ type config struct {
 	repeat  int
 	json    bool
 	save    string
+	from    string
 	svg     string
 	keys    []keyType
 }
@@ -69,6 +70,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.repeat, "repeat", 1, "rounds over all key types (order rotated each round); the median of each figure is reported")
 	fs.BoolVar(&c.json, "json", false, "print a JSON array instead of a Markdown table")
 	fs.StringVar(&c.save, "save", "", "also write the JSON array to this file")
+	fs.StringVar(&c.from, "from", "", "render the table/SVG from a JSON file written by -save or -json instead of measuring")
 	fs.StringVar(&c.svg, "svg", "", "write an SVG bar chart (index size, insert rate) to this file")
 	fs.StringVar(&keys, "keys", "", "comma-separated subset of key types: "+strings.Join(keyNames(), ","))
 	if err := fs.Parse(args); err != nil {
@@ -117,6 +119,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
+	if c.from != "" {
+		return render(c, stdout)
+	}
 	d, err := newDialect(c.db)
 	if err != nil {
 		return err
@@ -151,6 +156,31 @@ func run(args []string, stdout, stderr io.Writer) error {
 		results = append(results, medianResult(rounds[kt.name]))
 	}
 
+	return output(c, results, stdout)
+}
+
+// render reads results saved by -save or -json and prints/draws them.
+func render(c config, stdout io.Writer) error {
+	data, err := os.ReadFile(c.from)
+	if err != nil {
+		return err
+	}
+	var results []result
+	if err := json.Unmarshal(data, &results); err != nil {
+		return fmt.Errorf("%s: %w", c.from, err)
+	}
+	if len(results) == 0 {
+		return fmt.Errorf("%s: no results", c.from)
+	}
+	r := results[0]
+	c.db, c.rows, c.batch, c.writers, c.repeat, c.lookups = r.DB, r.Rows, r.Batch, r.Writers, max(r.Rounds, 1), r.Lookups
+	c.save = ""
+	return output(c, results, stdout)
+}
+
+// output prints the results (JSON or Markdown) and writes the -save and
+// -svg files.
+func output(c config, results []result, stdout io.Writer) error {
 	js, err := json.MarshalIndent(results, "", "  ")
 	if err != nil {
 		return err
