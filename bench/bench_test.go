@@ -35,7 +35,9 @@ func runAll(b *testing.B, impls [][]impl) {
 // shared machine wall time (ns/op) includes the time other processes held
 // the core; thread CPU time does not, so ratios of cpu-ns/op are the steadier
 // comparison there. (Background GC work runs on other threads and is not
-// counted: allocating implementations look slightly better by this metric.)
+// counted: allocating implementations look slightly better by this metric.
+// The sub-benchmark's set-up is included; it is negligible at -benchtime=1s
+// but dominates with -benchtime=20x.)
 func runAllCPU(b *testing.B, impls [][]impl) {
 	for _, group := range impls {
 		for _, im := range group {
