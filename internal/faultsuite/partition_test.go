@@ -182,8 +182,11 @@ func testOutage(t *testing.T, r *rig, fault, heal func(), what string) []timedEv
 	if dl := computedDeadline(ren); deadline.After(dl.Add(time.Millisecond)) || dl.Sub(deadline) > 100*time.Millisecond {
 		t.Errorf("factory deadline %s; the last renewal (%v, TTL %v) gives %s", clock(deadline), ren.Duration, ren.GrantedTTL, clock(dl))
 	}
-	// Generation ran until the deadline and stopped there.
-	before := summarise(draws, start, deadline)
+	// Generation ran until the deadline and stopped there. A draw that
+	// started just before the deadline reads the factory's clock after it
+	// started and may rightly be refused: refusing early is safe, so only
+	// refusals more than a millisecond early count as premature.
+	before := summarise(draws, start, deadline.Add(-time.Millisecond))
 	if before.refused > 0 {
 		t.Errorf("%d draws refused before the deadline, first at %s (%v before it): %v",
 			before.refused, clock(before.first.start), deadline.Sub(before.first.start), before.first.err)
