@@ -77,9 +77,12 @@ func TestRenewHangsPastDeadline(t *testing.T) {
 			t.Fatal("factories stopped before the safe window ended")
 		}
 		time.Sleep(1)
-		if r.f.generating() {
-			t.Fatal("factories generate after the safe window ended")
-		}
+		// Let the goroutines woken at the deadline run. Looking at the
+		// factories now would race with them: the manager disables them at
+		// the deadline and, calls taking no fake time, re-acquires and
+		// re-enables them in the same instant. The journal shows the
+		// disable, stamped exactly at the deadline (time does not move
+		// during the Wait).
 		synctest.Wait()
 		_, dis, ok := r.j.find(0, "disable")
 		if !ok || !dis.at.Equal(deadline) {
