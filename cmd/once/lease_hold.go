@@ -120,8 +120,7 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 			}
 		},
 	}
-	guard := &releaseGuard{Strategy: be.strategy}
-	m, err := lease.Start(ctx, guard, opts)
+	m, err := lease.Start(ctx, be.strategy, opts)
 	switch {
 	case err == nil:
 	case errors.Is(err, lease.ErrTimeout):
@@ -160,9 +159,6 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 	closeCtx, stop := context.WithTimeout(context.Background(), 2*lease.DefaultReleaseTimeout+5*time.Second)
 	defer stop()
 	closeErr := m.Close(closeCtx)
-	if err := guard.releaseAgain(pingTimeout, lease.DefaultReleaseTimeout); err != nil {
-		errorf(e, who, "warning: releasing the lease again after shutdown: %v", err)
-	}
 	if closeErr != nil {
 		errorf(e, who, "releasing the lease: %v", closeErr)
 		return exitFail
