@@ -39,6 +39,21 @@ type coordinator struct {
 	// it the hand-off is guarded by the safety margin alone (see
 	// handoff_test.go).
 	prevExpiry bool
+	// freeLag is how long after a lease's expiry (space.expiry) the
+	// coordinator may take to free its machine ID. 0: at once (SQL
+	// compares the expiry column, Redis expires the key or field). etcd
+	// deletes the keys of an expired lease on its lessor's next revoke
+	// tick, 0..500ms later (etcdRevokeTick). The process cases add it to
+	// their liveness tolerances (how soon a dead holder's ID is free
+	// again); no safety check uses it.
+	freeLag time.Duration
+	// expirySlack widens TestKillHolder's upper bound on how far the
+	// coordinator's expiry lies past the holder's deadline plus the
+	// margin (the latency of the holder's last renewal), beyond the 500ms
+	// every coordinator gets. It only bounds how much longer than
+	// requested the lease is; the lower bound (the safety property) does
+	// not move.
+	expirySlack time.Duration
 	// setup prepares a fresh, empty namespace and removes it when t ends.
 	// private asks for a coordinator the test owns alone, so that it may
 	// restart or wipe the whole server (Redis: a private server process);

@@ -33,13 +33,18 @@ func init() {
 // on the shared server (.ci/etcd.sh, ONCE_TEST_ETCD_ENDPOINTS), or a
 // private server process on free ports for restarts. etcd keeps its data
 // across a restart (its write-ahead log is fsynced), and so do the leases:
-// a restart is not a loss.
+// a restart is not a loss. An expired lease's keys are deleted on the
+// next revoke tick (freeLag). expirySlack: the kill case allows the
+// holder's last renewal 1s of latency on etcd (500ms elsewhere), the bound
+// ad13d50 set from loaded runs.
 func etcdCoordinator(name string) coordinator {
 	return coordinator{
-		name:    name,
-		network: true,
-		setup:   etcdSetup,
-		connect: etcdConnect,
+		name:        name,
+		network:     true,
+		freeLag:     etcdRevokeTick,
+		expirySlack: 500 * time.Millisecond,
+		setup:       etcdSetup,
+		connect:     etcdConnect,
 	}
 }
 
@@ -69,26 +74,13 @@ func etcdConnect(target, ns string, _ int) (*client, error) {
 	}, nil
 }
 
-// etcdSkips are the suite's cases whose timing assertions etcd cannot
-// meet, by top-level test name, with the reason. etcd deletes the keys of
-// an expired lease on its lessor's next tick, every 500ms (fixed in the
-// server): an ID becomes free 0..500ms, plus a raft commit, after its TTL
-// ended. TestKillHolder allows 500ms including its 10ms polling and
-// TestCrashLoop 100-200ms; both would fail some runs. etcdprocess_test.go
-// runs the same cases on etcd with the tick added to those tolerances.
-var etcdSkips = map[string]string{
-	"TestKillHolder": "etcd frees a dead holder's ID on its 500ms revoke tick; see TestEtcdKillHolder",
-	"TestCrashLoop":  "etcd frees a dead holder's ID on its 500ms revoke tick; see TestEtcdCrashLoop",
-}
-
-// etcdRevokeTick is how often etcd's lessor revokes expired leases.
+// etcdRevokeTick is how often etcd's lessor revokes expired leases (fixed
+// in the server): an ID becomes free 0..500ms, plus a raft commit, after
+// its lease's TTL ended. It is etcd's freeLag.
 const etcdRevokeTick = 500 * time.Millisecond
 
 func etcdSetup(t *testing.T, private bool) *space {
 	t.Helper()
-	if why, ok := etcdSkips[strings.SplitN(t.Name(), "/", 2)[0]]; ok {
-		t.Skip(why)
-	}
 	sp := &space{ns: testenv.Unique(t, "fault") + "/"}
 	var srv *etcdServer
 	if private {
