@@ -18,20 +18,28 @@ package nonce
 // collision is possible. The deadline timer (or any generator that reads
 // the clock past the deadline) then disables the factory.
 
-// Counter64 returns the next 64-bit counter nonce.
+// Counter64 returns the next 64-bit counter nonce. Its fast path (one
+// atomic add, one load, bit packing) is small enough to inline.
 func (f *Factory) Counter64() (uint64, error) {
-	if st := f.state.Load(); st != nil {
-		v := st.c64.Add(1)
-		if ts := v >> count64Bits; ts <= st.known.Load() {
-			return top64(ts, st.machine, v&count64Mask), nil
+	var v uint64
+	st := f.state.Load()
+	if st != nil {
+		v = st.c64.Add(1)
+		if v>>count64Bits <= st.known.Load() {
+			// top64(ts, machine, count) with ts = v>>13, count = v&mask.
+			return (v&^count64Mask)<<machineBits | st.mbits | v&count64Mask, nil
 		}
-		return f.counter64Slow(st, v)
 	}
-	return 0, f.disabledErr()
+	return f.counter64Slow(st, v)
 }
 
+// counter64Slow handles a disabled factory (st == nil) and a value v drawn
+// from st whose timestamp is ahead of the last clock reading.
 func (f *Factory) counter64Slow(st *state, v uint64) (uint64, error) {
 	for {
+		if st == nil {
+			return 0, f.disabledErr()
+		}
 		ts := v >> count64Bits
 		ok, err := f.await(st, ts)
 		if err != nil {
@@ -41,10 +49,9 @@ func (f *Factory) counter64Slow(st *state, v uint64) (uint64, error) {
 			return top64(ts, st.machine, v&count64Mask), nil
 		}
 		// A new lease replaced st: the value drawn from st is dropped.
-		if st = f.state.Load(); st == nil {
-			return 0, f.disabledErr()
+		if st = f.state.Load(); st != nil {
+			v = st.c64.Add(1)
 		}
-		v = st.c64.Add(1)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 type state struct {
 	// Read-only after construction.
 	machine uint64    // machine ID
+	mbits   uint64    // machine << count64Bits: its place in a 64-bit value
 	initAt  uint64    // first timestamp (ms since the epoch) of this state
 	baseT   time.Time // clock reading at construction (monotonic if the clock has one)
 	baseNs  int64     // baseT in ns since the epoch
@@ -57,6 +58,7 @@ const (
 func (f *Factory) newState(machineID int, initAt uint64, base time.Time) *state {
 	st := &state{
 		machine: uint64(machineID),
+		mbits:   uint64(machineID) << count64Bits,
 		initAt:  initAt,
 		baseT:   base,
 		baseNs:  base.UnixNano() - f.epochNs,

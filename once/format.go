@@ -83,6 +83,9 @@ func appendURL64(b []byte, v uint64) []byte {
 		a[v>>22&63], a[v>>16&63], a[v>>10&63], a[v>>4&63], a[v<<2&63])
 }
 
+// url64Len is the length of the URL64 spelling.
+const url64Len = 11
+
 // appendHex32 appends the 13 base32hex characters of v: 64 bits and one zero
 // spare bit in the last character.
 func appendHex32(b []byte, v uint64) []byte {

@@ -67,8 +67,24 @@ func (o Options) New() (ID, error) {
 
 // newValue draws the next value of the codec's nonce kind. Zero means "no
 // ID", so a zero draw (possible only for an encrypted nonce, once per key)
-// is skipped.
+// is skipped. The fast path, a counter nonce drawn without error, is
+// repeated in NewAs: written out there, a typed ID costs one call (to
+// Counter64); a helper for it would not inline.
 func (c *codec) newValue() (uint64, error) {
+	if c.counter { // a valid codec (gen set) with counter nonces
+		// Counter64 returns 0 with every error: a nonzero v is a success.
+		if f := c.gen.f.Load(); f != nil {
+			if v, _ := f.Counter64(); v != 0 {
+				return v, nil
+			}
+		}
+	}
+	return c.newValueSlow()
+}
+
+// newValueSlow is newValue for every other case: a misconfigured type, no
+// generator, sortable and encrypted nonces, and generator errors.
+func (c *codec) newValueSlow() (uint64, error) {
 	if c.err != nil {
 		return 0, c.err
 	}

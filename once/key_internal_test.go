@@ -1,6 +1,10 @@
 package once
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+	"unsafe"
+)
 
 type ka struct{}
 type kb struct{}
@@ -13,6 +17,12 @@ func TestTypeKeyDistinct(t *testing.T) {
 	t.Logf("%#x %#x %#x", a, b, typeKey[ID]())
 	if a == b || a == typeKey[ID]() {
 		t.Fatal("type keys collide")
+	}
+	if got := typeOfKey(a); got != reflect.TypeFor[Typed[ka]]() {
+		t.Fatalf("typeOfKey = %v", got)
+	}
+	if got := typeOfKey(typeKey[ID]()); got != reflect.TypeFor[ID]() {
+		t.Fatalf("typeOfKey = %v", got)
 	}
 	if codecOf[Typed[ka]]().prefix != "a_" || codecOf[Typed[kb]]().prefix != "b_" {
 		t.Fatal("codecs mixed up")
@@ -29,16 +39,17 @@ func TestCodecOverflow(t *testing.T) {
 	key := typeKey[Typed[kc]]()
 	h := slotOf(key)
 	var saved [cacheProbe]*codec
-	for i := range uint64(cacheProbe) {
-		slot := &codecs[(h+i)%cacheSize]
-		saved[i] = slot.Load()
-		if saved[i] == nil {
-			slot.Store(&codec{key: uintptr(i) + 1}) // a key no type has
+	var others [cacheProbe]byte // addresses no type has
+	for i := range uint8(cacheProbe) {
+		slot := &slots[h+i]
+		saved[i] = (*codec)(*slot)
+		if saved[i] == &noCodec {
+			*slot = unsafe.Pointer(&codec{key: unsafe.Pointer(&others[i])})
 		}
 	}
 	defer func() {
-		for i := range uint64(cacheProbe) {
-			codecs[(h+i)%cacheSize].Store(saved[i])
+		for i := range uint8(cacheProbe) {
+			slots[h+i] = unsafe.Pointer(saved[i])
 		}
 	}()
 	for range 3 {

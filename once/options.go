@@ -1,10 +1,12 @@
 package once
 
 import (
+	"encoding/binary"
 	"errors"
 	"reflect"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // NonceKind is the kind of 64-bit nonce that new IDs are drawn as. The zero
@@ -75,21 +77,24 @@ func (o Options) Check() error {
 // codec is a validated, resolved set of options: every operation runs on
 // one. A codec with err set fails every operation with err.
 type codec struct {
-	key        uintptr // identity of the typed ID type in the codec cache
-	opts       Options // as declared
+	key        unsafe.Pointer // identity of the typed ID type in the codec cache (typeKey)
+	opts       Options        // as declared
 	prefix     string
 	jsonPrefix string // prefix escaped for a JSON string
+	pword      uint64 // the prefix's bytes, little-endian, when it has at most 8 (short)
+	short      bool   // len(prefix) <= 8: appendText stores pword in one write
 	format     Format
 	db         Format
 	persist    bool
 	mask       bool
 	nonce      NonceKind
 	gen        *Binding // never nil
+	counter    bool     // valid, with counter nonces: newValue's fast path
 	err        error
 }
 
 // plain is the codec of ID: the package defaults.
-var plain = codec{format: URL64, db: Signed, nonce: Counter, gen: &defaultBinding}
+var plain = codec{format: URL64, db: Signed, nonce: Counter, gen: &defaultBinding, short: true, counter: true}
 
 // resolve validates o and fills in the defaults.
 func (o Options) resolve() (codec, error) {
@@ -128,6 +133,12 @@ func (o Options) resolve() (codec, error) {
 	}
 	if err != nil {
 		return codec{opts: o, err: err}, err
+	}
+	c.counter = c.nonce == Counter
+	if len(c.prefix) <= 8 {
+		var w [8]byte
+		copy(w[:], c.prefix)
+		c.pword, c.short = binary.LittleEndian.Uint64(w[:]), true
 	}
 	if strings.ContainsAny(c.prefix, `"\`) {
 		r := strings.NewReplacer(`"`, `\"`, `\`, `\\`)

@@ -1,5 +1,7 @@
 package once
 
+import "encoding/binary"
+
 // maxText is the longest spelling of the 64 bits: 20 decimal digits or a
 // sign and 19 digits.
 const maxText = 20
@@ -16,10 +18,21 @@ func (c *codec) appendText(b []byte, v uint64) ([]byte, error) {
 		}
 		v = m
 	}
-	b = append(b, c.prefix...)
-	if c.format == URL64 {
-		return appendURL64(b, v), nil
+	if c.format == URL64 && c.short {
+		if n := len(b); cap(b)-n >= 8+url64Len {
+			// One 8-byte store for the prefix (what follows it is
+			// overwritten), then the 11 characters.
+			t := b[n : n+8+url64Len]
+			binary.LittleEndian.PutUint64(t, c.pword)
+			u := (*[url64Len]byte)(t[len(c.prefix):])
+			const a = url64Alphabet // putURL64, written out: it does not inline
+			u[0], u[1], u[2], u[3] = a[v>>58], a[v>>52&63], a[v>>46&63], a[v>>40&63]
+			u[4], u[5], u[6], u[7] = a[v>>34&63], a[v>>28&63], a[v>>22&63], a[v>>16&63]
+			u[8], u[9], u[10] = a[v>>10&63], a[v>>4&63], a[v<<2&63]
+			return b[:n+len(c.prefix)+url64Len], nil
+		}
 	}
+	b = append(b, c.prefix...)
 	return appendFormat(b, c.format, v), nil
 }
 

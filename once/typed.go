@@ -51,7 +51,17 @@ func MustParseAs[T IDType](s string) T {
 // a zero ID, while none is bound ([ErrNoGenerator]) or the factory holds no
 // lease (nonce.ErrDisabled).
 func NewAs[T IDType]() (T, error) {
-	v, err := codecOf[T]().newValue()
+	c := codecOf[T]()
+	// c.newValue, written out (see there).
+	if c.counter { // a valid codec (gen set) with counter nonces
+		// Counter64 returns 0 with every error: a nonzero v is a success.
+		if f := c.gen.f.Load(); f != nil {
+			if v, _ := f.Counter64(); v != 0 {
+				return T{v}, nil
+			}
+		}
+	}
+	v, err := c.newValueSlow()
 	return T{v}, err
 }
 
