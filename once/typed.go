@@ -33,7 +33,7 @@ type IDType interface {
 // ParseAs parses text as an ID of type T (see [Options] for the rules):
 // once.ParseAs[UserID]("usr_M48oJk4HnzE").
 func ParseAs[T IDType](s string) (T, error) {
-	v, err := parseText(codecOf[T](), s)
+	v, err := parseText(codecFor(typeKey[T]()), s)
 	return T{v}, err
 }
 
@@ -51,7 +51,7 @@ func MustParseAs[T IDType](s string) T {
 // a zero ID, while none is bound ([ErrNoGenerator]) or the factory holds no
 // lease (nonce.ErrDisabled).
 func NewAs[T IDType]() (T, error) {
-	c := codecOf[T]()
+	c := codecFor(typeKey[T]())
 	// c.newValue, written out (see there).
 	if c.counter { // a valid codec (gen set) with counter nonces
 		// Counter64 returns 0 with every error: a nonzero v is a success.
@@ -65,8 +65,6 @@ func NewAs[T IDType]() (T, error) {
 	return T{v}, err
 }
 
-func (t Typed[K]) codec() *codec { return codecOf[Typed[K]]() }
-
 // options validates the kind and returns its declared options (uncached).
 func (Typed[K]) options() (Options, error) {
 	var k K
@@ -77,7 +75,7 @@ func (Typed[K]) options() (Options, error) {
 }
 
 // Options returns the options that K declares.
-func (t Typed[K]) Options() Options { return t.codec().opts }
+func (t Typed[K]) Options() Options { return codecFor(typeKey[Typed[K]]()).opts }
 
 // IsZero reports whether t is the zero ID ("no ID").
 func (t Typed[K]) IsZero() bool { return t.v == 0 }
@@ -90,18 +88,22 @@ func (t Typed[K]) Int64() int64 { return int64(t.v) }
 
 // String returns the text spelling (prefix, format, mask), or the error in
 // angle brackets when the type is misconfigured or cannot mask.
-func (t Typed[K]) String() string { return t.codec().string(t.v) }
+func (t Typed[K]) String() string { return codecFor(typeKey[Typed[K]]()).string(t.v) }
 
 // AppendText appends the text spelling to b. It implements
 // [encoding.TextAppender].
-func (t Typed[K]) AppendText(b []byte) ([]byte, error) { return t.codec().appendText(b, t.v) }
+func (t Typed[K]) AppendText(b []byte) ([]byte, error) {
+	return codecFor(typeKey[Typed[K]]()).appendText(b, t.v)
+}
 
 // MarshalText implements [encoding.TextMarshaler].
-func (t Typed[K]) MarshalText() ([]byte, error) { return t.codec().marshalText(t.v) }
+func (t Typed[K]) MarshalText() ([]byte, error) {
+	return codecFor(typeKey[Typed[K]]()).marshalText(t.v)
+}
 
 // UnmarshalText implements [encoding.TextUnmarshaler] like [ParseAs].
 func (t *Typed[K]) UnmarshalText(text []byte) error {
-	v, err := parseText(t.codec(), text)
+	v, err := parseText(codecFor(typeKey[Typed[K]]()), text)
 	if err != nil {
 		return err
 	}
@@ -110,13 +112,15 @@ func (t *Typed[K]) UnmarshalText(text []byte) error {
 }
 
 // MarshalJSON returns the text spelling as a JSON string.
-func (t Typed[K]) MarshalJSON() ([]byte, error) { return t.codec().marshalJSON(t.v) }
+func (t Typed[K]) MarshalJSON() ([]byte, error) {
+	return codecFor(typeKey[Typed[K]]()).marshalJSON(t.v)
+}
 
 // UnmarshalJSON accepts a JSON string spelled as [ParseAs] accepts, and a
 // JSON number only for unprefixed signed/unsigned types. null is an error
 // (use *T or sql.Null[T] for nullable fields).
 func (t *Typed[K]) UnmarshalJSON(data []byte) error {
-	v, err := t.codec().unmarshalJSON(data)
+	v, err := codecFor(typeKey[Typed[K]]()).unmarshalJSON(data)
 	if err != nil {
 		return err
 	}
@@ -127,7 +131,7 @@ func (t *Typed[K]) UnmarshalJSON(data []byte) error {
 // Scan implements [database/sql.Scanner], decoding strictly per DBFormat.
 // NULL is an error (use sql.Null[T] or *T for nullable columns).
 func (t *Typed[K]) Scan(src any) error {
-	v, err := t.codec().scan(src)
+	v, err := codecFor(typeKey[Typed[K]]()).scan(src)
 	if err != nil {
 		return err
 	}
@@ -138,4 +142,6 @@ func (t *Typed[K]) Scan(src any) error {
 // Value implements [database/sql/driver.Valuer] per DBFormat: int64 for
 // signed; int64, or the decimal string from 2^63 up, for unsigned; 8 bytes
 // for raw; the canonical text for text formats (prefixed when persisted).
-func (t Typed[K]) Value() (driver.Value, error) { return t.codec().driverValue(t.v) }
+func (t Typed[K]) Value() (driver.Value, error) {
+	return codecFor(typeKey[Typed[K]]()).driverValue(t.v)
+}
