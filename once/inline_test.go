@@ -1,0 +1,33 @@
+package once_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestHotPathsInline pins what the typed hot paths were tuned for (see
+// cache.go): the codec lookup and the type key inline, so a typed Parse,
+// AppendText or NewAs costs one call. A change that pushes codecFor over
+// the compiler's budget fails here rather than showing up only as a slower
+// benchmark.
+func TestHotPathsInline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the package with -gcflags=-m")
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command in PATH")
+	}
+	out, err := exec.Command(gobin, "build", "-gcflags=-m", "-o", "/dev/null", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build -gcflags=-m: %v\n%s", err, out)
+	}
+	// Generic functions (typeKey, NewAs) are only compiled where they are
+	// instantiated; the non-generic lookup is what sets the budget.
+	for _, fn := range []string{"codecFor", "slotOf"} {
+		if !strings.Contains(string(out), "can inline "+fn+"\n") {
+			t.Errorf("%s no longer inlines (go build -gcflags=-m=2 . shows its cost)", fn)
+		}
+	}
+}
