@@ -47,11 +47,15 @@
 // holder's expiry as the coordinator reports it (Lease.PrevExpiry) plus
 // Options.HandoffSkew, so it never repeats a timestamp the previous holder
 // could have emitted. A strategy that reports only the coordinator's clock
-// (Lease.CoordinatorNow: Redis) gets CoordinatorNow + HandoffSkew minus the
-// safety margin, which covers a hand-off by expiry; one that reports
-// neither (etcd) relies on the margin exceeding the clocks' combined skew.
-// A released ID re-used at once by such strategies is guarded only by the
-// clocks agreeing (see the reasoning at handoffNotBefore in timing.go).
+// (Lease.CoordinatorNow: Redis) cannot tell an expired ID from a released
+// one; it reports how long a released ID stays taken (Lease.ReleaseHold:
+// Redis keeps it 1s by default), and the new holder starts after
+// CoordinatorNow + HandoffSkew - min(safety margin, ReleaseHold), which
+// covers both (with ReleaseHold 0 every acquisition waits about
+// HandoffSkew). One that reports neither (etcd) relies on the margin
+// exceeding the clocks' combined skew, and a released ID re-used at once
+// on the clocks agreeing. See the reasoning at handoffNotBefore in
+// timing.go.
 //
 // Crash loops do not drain the pool: with Options.StateFile a restarted
 // process takes back its own unexpired lease through a strategy that

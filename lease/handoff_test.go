@@ -35,8 +35,8 @@ func TestHandoffGuard(t *testing.T) {
 						l, err := f.mem.Acquire(ctx, d)
 						if c.wantOff != -1 {
 							l.PrevExpiry = now.Add(c.prev).UTC().Round(0)
-						} else {
-							l.CoordinatorNow = time.Time{} // no reading at all
+						} else { // no reading at all
+							l.PrevExpiry, l.CoordinatorNow = time.Time{}, time.Time{}
 						}
 						return l, err
 					}
@@ -57,20 +57,27 @@ func TestHandoffGuard(t *testing.T) {
 }
 
 // TestHandoffGuardCoordinatorNow: a strategy that reports only the
-// coordinator's clock (Redis: TIME, no previous expiry) gets
-// notBefore = CoordinatorNow + HandoffSkew - margin: with the production
-// margin (10s) above the skew this is in the past (no wait); with a skew
-// allowance beyond the margin the factories wait for the rest.
+// coordinator's clock (Redis: TIME, no previous expiry) and how long a
+// released ID stays taken gets notBefore = CoordinatorNow + HandoffSkew -
+// min(margin, ReleaseHold): with Redis's default hold (1s, the default
+// skew) this is CoordinatorNow (no wait unless our clock is behind); with
+// a hold of 0 (released IDs free at once) the factories wait the skew;
+// with a hold beyond the margin (10s) the margin decides, and a skew
+// allowance beyond the margin is waited for in part.
 func TestHandoffGuardCoordinatorNow(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		coord   time.Duration // coordinator clock relative to ours
 		skew    time.Duration
+		hold    time.Duration // Lease.ReleaseHold
 		wantOff time.Duration
 	}{
-		{"clocks agree", 0, time.Second, -9 * time.Second},
-		{"coordinator 3s ahead", 3 * time.Second, time.Second, -6 * time.Second},
-		{"skew beyond the margin", 0, 12 * time.Second, 2 * time.Second},
+		{"clocks agree, default hold", 0, time.Second, time.Second, 0},
+		{"coordinator 3s ahead", 3 * time.Second, time.Second, time.Second, 3 * time.Second},
+		{"no hold", 0, time.Second, 0, time.Second},
+		{"hold below the skew", 0, time.Second, 400 * time.Millisecond, 600 * time.Millisecond},
+		{"hold beyond the margin", 0, time.Second, time.Minute, -9 * time.Second},
+		{"skew beyond the margin", 0, 12 * time.Second, time.Minute, 2 * time.Second},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -82,6 +89,7 @@ func TestHandoffGuardCoordinatorNow(t *testing.T) {
 						l, err := f.mem.Acquire(ctx, d)
 						l.PrevExpiry = time.Time{}
 						l.CoordinatorNow = now.Add(c.coord).UTC().Round(0)
+						l.ReleaseHold = c.hold
 						return l, err
 					}
 				})

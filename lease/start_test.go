@@ -25,8 +25,9 @@ func TestStartActivatesFactories(t *testing.T) {
 			t.Errorf("Err = %v while held", m.Err())
 		}
 		id, notBefore, validUntil := r.f.state()
-		// The fake reports its clock (ours) and no previous expiry: the
-		// hand-off bound lies a margin less the skew in the past, no wait.
+		// The fake reports the previous expiry of an ID never held (the
+		// Unix epoch, as SQL's fresh rows): the hand-off bound lies in the
+		// past, no wait.
 		if id != 0 || notBefore.After(t0.Add(lease.DefaultHandoffSkew-lease.SafetyMargin)) {
 			t.Errorf("Activate(%d, %v, _), want machine ID 0 and no hand-off wait", id, notBefore)
 		}

@@ -27,6 +27,17 @@ type Lease struct {
 	// CoordinatorNow is the coordinator's clock when it granted or renewed
 	// the lease, zero when unknown.
 	CoordinatorNow time.Time
+	// ReleaseHold is how long the coordinator keeps a machine ID taken
+	// after its holder releases it (Strategy.Release), before anyone can
+	// acquire it again; 0 when a release frees it at once. It describes
+	// the strategy's configuration, not this lease: a strategy reports the
+	// same value on every Lease it returns (Acquire, Renew, Reclaim), and
+	// every holder sharing a namespace must release the same way. The
+	// manager's hand-off guard uses it when the strategy reports
+	// CoordinatorNow but no PrevExpiry (Redis): an ID found free was
+	// either expired or released at least ReleaseHold earlier (see
+	// handoffNotBefore in timing.go). Negative counts as 0.
+	ReleaseHold time.Duration
 }
 
 // Strategy hands out machine-ID leases. Every call takes a context that

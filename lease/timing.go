@@ -79,39 +79,50 @@ func backoff(base, limit time.Duration, attempt int, jitter func(time.Duration) 
 // anything the previous holder could have emitted.
 //
 // Without it, but with the coordinator's clock at the grant (Redis reports
-// TIME): coordinatorNow + skew - margin. The old holder sent its last
-// successful request at local time s; the coordinator applied the TTL no
-// earlier, so its key expired at E >= s + TTL (real time; both clocks are
-// monotonic and run at the same rate over a lease). The old holder's local
-// deadline was s + TTL - margin <= E - margin on its own monotonic clock:
-// it generated nothing after E - margin, and its wall clock, at most skew
-// ahead of the coordinator's, read at most Ecoord - margin + skew then. The
-// ID was free when the coordinator granted it, so Ecoord <= coordinatorNow:
-// every old timestamp is below coordinatorNow + skew - margin. With the
-// production margin (10s) above the skew (default 1s) this lies in the past
-// and costs no wait; it matters when the skew allowance exceeds the margin
-// (short test leases, HandoffSkew raised past SafetyMargin).
+// TIME): coordinatorNow + skew - min(margin, hold), hold being
+// l.ReleaseHold (negative counts as 0). The ID was free at coordinatorNow,
+// so its previous holder's lease had ended by then, in one of two ways:
 //
-// This covers a hand-off by expiry. A key the previous holder released
-// (deleted) before its expiry is free from the release, and that holder
-// stopped only just before it: its timestamps are bounded by
-// coordinatorNow + skew, not by - margin. Redis and etcd cannot tell a
-// released ID from an expired one, and waiting skew on every acquire would
-// charge each start for the rare quick re-use of a released ID; this
-// bound does not, and a released ID is therefore guarded only when the
-// clocks agree within the skew in the same direction (see the package doc).
+//   - It expired, at Ecoord <= coordinatorNow on the coordinator's clock.
+//     The old holder sent its last successful request at local time s;
+//     the coordinator applied the TTL no earlier, so the key expired at
+//     E >= s + TTL (real time; both clocks are monotonic and run at the
+//     same rate over a lease). The old holder's local deadline was
+//     s + TTL - margin <= E - margin on its own monotonic clock: it
+//     generated nothing after E - margin, and its wall clock, at most skew
+//     ahead of the coordinator's, read at most Ecoord - margin + skew then.
+//   - It was released. The old holder stopped generating before it sent
+//     the release (the manager disables the factories first), so before
+//     the coordinator applied it, at R on the coordinator's clock; the
+//     coordinator then kept the ID taken for hold, so R + hold <=
+//     coordinatorNow. A timestamp never passes its process's wall clock
+//     (see reclaimNotBefore), so the old holder's were at most R + skew.
+//
+// Either way every old timestamp is below coordinatorNow + skew -
+// min(margin, hold). With the production margin (10s) and Redis's default
+// hold (1s, the default skew) this is at or before coordinatorNow and
+// costs no wait (beyond the new holder's clock lagging the coordinator's);
+// a skew allowance beyond both (short test leases, HandoffSkew raised) is
+// waited for in part. With hold 0 (a coordinator that frees a released ID
+// at once and cannot tell a released ID from an expired one) it is
+// coordinatorNow + skew: safe, but every acquisition waits about the
+// skew. The bound assumes the previous holder released with the hold the
+// new holder's strategy reports; every holder sharing the coordinator's
+// namespace must be configured alike (a holder that frees at once hands
+// off safely to one whose strategy reports hold 0).
 //
 // With neither reading (etcd reports no server time), nothing guards the
 // hand-off but the margin itself: the old holder stopped at least margin
 // before the coordinator freed an expired ID (as above), so with clocks
 // within margin/2 of each other every new timestamp is above every old
-// one; a released ID relies on the clocks agreeing, as above.
+// one. A released ID re-acquired at once relies on the clocks agreeing:
+// its old holder stopped only just before.
 func handoffNotBefore(l Lease, skew, margin time.Duration) time.Time {
 	switch {
 	case !l.PrevExpiry.IsZero():
 		return l.PrevExpiry.Add(skew)
 	case !l.CoordinatorNow.IsZero():
-		return l.CoordinatorNow.Add(skew - margin)
+		return l.CoordinatorNow.Add(skew - min(margin, max(l.ReleaseHold, 0)))
 	}
 	return time.Time{}
 }

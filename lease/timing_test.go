@@ -117,13 +117,40 @@ func TestHandoffNotBefore(t *testing.T) {
 	if got := handoffNotBefore(Lease{PrevExpiry: prev, CoordinatorNow: coord}, time.Second, margin); !got.Equal(prev.Add(time.Second)) {
 		t.Errorf("both readings: notBefore = %v, want previous expiry + 1s", got)
 	}
-	// Coordinator clock only: the old holder stopped a margin before the
-	// ID became free.
-	if got := handoffNotBefore(Lease{CoordinatorNow: coord}, time.Second, margin); !got.Equal(coord.Add(-9 * time.Second)) {
-		t.Errorf("coordinator clock only: notBefore = %v, want coordinator now - 9s", got)
+}
+
+// TestHandoffNotBeforeReleaseHold: with only the coordinator's clock, the
+// old holder of a free ID stopped at least min(margin, ReleaseHold)
+// before it became free (a margin before an expiry, the hold before a
+// release freed it), so the bound is CoordinatorNow + skew - that.
+func TestHandoffNotBeforeReleaseHold(t *testing.T) {
+	coord := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	const s = time.Second
+	for _, c := range []struct {
+		name               string
+		skew, margin, hold time.Duration
+		want               time.Duration // relative to CoordinatorNow
+	}{
+		// A released ID may be free at once: the old holder may have
+		// stopped just before CoordinatorNow, with its clock skew ahead.
+		{"hold 0", s, 10 * s, 0, s},
+		{"negative hold counts as 0", s, 10 * s, -5 * s, s},
+		{"hold below the margin", s, 10 * s, 300 * time.Millisecond, 700 * time.Millisecond},
+		{"hold equals the skew (Redis default)", s, 10 * s, s, 0},
+		{"hold above the margin: the margin bounds an expiry", s, 10 * s, time.Minute, -9 * s},
+		{"short leases, hold above the margin", 700 * time.Millisecond, 200 * time.Millisecond, s, 500 * time.Millisecond},
+		{"short leases, hold below the margin", 700 * time.Millisecond, 200 * time.Millisecond, 50 * time.Millisecond, 650 * time.Millisecond},
+	} {
+		l := Lease{CoordinatorNow: coord, ReleaseHold: c.hold}
+		if got := handoffNotBefore(l, c.skew, c.margin); !got.Equal(coord.Add(c.want)) {
+			t.Errorf("%s (skew %v, margin %v, hold %v): notBefore = coordinator now %+v, want %+v",
+				c.name, c.skew, c.margin, c.hold, got.Sub(coord), c.want)
+		}
 	}
-	if got := handoffNotBefore(Lease{CoordinatorNow: coord}, 700*time.Millisecond, 200*time.Millisecond); !got.Equal(coord.Add(500 * time.Millisecond)) {
-		t.Errorf("skew beyond the margin: notBefore = %v, want coordinator now + 0.5s", got)
+	// PrevExpiry, when reported, decides alone: the hold does not move it.
+	prev := coord.Add(-time.Hour)
+	if got := handoffNotBefore(Lease{PrevExpiry: prev, CoordinatorNow: coord, ReleaseHold: time.Minute}, s, 10*s); !got.Equal(prev.Add(s)) {
+		t.Errorf("previous expiry and a hold: notBefore = %v, want previous expiry + 1s", got)
 	}
 }
 

@@ -2,10 +2,15 @@ package faultsuite
 
 import (
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/redislease"
 	"github.com/once-go/once/nonce"
 )
 
@@ -18,14 +23,19 @@ import (
 // The new holder gets the ID only after E, and its first timestamp is
 //
 //	SQL (PrevExpiry = E reported): >= max(its clock, E + HandoffSkew)
-//	Redis (no PrevExpiry):         >= its clock  >= E + skewNew
+//	Redis (CoordinatorNow >= E):   >= max(its clock, E + HandoffSkew - min(margin, ReleaseHold))
+//	etcd (neither):                >= its clock >= E + skewNew
 //
 // So the SQL hand-off is safe while skewOld < HandoffSkew + margin,
-// whatever the new holder's clock; the Redis hand-off while skewOld -
-// skewNew < margin (10s in production, more than the default HandoffSkew;
-// a tenth of the lease here). Redis keeps nothing of an expired lease, so
-// the margin is all that guards it; redislease documents that the ID was
-// free at CoordinatorNow, which the manager does not use.
+// whatever the new holder's clock; the Redis one while skewOld <
+// HandoffSkew + margin - min(margin, ReleaseHold) (HandoffSkew with the
+// default ReleaseHold, 1s, above the suite's margin); the etcd one while
+// skewOld - skewNew < margin (10s in production, more than the default
+// HandoffSkew; a tenth of the lease here). TestHandoffSkew keeps every
+// coordinator without PrevExpiry inside the margin.
+//
+// A release ends the old holder's generation just before the coordinator
+// frees the ID, not a margin before: see TestHandoffRelease.
 
 // skews returns the clock offsets of the old and the new holder the test
 // uses for c: inside what guards c's hand-off, with the new holder's clock
@@ -149,11 +159,161 @@ func testHandoff(t *testing.T, c coordinator, oldSkew, newSkew time.Duration, st
 			t.Fatalf("new holder drew a value of machine ID %d", nonce.Split64(d.v, time.Time{}).MachineID)
 		}
 	}
-	guard := "none (PrevExpiry not reported)"
+	guard := "none (no clock reading reported)"
 	if !act.notBefore.IsZero() {
-		guard = "notBefore " + clock(act.notBefore) + " = PrevExpiry + HandoffSkew"
+		guard = "notBefore " + clock(act.notBefore)
 	}
 	t.Logf("ID %d: old clock %+v, new %+v; new lease %v after the coordinator freed the ID, guard %s; old holder's last possible timestamp %s (seen %s), new holder's first %s: %v headroom; %d + %d values, none repeated",
 		id, oldSkew, newSkew, act.at.Sub(freeAt).Round(time.Millisecond), guard, clock(oldPossible), clock(oldSeen),
 		clock(newMin), headroom, nOld, nNew)
+}
+
+// Clock offsets of TestHandoffRelease: the old holder's clock is ahead by
+// nearly the whole skew allowance (HandoffSkew, 1s), the new holder's
+// behind. A release ends the old holder's generation just before the
+// coordinator frees the ID (it disables its factories, then releases):
+// its timestamps reach the release time + releaseOldSkew. Only what the
+// coordinator reports guards the hand-off: SQL the release time as
+// PrevExpiry (notBefore = release + HandoffSkew), Redis the hold a
+// released ID stays taken (ReleaseHold: notBefore = CoordinatorNow +
+// HandoffSkew - min(margin, hold), CoordinatorNow being at least release
+// + hold) or, with no hold, CoordinatorNow + HandoffSkew. Without the
+// guard (a hold reported but not kept, or the margin subtracted in place
+// of min(margin, hold)) the new holder would start about
+// HandoffSkew - margin after the release, 150ms below the old holder's
+// last timestamps.
+const (
+	releaseOldSkew = 950 * time.Millisecond
+	releaseNewSkew = -300 * time.Millisecond
+)
+
+// TestHandoffRelease: a holder whose clock runs ahead releases its ID
+// (Close) while it is generating; a holder whose clock runs behind takes
+// the ID over the moment the coordinator frees it. Every value the new
+// holder draws has a timestamp above the old holder's clock when it
+// stopped, and no value repeats.
+//
+// Redis runs twice: with the default ReleaseHold (the ID stays taken for
+// 1s after the release) and with none (ReleaseHold < 0: the ID is free at
+// once, and the new holder waits HandoffSkew instead). etcd is left out:
+// it reports no clock reading, and a released ID re-used at once relies
+// on the clocks agreeing (see lease/etcdlease).
+func TestHandoffRelease(t *testing.T) {
+	t.Parallel()
+	forEachParallel(t, func(c coordinator) bool { return !strings.HasPrefix(c.name, "etcd") }, func(t *testing.T, c coordinator) {
+		mode, isRedis := redisMode(c)
+		if !isRedis {
+			testHandoffRelease(t, c, nil)
+			return
+		}
+		for _, v := range []struct {
+			name string
+			hold time.Duration
+		}{{"hold", 0}, {"nohold", -1}} {
+			t.Run(v.name, func(t *testing.T) {
+				testHandoffRelease(t, c, func(t *testing.T, sp *space) lease.Strategy {
+					return redisHoldStrategy(t, sp, mode, v.hold)
+				})
+			})
+		}
+	})
+}
+
+// redisMode reports the mode of a Redis coordinator of the table (by its
+// name) and whether c is one.
+func redisMode(c coordinator) (redislease.Mode, bool) {
+	switch {
+	case strings.HasPrefix(c.name, "redis"), strings.HasPrefix(c.name, "valkey"):
+		if strings.HasSuffix(c.name, "-hash") {
+			return redislease.ModeHash, true
+		}
+		return redislease.ModeKey, true
+	}
+	return 0, false
+}
+
+// redisHoldStrategy is a strategy on sp (the space of a Redis
+// coordinator) whose Release keeps the ID taken for hold (0: the default
+// hold; negative: none).
+func redisHoldStrategy(t *testing.T, sp *space, mode redislease.Mode, hold time.Duration) lease.Strategy {
+	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: sp.target, ContextTimeoutEnabled: true, PoolSize: 4, DialTimeout: time.Second})
+	t.Cleanup(func() { c.Close() })
+	s, err := redislease.New(c, redislease.Options{Mode: mode, Name: sp.ns, ReleaseHold: hold})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// testHandoffRelease runs TestHandoffRelease on c; strategy, if not nil,
+// makes the holders' strategies (by default the table's).
+func testHandoffRelease(t *testing.T, c coordinator, strategy func(*testing.T, *space) lease.Strategy) {
+	t.Helper()
+	sp := c.setup(t, false)
+	cl := c.open(t, sp, nil, 4)
+	if strategy == nil {
+		strategy = func(t *testing.T, _ *space) lease.Strategy { return cl.mustStrategy(t, false) }
+	}
+	fillAllBut(t, sp, cl, 7, time.Minute)
+	old := startRig(t, strategy(t, sp), rigOptions{skew: releaseOldSkew})
+	id := old.m.MachineID()
+	old.gen.waitValues(t, time.Now(), 50, 3*time.Second)
+
+	// Close while the generator runs: the factory is disabled (its last
+	// values come just before), then the lease released.
+	ctx := ctxFor(t, 20*time.Second)
+	closeAt := time.Now()
+	if err := old.m.Close(ctx); err != nil {
+		t.Fatalf("old holder's Close: %v", err)
+	}
+	released := time.Now()
+	oldDraws := old.gen.halt()
+	stop, ok := old.rf.last(lifeDisable)
+	if !ok {
+		t.Fatal("the old holder's factory was never disabled")
+	}
+	// Start the new holder the moment the coordinator frees the ID.
+	for {
+		if _, held, err := sp.expiry(ctx, id); err != nil {
+			t.Fatal(err)
+		} else if !held {
+			break
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	freeAt := time.Now()
+	r := startRig(t, strategy(t, sp), rigOptions{skew: releaseNewSkew, acquireTimeout: 20 * time.Second})
+	if got := r.m.MachineID(); got != id {
+		t.Fatalf("new holder got machine ID %d, want the released %d", got, id)
+	}
+	r.gen.waitValues(t, time.Now(), 50, 5*time.Second)
+	newDraws := r.close()
+
+	// The old holder's clock when its factory was disabled (taken after the
+	// Disable call): at or above anything it drew.
+	oldPossible := stop.at.Add(releaseOldSkew).Truncate(time.Millisecond)
+	oldSeen, ok := maxTimestamp(oldDraws)
+	if !ok {
+		t.Fatal("the old holder drew nothing")
+	}
+	newMin, ok := minTimestamp(newDraws)
+	if !ok {
+		t.Fatal("the new holder drew nothing")
+	}
+	if oldSeen.After(oldPossible) {
+		t.Errorf("old holder drew timestamp %s after its clock at the disable, %s", clock(oldSeen), clock(oldPossible))
+	}
+	if !newMin.After(oldPossible) {
+		t.Errorf("new holder's first timestamp %s is not after the old holder's clock when it stopped, %s (%v below; old clock %+v, new %+v)",
+			clock(newMin), clock(oldPossible), oldPossible.Sub(newMin), releaseOldSkew, releaseNewSkew)
+	}
+	seen := map[uint64]string{}
+	nOld := checkDraws(t, "old holder", oldDraws, old.rf.events(), releaseOldSkew, seen)
+	nNew := checkDraws(t, "new holder", newDraws, r.rf.events(), releaseNewSkew, seen)
+	act, _ := r.rf.last(lifeActivate)
+	t.Logf("ID %d: old clock %+v, new %+v; released %v after Close began, free %v later, new lease %v after that, notBefore %s; old holder's last timestamp %s (clock at the disable %s), new holder's first %s: %v headroom; %d + %d values, none repeated",
+		id, releaseOldSkew, releaseNewSkew, released.Sub(closeAt).Round(time.Millisecond), freeAt.Sub(released).Round(time.Millisecond),
+		act.at.Sub(freeAt).Round(time.Millisecond), clock(act.notBefore), clock(oldSeen), clock(oldPossible), clock(newMin),
+		newMin.Sub(oldPossible), nOld, nNew)
 }

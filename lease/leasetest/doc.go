@@ -16,8 +16,9 @@
 //
 // The suite checks the safety properties the lease manager relies on: no
 // machine ID is ever held twice, a lease is not handed to someone else before
-// the TTL the strategy reported (counted from when the request was sent), a
-// renewal really extends the lease, a stale renewal is lost and a stale
+// the TTL the strategy reported (counted from when the request was sent) nor,
+// once released, before the ReleaseHold it reported (counted from when the
+// release was sent), a renewal really extends the lease, a stale renewal is lost and a stale
 // release is harmless, renewals can be replayed, errors are classified with
 // the lease sentinels, and contexts are honoured.
 //

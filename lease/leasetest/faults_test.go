@@ -29,6 +29,7 @@ var faults = []struct {
 	{"conflict-when-full", "Lifecycle", "want lease.ErrExhausted"},
 	{"check-then-set", "ConcurrentExhaustion", "held by tasks"},
 	{"release-noop", "Lifecycle", "after releasing machine ID"},
+	{"release-ignores-hold", "Lifecycle", "before its ReleaseHold"},
 	{"renew-no-extend", "Lifecycle", "while its holder kept renewing"},
 	{"renew-ignores-token", "Lifecycle", "Renew by the old holder after a takeover"},
 	{"release-by-id", "Lifecycle", "after a stale Release"},

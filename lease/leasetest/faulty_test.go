@@ -58,9 +58,15 @@ func (f *faulty) Acquire(ctx context.Context, d time.Duration) (lease.Lease, err
 		l.TTL = d / 2
 	case "long-ttl":
 		l.TTL = 2 * d
+	case "release-ignores-hold":
+		l.ReleaseHold = fakeHold
 	}
 	return l, err
 }
+
+// fakeHold is the release hold "release-ignores-hold" reports but does not
+// keep (its Memory frees a released ID at once).
+const fakeHold = 50 * time.Millisecond
 
 // racyAcquire finds a free ID and claims it in two steps, so racing
 // contenders can claim the same ID.
@@ -138,6 +144,8 @@ func (f *faulty) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lea
 		nl.TTL = d / 2
 	case "long-ttl":
 		nl.TTL = 2 * d
+	case "release-ignores-hold":
+		nl.ReleaseHold = fakeHold
 	}
 	return nl, err
 }

@@ -3,6 +3,7 @@ package leasetest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -11,9 +12,10 @@ import (
 
 // checkLifecycle walks one machine ID through its life in a full namespace,
 // where every other ID is held, so that any ID handed out early or twice
-// shows: fill to capacity, exhaustion, release and reuse, renewals that
-// extend, expiry and takeover no earlier than the reported TTL, a stale
-// renewal (lost) and a stale release (harmless).
+// shows: fill to capacity, exhaustion, release and reuse (no earlier than
+// the reported ReleaseHold), renewals that extend, expiry and takeover no
+// earlier than the reported TTL, a stale renewal (lost) and a stale
+// release (harmless).
 func (s *suite) checkLifecycle(t *testing.T) {
 	contender := s.h.New(t)
 	holder := contender()
@@ -42,15 +44,23 @@ func (s *suite) checkLifecycle(t *testing.T) {
 		t.Fatalf("Acquire in a full namespace: machine ID %d, err %v; want lease.ErrExhausted", g.MachineID, err)
 	}
 
-	// Release one ID: it, and only it, is free again.
+	// Release one ID: it, and only it, is free again; with a release hold,
+	// not before the hold has passed since the Release was sent.
 	freed := held[s.h.Capacity/2]
+	released := time.Now()
 	if err := callRelease(t, t.Context(), holder, freed.Lease); err != nil {
 		t.Fatalf("Release: %v", err)
 	}
 	b := contender()
-	gb, err := acquire(t, b, s.h.ShortTTL)
-	if err != nil {
-		t.Fatalf("after releasing machine ID %d in a full namespace, Acquire failed: %v", freed.MachineID, err)
+	var gb granted
+	if freed.ReleaseHold > 0 {
+		gb = s.awaitFree(t, b, s.h.ShortTTL, freed.MachineID, released.Add(freed.ReleaseHold),
+			fmt.Sprintf("its ReleaseHold (%v from the Release request)", freed.ReleaseHold))
+	} else {
+		var err error
+		if gb, err = acquire(t, b, s.h.ShortTTL); err != nil {
+			t.Fatalf("after releasing machine ID %d in a full namespace, Acquire failed: %v", freed.MachineID, err)
+		}
 	}
 	if gb.MachineID != freed.MachineID {
 		t.Fatalf("after releasing machine ID %d in a full namespace, Acquire gave %d", freed.MachineID, gb.MachineID)
@@ -98,23 +108,32 @@ func (s *suite) checkLifecycle(t *testing.T) {
 // not succeed before old's lease ran out.
 func (s *suite) takeOver(t *testing.T, c lease.Strategy, old granted) granted {
 	t.Helper()
+	return s.awaitFree(t, c, longTTL, old.MachineID, old.expiry(),
+		fmt.Sprintf("the old holder's reported TTL (%v from its request)", old.TTL))
+}
+
+// awaitFree polls Acquire(d) on c until it succeeds, and checks that it
+// did not succeed before freeAt, when the lease on machine ID id (the
+// only one that can free up) ran out by what (the TTL or release hold
+// its strategy reported).
+func (s *suite) awaitFree(t *testing.T, c lease.Strategy, d time.Duration, id int, freeAt time.Time, what string) granted {
+	t.Helper()
 	poll := max(s.h.ShortTTL/50, time.Millisecond)
-	giveUp := old.expiry().Add(5*s.h.ShortTTL + 5*time.Second)
+	giveUp := freeAt.Add(5*s.h.ShortTTL + 5*time.Second)
 	for {
-		g, err := callAcquire(t, t.Context(), c, longTTL)
+		g, err := callAcquire(t, t.Context(), c, d)
 		replied := time.Now()
 		if err == nil {
-			if replied.Before(old.expiry()) {
-				t.Fatalf("machine ID %d taken over %v before the old holder's reported TTL (%v from its request) ran out",
-					g.MachineID, old.expiry().Sub(replied), old.TTL)
+			if replied.Before(freeAt) {
+				t.Fatalf("machine ID %d taken over %v before %s ran out", g.MachineID, freeAt.Sub(replied), what)
 			}
 			return g
 		}
 		if !transient(err) && !errors.Is(err, lease.ErrExhausted) {
-			t.Fatalf("Acquire while waiting for an expiry: %v", err)
+			t.Fatalf("Acquire while waiting for machine ID %d to free up: %v", id, err)
 		}
 		if replied.After(giveUp) {
-			t.Fatalf("machine ID %d not reusable %v after its TTL ran out: %v", old.MachineID, replied.Sub(old.expiry()), err)
+			t.Fatalf("machine ID %d not reusable %v after %s ran out: %v", id, replied.Sub(freeAt), what, err)
 		}
 		time.Sleep(poll)
 	}

@@ -16,14 +16,21 @@ import (
 // the clock with time.Now, so it follows testing/synctest's fake clock.
 //
 // Acquire takes the lowest ID whose lease has expired; Renew and Release
-// match on machine ID and token, as the SQL strategy does. Memory also
-// implements [lease.Reclaimer]. Use it in the tests of code that runs a
-// lease manager; [Memory.Expire] and [Memory.Steal] simulate what other
-// processes do.
+// match on machine ID and token, as the SQL strategy does. Like the SQL
+// strategy it reports the previous expiry (the Unix epoch for an ID never
+// held, as the SQL table's pre-populated rows have it) and its clock with
+// every lease. Memory also implements [lease.Reclaimer]. Use it in the
+// tests of code that runs a lease manager; [Memory.Expire] and
+// [Memory.Steal] simulate what other processes do, [Memory.SetReleaseHold]
+// makes it keep released IDs taken for a while, as the Redis strategy does.
 type Memory struct {
 	mu    sync.Mutex
 	slots []memorySlot
+	hold  time.Duration // see SetReleaseHold
 }
+
+// neverHeld is the previous expiry Memory reports for an ID nobody held.
+var neverHeld = time.Unix(0, 0).UTC()
 
 type memorySlot struct {
 	token   string
@@ -75,8 +82,11 @@ func (m *Memory) Acquire(ctx context.Context, d time.Duration) (lease.Lease, err
 			continue
 		}
 		prev := sl.expires
+		if prev.IsZero() {
+			prev = neverHeld
+		}
 		*sl = memorySlot{token: token, expires: now.Add(d)}
-		return lease.Lease{MachineID: id, Token: token, TTL: d, PrevExpiry: prev, CoordinatorNow: now}, nil
+		return lease.Lease{MachineID: id, Token: token, TTL: d, PrevExpiry: prev, CoordinatorNow: now, ReleaseHold: m.hold}, nil
 	}
 	return lease.Lease{}, fmt.Errorf("%w (memory, %d IDs)", lease.ErrExhausted, len(m.slots))
 }
@@ -95,7 +105,7 @@ func (m *Memory) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lea
 	}
 	now := time.Now()
 	sl.expires = now.Add(d)
-	l.TTL, l.CoordinatorNow, l.PrevExpiry = d, now, time.Time{}
+	l.TTL, l.CoordinatorNow, l.PrevExpiry, l.ReleaseHold = d, now, time.Time{}, m.hold
 	return l, nil
 }
 
@@ -106,7 +116,8 @@ func (m *Memory) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) (l
 }
 
 // Release ends l now if its token still holds the machine ID; otherwise it
-// does nothing.
+// does nothing. With a release hold (see [Memory.SetReleaseHold]) the
+// lease ends that long after the release instead, whatever was left of it.
 func (m *Memory) Release(ctx context.Context, l lease.Lease) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%w: %w", lease.ErrRetry, err)
@@ -114,9 +125,23 @@ func (m *Memory) Release(ctx context.Context, l lease.Lease) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if sl, err := m.slot(l); err == nil {
-		sl.expireBy(time.Now())
+		if m.hold > 0 {
+			sl.expires = time.Now().Add(m.hold)
+		} else {
+			sl.expireBy(time.Now())
+		}
 	}
 	return nil
+}
+
+// SetReleaseHold makes Release keep a machine ID taken for d after the
+// release (as the Redis strategy's Options.ReleaseHold does), and every
+// lease Memory hands out report ReleaseHold d. d <= 0 (the default): a
+// release frees the ID at once. Set it before the first Acquire.
+func (m *Memory) SetReleaseHold(d time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.hold = max(d, 0)
 }
 
 func (m *Memory) slot(l lease.Lease) (*memorySlot, error) {

@@ -18,3 +18,17 @@ func TestMemoryConforms(t *testing.T) {
 		ShortTTL: 200 * time.Millisecond,
 	})
 }
+
+// TestMemoryConformsWithReleaseHold: Memory keeping released IDs taken for
+// a while, as the Redis strategy does, passes the suite too (which then
+// checks that a released ID is not handed out before the hold ran out).
+func TestMemoryConformsWithReleaseHold(t *testing.T) {
+	leasetest.Run(t, leasetest.Harness{
+		New: func(t *testing.T) func() lease.Strategy {
+			m := leasetest.NewMemory(0)
+			m.SetReleaseHold(150 * time.Millisecond)
+			return func() lease.Strategy { return m }
+		},
+		ShortTTL: 200 * time.Millisecond,
+	})
+}

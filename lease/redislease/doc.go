@@ -36,6 +36,34 @@
 // lease, so PrevExpiry is zero (the ID was free at CoordinatorNow, so any
 // previous holder's lease had ended by then).
 //
+// # Release and the hand-off guard
+//
+// Redis cannot tell a released ID from an expired one. An expired ID is
+// safe to hand over at once: its holder stopped generating a safety margin
+// (10s) before the expiry. A released one is not, if it were freed at
+// once: its holder stopped only just before, and a successor whose clock
+// is behind could repeat its timestamps. So Release does not delete a
+// lease: it shortens it, token-checked and atomically, to
+// [Options.ReleaseHold] (default 1s; hash mode: the renewal's HSETEX with
+// PX hold; key mode: the release script's PEXPIRE), and every lease
+// reports that hold as lease.Lease.ReleaseHold. The lease manager then
+// starts a new holder's timestamps after CoordinatorNow + HandoffSkew -
+// min(safety margin, ReleaseHold), which is no wait with the defaults.
+// The price is that a released ID is free again only after the hold (a
+// rolling deploy's next pod takes another ID meanwhile, or waits for its
+// retry). A negative ReleaseHold deletes at once instead, and every
+// acquisition then waits about HandoffSkew before its first timestamp.
+//
+// The guard trusts the hold the new holder's strategy reports, so every
+// process sharing NAME must release alike: a holder that deletes on
+// release (ReleaseHold < 0, a version of this package before the hold,
+// the Elixir library's PX 0) hands its ID to a successor whose strategy
+// reports a hold with less of a guard than it needs: the successor may
+// repeat timestamps if the old holder's clock ran ahead of the server's
+// by more than HandoffSkew - ReleaseHold (with the defaults: by anything).
+// In such a mixed fleet give every strategy of this package a negative
+// ReleaseHold.
+//
 // Data loss on the server (FLUSHALL, a failover to a replica that missed
 // the latest writes, a restart without persistence) frees every ID at once:
 // another process may acquire an ID that is still in use until the holder's

@@ -18,17 +18,21 @@ import (
 //	"<id>"                -> token
 //	"token.<id>.<token>"  -> "<id>"
 //
-// acquire: HSETEX NAME FNX PX ttl FIELDS 2 <id> <token> token.<id>.<token> <id>
-// renew:   HSETEX NAME FXX PX ttl FIELDS 2 <id> <token> token.<id>.<token> <id>
-// release: HSETEX NAME FXX PX 0   FIELDS 2 <id> <token> token.<id>.<token> <id>
+// acquire: HSETEX NAME FNX PX ttl  FIELDS 2 <id> <token> token.<id>.<token> <id>
+// renew:   HSETEX NAME FXX PX ttl  FIELDS 2 <id> <token> token.<id>.<token> <id>
+// release: HSETEX NAME FXX PX hold FIELDS 2 <id> <token> token.<id>.<token> <id>
 //
 // FNX sets only when neither field exists; FXX only when both do. The field
 // "token.<id>.<token>" exists only while our own lease does (nobody else
 // knows the token, and it carries the same expiry as "<id>"), so FXX
 // succeeding proves ownership: after an expiry and a takeover "<id>" exists
 // again but our token field does not, and FXX leaves the new holder alone.
-// PX 0 expires both fields at once (Redis 8 and Valkey 9 delete them and
-// reply 1), which is what the Elixir library does on release.
+// Release is the renewal with the TTL Options.ReleaseHold: both fields
+// stay, with our token, for the hold, so the ID stays taken (an Elixir
+// node sees it held that much longer) and then expires like any lease. A
+// hold of 0 sends PX 0, which expires both fields at once (Redis 8 and
+// Valkey 9 delete them and reply 1), which is what the Elixir library
+// does on release.
 
 func hashFields(id int, token string) []any {
 	sid := strconv.Itoa(id)
@@ -41,13 +45,15 @@ func (s *Strategy) hsetex(cond string, ms int64, id int, token string) []any {
 }
 
 // hsetexTimed runs HSETEX together with TIME in one round trip and returns
-// HSETEX's integer reply and the server time (zero if TIME failed).
+// HSETEX's integer reply and the server time (zero if TIME failed). TIME
+// runs after HSETEX, so an ID an acquire found free was free at that time
+// (the hand-off guard counts on it).
 func (s *Strategy) hsetexTimed(ctx context.Context, args []any) (int64, time.Time, error) {
 	var tc *redis.TimeCmd
 	var hc *redis.Cmd
 	_, _ = s.c.Pipelined(ctx, func(p redis.Pipeliner) error {
-		tc = p.Time(ctx)
 		hc = p.Do(ctx, args...)
+		tc = p.Time(ctx)
 		return nil
 	})
 	n, err := hc.Int64()
@@ -92,7 +98,8 @@ func (s *Strategy) hashAcquire(ctx context.Context, ms int64) (lease.Lease, erro
 			return lease.Lease{}, s.classify("acquire (HSETEX FNX)", err, true)
 		}
 		if ok == 1 {
-			return lease.Lease{MachineID: id, Token: token, TTL: time.Duration(ms) * time.Millisecond, CoordinatorNow: now}, nil
+			return lease.Lease{MachineID: id, Token: token, TTL: time.Duration(ms) * time.Millisecond, CoordinatorNow: now,
+				ReleaseHold: s.releaseHold()}, nil
 		}
 	}
 	return lease.Lease{}, fmt.Errorf("redislease: hash acquire on %q: %d free candidates taken by racing contenders: %w",
@@ -111,13 +118,14 @@ func (s *Strategy) hashRenew(ctx context.Context, l lease.Lease, ms int64) (leas
 	l.TTL = time.Duration(ms) * time.Millisecond
 	l.CoordinatorNow = now
 	l.PrevExpiry = time.Time{}
+	l.ReleaseHold = s.releaseHold()
 	return l, nil
 }
 
-func (s *Strategy) hashRelease(ctx context.Context, l lease.Lease) error {
+func (s *Strategy) hashRelease(ctx context.Context, l lease.Lease, holdMS int64) error {
 	// Reply 0 means the lease was no longer ours: nothing to do.
-	if err := s.c.Do(ctx, s.hsetex("FXX", 0, l.MachineID, l.Token)...).Err(); err != nil {
-		return s.classify(fmt.Sprintf("release of ID %d (HSETEX FXX PX 0)", l.MachineID), err, false)
+	if err := s.c.Do(ctx, s.hsetex("FXX", holdMS, l.MachineID, l.Token)...).Err(); err != nil {
+		return s.classify(fmt.Sprintf("release of ID %d (HSETEX FXX PX %d)", l.MachineID, holdMS), err, false)
 	}
 	return nil
 }

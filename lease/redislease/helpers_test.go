@@ -85,15 +85,25 @@ func idKey(name string, id int) string {
 	return "{" + name + "}:" + strconv.Itoa(id)
 }
 
-// strategy builds a strategy on c for tg's mode and the given NAME.
+// strategy builds a strategy on c for tg's mode and the given NAME, with
+// the default release hold.
 func strategy(t testing.TB, c redislease.Client, mode redislease.Mode, name string, lowest bool) *redislease.Strategy {
 	t.Helper()
-	s, err := redislease.New(c, redislease.Options{Mode: mode, Name: name, LowestFirst: lowest})
+	return strategyOpts(t, c, redislease.Options{Mode: mode, Name: name, LowestFirst: lowest})
+}
+
+// strategyOpts builds a strategy on c with o.
+func strategyOpts(t testing.TB, c redislease.Client, o redislease.Options) *redislease.Strategy {
+	t.Helper()
+	s, err := redislease.New(c, o)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
 	return s
 }
+
+// noHold is the ReleaseHold of a strategy whose Release deletes at once.
+const noHold = -1
 
 func ctxT(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)

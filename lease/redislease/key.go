@@ -50,7 +50,8 @@ func (s *Strategy) keyAcquire(ctx context.Context, ms int64) (lease.Lease, error
 	case id < 0 || id >= Capacity:
 		return lease.Lease{}, s.classify("acquire (script)", fmt.Errorf("unexpected reply %d", id), false)
 	}
-	return lease.Lease{MachineID: int(id), Token: token, TTL: time.Duration(ms) * time.Millisecond, CoordinatorNow: now}, nil
+	return lease.Lease{MachineID: int(id), Token: token, TTL: time.Duration(ms) * time.Millisecond, CoordinatorNow: now,
+		ReleaseHold: s.releaseHold()}, nil
 }
 
 func (s *Strategy) keyRenew(ctx context.Context, l lease.Lease, ms int64) (lease.Lease, error) {
@@ -66,15 +67,18 @@ func (s *Strategy) keyRenew(ctx context.Context, l lease.Lease, ms int64) (lease
 			l.TTL = time.Duration(ms) * time.Millisecond
 			l.CoordinatorNow = now
 			l.PrevExpiry = time.Time{}
+			l.ReleaseHold = s.releaseHold()
 			return l, nil
 		}
 	}
 	return lease.Lease{}, s.classify(fmt.Sprintf("renew of ID %d (script)", l.MachineID), err, false)
 }
 
-func (s *Strategy) keyRelease(ctx context.Context, l lease.Lease) error {
+// keyRelease shortens l's key to holdMS milliseconds (deletes it when
+// holdMS is 0) if it still holds l's token.
+func (s *Strategy) keyRelease(ctx context.Context, l lease.Lease, holdMS int64) error {
 	// Reply 0 means the lease was no longer ours: nothing to do.
-	if err := releaseScript.Run(ctx, s.c, []string{s.idKeys[l.MachineID]}, l.Token).Err(); err != nil {
+	if err := releaseScript.Run(ctx, s.c, []string{s.idKeys[l.MachineID]}, l.Token, holdMS).Err(); err != nil {
 		return s.classify(fmt.Sprintf("release of ID %d (script)", l.MachineID), err, false)
 	}
 	return nil

@@ -93,8 +93,21 @@ func TestHashLayout(t *testing.T) {
 				t.Fatalf("HPTTL after renew = %v, want > 90000", ttls)
 			}
 		}
-		// Release removes both fields (HSETEX FXX PX 0).
+		// Release shortens both fields to the hold (HSETEX FXX PX 1000):
+		// the layout stays, with one TTL of at most the hold.
 		if err := s.Release(ctx, l); err != nil {
+			t.Fatal(err)
+		}
+		if all = c.HGetAll(ctx, name).Val(); len(all) != 2 || all[id] != want[id] || all[tokField] != want[tokField] {
+			t.Fatalf("hash after release = %q, want exactly %q", all, want)
+		}
+		ttls, _ = c.Do(ctx, "HPTTL", name, "FIELDS", 2, id, tokField).Int64Slice()
+		if len(ttls) != 2 || ttls[0] <= 0 || ttls[0] > 1000 || ttls[1] <= 0 || ttls[1] > 1000 || ttls[0]-ttls[1] > 5 || ttls[1]-ttls[0] > 5 {
+			t.Fatalf("HPTTL after release = %v, want one TTL in (0, 1000]", ttls)
+		}
+		// Without a hold, Release removes both fields (HSETEX FXX PX 0).
+		del := strategyOpts(t, c, redislease.Options{Mode: redislease.ModeHash, Name: name, ReleaseHold: noHold})
+		if err := del.Release(ctx, l); err != nil {
 			t.Fatal(err)
 		}
 		if n := c.HLen(ctx, name).Val(); n != 0 {
@@ -149,7 +162,19 @@ func TestKeyLayout(t *testing.T) {
 		if n := c.Exists(ctx, name).Val(); n != 0 {
 			t.Fatal("key mode created the hash-mode key")
 		}
+		// Release shortens the key to the hold (PEXPIRE 1000).
 		if err := s.Release(ctx, l); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Get(ctx, idKey(name, l.MachineID)).Val(); got != l.Token {
+			t.Fatalf("GET after release = %q, want the token", got)
+		}
+		if p := c.PTTL(ctx, idKey(name, l.MachineID)).Val(); p <= 0 || p > time.Second {
+			t.Fatalf("PTTL after release = %v, want in (0, 1s]", p)
+		}
+		// Without a hold, Release deletes it.
+		del := strategyOpts(t, c, redislease.Options{Mode: redislease.ModeKey, Name: name, ReleaseHold: noHold})
+		if err := del.Release(ctx, l); err != nil {
 			t.Fatal(err)
 		}
 		if n := c.Exists(ctx, idKeys(name)...).Val(); n != 0 {

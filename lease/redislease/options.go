@@ -3,6 +3,7 @@ package redislease
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/once-go/once/lease"
 )
@@ -15,6 +16,11 @@ const DefaultName = "once_leases"
 // DefaultCandidates is how many free machine IDs a hash-mode Acquire tries
 // before it reports [lease.ErrConflict].
 const DefaultCandidates = 5
+
+// DefaultReleaseHold is how long a released machine ID stays taken when
+// [Options.ReleaseHold] is zero: the lease manager's default
+// lease.Options.HandoffSkew.
+const DefaultReleaseHold = time.Second
 
 // Capacity is the number of machine IDs a NAME holds (0..511).
 const Capacity = 512
@@ -76,6 +82,20 @@ type Options struct {
 	// picks its candidates at random among the free IDs and key mode scans
 	// from a random offset, which spreads boot-time contenders apart.
 	LowestFirst bool
+	// ReleaseHold is how long a machine ID stays taken after Release:
+	// instead of deleting the lease, Release shortens it to ReleaseHold
+	// (whole milliseconds, rounded up), so that nobody can acquire the ID
+	// before that much time has passed since its holder stopped. Leases
+	// report it as lease.Lease.ReleaseHold, and the lease manager's
+	// hand-off guard relies on it: Redis cannot tell a released ID from an
+	// expired one, and a new holder starts its timestamps after
+	// CoordinatorNow + HandoffSkew - min(safety margin, ReleaseHold). Keep
+	// it at least lease.Options.HandoffSkew for hand-offs without a wait.
+	// Default [DefaultReleaseHold] (1s). Negative: Release deletes the
+	// lease at once (ReleaseHold 0), and every Acquire's first timestamp
+	// waits about HandoffSkew. Every holder sharing NAME must use the same
+	// value (see the package documentation).
+	ReleaseHold time.Duration
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -95,7 +115,19 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Candidates == 0 {
 		o.Candidates = DefaultCandidates
 	}
+	if o.ReleaseHold == 0 {
+		o.ReleaseHold = DefaultReleaseHold
+	}
 	return o, nil
+}
+
+// holdMillis is the hold Release applies, in whole milliseconds (rounded
+// up; 0 for a negative ReleaseHold: delete at once).
+func (o Options) holdMillis() int64 {
+	if o.ReleaseHold <= 0 {
+		return 0
+	}
+	return int64((o.ReleaseHold-1)/time.Millisecond) + 1
 }
 
 func printable(s string) bool {

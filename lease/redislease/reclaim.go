@@ -16,7 +16,11 @@ var _ lease.Reclaimer = (*Strategy)(nil)
 // knows the token, so the renewal succeeds only while that very lease
 // exists on the server. Redis keeps nothing of an expired lease, so a
 // lease that expired before the restart is lease.ErrLost, and the manager
-// acquires a new ID.
+// acquires a new ID. A lease released within its release hold
+// (Options.ReleaseHold) still exists, with its token, and is reclaimed
+// (the manager keeps the state file only when a release failed); its
+// previous holder is this process's previous incarnation, which the
+// manager's reclaim guard covers.
 func (s *Strategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
 	return s.Renew(ctx, l, d)
 }

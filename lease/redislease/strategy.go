@@ -39,6 +39,7 @@ type Strategy struct {
 	opts    Options
 	keys    []string // hash mode: nil; key mode: NAME, {NAME}:0 .. {NAME}:511
 	idKeys  []string // {NAME}:0 .. {NAME}:511 (both modes: conflict checks)
+	holdMS  int64    // Options.ReleaseHold in whole ms; 0: delete at once
 	checked atomic.Bool
 	closer  interface{ Close() error }
 }
@@ -57,7 +58,7 @@ func New(c Client, opts Options) (*Strategy, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Strategy{c: c, opts: o}
+	s := &Strategy{c: c, opts: o, holdMS: o.holdMillis()}
 	keys := make([]string, 1, Capacity+1)
 	keys[0] = o.Name
 	for id := range Capacity {
@@ -131,7 +132,8 @@ func (s *Strategy) Deterministic() bool { return false }
 //
 // PrevExpiry is left zero (Redis does not keep an expired lease's expiry),
 // but the chosen ID was free on the server's clock at CoordinatorNow, so any
-// previous holder's lease had ended by then.
+// previous holder's lease had ended by then, and if it was released, it
+// was released at least ReleaseHold (reported with the lease) before.
 func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, error) {
 	ms, err := millis(d)
 	if err != nil {
@@ -158,13 +160,15 @@ const detachedLimit = time.Minute
 
 // releaseAbandoned gives back a lease whose Acquire completed after the
 // caller's context ended: the caller saw ErrRetry and will never use it.
+// Nobody generated with it, so there is nothing to hold the ID for: it is
+// deleted at once.
 func (s *Strategy) releaseAbandoned(l lease.Lease, err error) {
 	if err != nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), abandonedReleaseTimeout)
 	defer cancel()
-	_ = s.Release(ctx, l)
+	_ = s.release(ctx, l, 0)
 }
 
 // abandonedReleaseTimeout bounds the release of an abandoned acquisition.
@@ -172,9 +176,10 @@ const abandonedReleaseTimeout = 10 * time.Second
 
 // Renew extends l for d. A renewal applied twice (a replay after a lost
 // reply) succeeds both times. Errors wrap [lease.ErrLost] when the server
-// says the lease is not ours (expired, taken over, released, or l is
-// malformed), [lease.ErrRetry] otherwise, and [lease.ErrConfig] when the
-// server check (see [Strategy.Check]) fails on a first call.
+// says the lease is not ours (expired, taken over, released and its
+// release hold over, or l is malformed), [lease.ErrRetry] otherwise, and
+// [lease.ErrConfig] when the server check (see [Strategy.Check]) fails on
+// a first call.
 func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
 	ms, err := millis(d)
 	if err != nil {
@@ -194,21 +199,40 @@ func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (l
 	}, nil)
 }
 
-// Release gives l up. It only ever removes l's own data: releasing a lease
-// that expired or was taken over is a harmless no-op and returns nil.
-// Transport errors wrap [lease.ErrRetry].
+// Release gives l up: it shortens l's lease to [Options.ReleaseHold], so
+// the machine ID stays taken that long and then frees itself (with a
+// negative ReleaseHold it deletes the lease at once). It only ever touches
+// l's own data, matched by its token: releasing a lease that expired or
+// was taken over is a harmless no-op and returns nil. Transport errors
+// wrap [lease.ErrRetry].
+//
+// Until the hold runs out the lease is still l's: Renew or Reclaim of l
+// succeeds and extends it again. The lease manager never renews a lease
+// it released, except through a renewal it abandoned (timed out) that
+// reaches the server late, after the release; the manager releases the
+// lease again once such a call has returned (see lease.Manager.Close), so
+// it stays extended only if the server applies the renewal after that
+// too (the same window a SQL renewal that commits late has).
 func (s *Strategy) Release(ctx context.Context, l lease.Lease) error {
+	return s.release(ctx, l, s.holdMS)
+}
+
+// release shortens l to holdMS milliseconds, or deletes it when holdMS is 0.
+func (s *Strategy) release(ctx context.Context, l lease.Lease, holdMS int64) error {
 	if validLease(l) != nil {
 		return nil // not ours to release; nothing to do
 	}
 	_, err := bounded(ctx, func() (struct{}, error) {
 		if s.opts.Mode == ModeHash {
-			return struct{}{}, s.hashRelease(ctx, l)
+			return struct{}{}, s.hashRelease(ctx, l, holdMS)
 		}
-		return struct{}{}, s.keyRelease(ctx, l)
+		return struct{}{}, s.keyRelease(ctx, l, holdMS)
 	}, nil)
 	return err
 }
+
+// releaseHold is the hold leases report.
+func (s *Strategy) releaseHold() time.Duration { return time.Duration(s.holdMS) * time.Millisecond }
 
 // bounded runs fn but returns as soon as ctx ends, whatever the client's
 // timeout settings. An abandoned fn finishes in the background; its result

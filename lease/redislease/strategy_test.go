@@ -45,11 +45,14 @@ func waitExpired(t *testing.T, c *redis.Client, mode redislease.Mode, name strin
 	}
 }
 
+// TestAcquireRenewRelease walks a lease through its life on a strategy
+// whose Release deletes at once (a negative ReleaseHold; release_test.go
+// covers the default hold).
 func TestAcquireRenewRelease(t *testing.T) {
 	forEach(t, targets, func(t *testing.T, tg target) {
 		c := client(t, tg.srv)
 		name := namespace(t, c)
-		s := strategy(t, c, tg.mode, name, true)
+		s := strategyOpts(t, c, redislease.Options{Mode: tg.mode, Name: name, LowestFirst: true, ReleaseHold: noHold})
 		ctx := ctxT(t)
 
 		l, err := s.Acquire(ctx, 2*time.Second)
@@ -64,6 +67,9 @@ func TestAcquireRenewRelease(t *testing.T) {
 		}
 		if !l.PrevExpiry.IsZero() {
 			t.Errorf("PrevExpiry = %v, want zero (unknown)", l.PrevExpiry)
+		}
+		if l.ReleaseHold != 0 {
+			t.Errorf("ReleaseHold = %v, want 0 (Release deletes at once)", l.ReleaseHold)
 		}
 
 		// Renew extends: the server TTL now exceeds the original 2 s.
@@ -182,7 +188,7 @@ func TestExhaustion(t *testing.T) {
 	forEach(t, targets, func(t *testing.T, tg target) {
 		c := client(t, tg.srv)
 		name := namespace(t, c)
-		s := strategy(t, c, tg.mode, name, true)
+		s := strategyOpts(t, c, redislease.Options{Mode: tg.mode, Name: name, LowestFirst: true, ReleaseHold: noHold})
 		ctx := ctxT(t)
 		leases := make([]lease.Lease, redislease.Capacity)
 		for i := range leases {
@@ -227,6 +233,10 @@ func TestReleaseWrongTokenHarmless(t *testing.T) {
 		forged.Token = "AAAAAAAAAAAAAAAAAAAAAA"
 		if err := s.Release(ctx, forged); err != nil {
 			t.Fatalf("Release with a foreign token: %v", err)
+		}
+		// Not shortened either (Release shortens its own lease to the hold).
+		if p := pttl(t, c, tg.mode, name, l.MachineID); p <= 30000 {
+			t.Fatalf("holder's lease has %d ms left after a forged release, want about a minute", p)
 		}
 		if _, err := s.Renew(ctx, forged, time.Minute); !errors.Is(err, lease.ErrLost) {
 			t.Fatalf("Renew with a foreign token = %v, want ErrLost", err)
