@@ -180,6 +180,34 @@ func fingerprintFormat(fp string) string {
 	return fp
 }
 
+// releaseHold is how long after a release a backend may still show the ID
+// held: Redis keeps a released ID taken for redislease's ReleaseHold (the
+// hand-off guard, see its doc), SQL frees it at once.
+func (b leaseBackend) releaseHold() time.Duration {
+	if b.sql {
+		return 0
+	}
+	return redislease.DefaultReleaseHold
+}
+
+// lsAfterRelease runs ls until settled reports true of its rows, for up to
+// the backend's release hold (plus a second for the server's expiry
+// cycle), and returns the last rows: on SQL backends it looks once.
+func lsAfterRelease(t *testing.T, b leaseBackend, flags []string, settled func([]lsRow) bool) []lsRow {
+	t.Helper()
+	deadline := time.Now().Add(b.releaseHold())
+	if b.releaseHold() > 0 {
+		deadline = deadline.Add(time.Second)
+	}
+	for {
+		rows := ls(t, flags)
+		if settled(rows) || time.Now().After(deadline) {
+			return rows
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // heldIDs returns the held machine IDs.
 func heldIDs(rows []lsRow) []int {
 	var ids []int

@@ -198,8 +198,9 @@ func TestLeaseHoldFor(t *testing.T) {
 		if code := p.wait(); code != 0 || len(p.out) != 1 {
 			t.Fatalf("hold: exit %d, stdout %q, stderr %s", code, p.out, p.errb.String())
 		}
-		if rows := ls(t, flags); rows[id].held || len(heldIDs(rows)) != 0 {
-			t.Errorf("after hold --for: held %v, want none (released %d)", heldIDs(rows), id)
+		free := func(rows []lsRow) bool { return len(heldIDs(rows)) == 0 }
+		if rows := lsAfterRelease(t, b, flags, free); !free(rows) {
+			t.Errorf("after hold --for: held %v %v later, want none (released %d)", heldIDs(rows), b.releaseHold(), id)
 		}
 	})
 }
@@ -225,9 +226,9 @@ func TestLeaseHoldSignal(t *testing.T) {
 		if code := p.wait(); code != 0 {
 			t.Fatalf("hold after SIGTERM: exit %d, stderr %s", code, p.errb.String())
 		}
-		rows = ls(t, flags)
+		rows = lsAfterRelease(t, b, flags, func(rows []lsRow) bool { return !rows[id].held && len(heldIDs(rows)) == 3 })
 		if rows[id].held || len(heldIDs(rows)) != 3 {
-			t.Errorf("after SIGTERM: held %v, want only the 3 claimed (machine ID %d released)", heldIDs(rows), id)
+			t.Errorf("after SIGTERM: held %v %v later, want only the 3 claimed (machine ID %d released)", heldIDs(rows), b.releaseHold(), id)
 		}
 		if b.sql && rows[id].fp == "-" {
 			t.Errorf("released SQL row %d lost its token fingerprint", id)
@@ -307,7 +308,8 @@ func TestLeaseHoldRace(t *testing.T) {
 				t.Errorf("machine ID %d was handed out while claimed", id)
 			}
 		}
-		if held := heldIDs(ls(t, flags)); len(held) != 500 {
+		after := lsAfterRelease(t, b, flags, func(rows []lsRow) bool { return len(heldIDs(rows)) == 500 })
+		if held := heldIDs(after); len(held) != 500 {
 			var extra []int
 			for _, id := range held {
 				if !before[id].held {
