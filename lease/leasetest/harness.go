@@ -26,6 +26,13 @@ type Harness struct {
 	// ShortTTL is the lease duration used when a test must wait for expiry
 	// (default 1s).
 	ShortTTL time.Duration
+	// ClockTick is the resolution of the coordinator's clock, when a
+	// released ID becomes free only once that clock has moved past the
+	// release (SQL: release sets expires_at = now, and a row is free while
+	// expires_at < now; SQLite's clock has milliseconds). A check that
+	// acquires a just-released ID tries again once, after ClockTick, if the
+	// first attempt finds every ID taken. Zero: free at once.
+	ClockTick time.Duration
 }
 
 // Defaults used when the corresponding [Harness] field is zero.

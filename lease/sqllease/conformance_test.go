@@ -3,6 +3,7 @@ package sqllease_test
 import (
 	"database/sql"
 	"testing"
+	"time"
 
 	"github.com/once-go/once/lease"
 	"github.com/once-go/once/lease/leasetest"
@@ -25,6 +26,18 @@ func TestConformance(t *testing.T) {
 			Broken: func(t *testing.T) lease.Strategy {
 				return newStrategy(t, unreachable(t, d), sqllease.Options{Dialect: d})
 			},
+			ClockTick: clockTick(d),
 		})
 	})
+}
+
+// clockTick is the resolution of the database clock that decides whether a
+// row is free: SQLite's strftime has milliseconds (a row released in the
+// current millisecond is free from the next); the servers have
+// microseconds.
+func clockTick(d migrations.Dialect) time.Duration {
+	if d == migrations.SQLite {
+		return time.Millisecond
+	}
+	return time.Microsecond
 }
