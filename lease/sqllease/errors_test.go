@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -189,7 +190,12 @@ func TestTimeouts(t *testing.T) {
 		_, err = s.Renew(short, l, time.Hour)
 		cancel()
 		wantRetry(t)("Renew on a locked row", err)
-		if !errors.Is(err, context.DeadlineExceeded) {
+		// SQLite ends the busy wait at the context's deadline with
+		// SQLITE_BUSY, and whether the context reads as done when the
+		// strategy looks at it then is a race (2 of 8 runs it was not;
+		// every such call took 300.8ms): either outcome is the deadline.
+		busyAtDeadline := d == migrations.SQLite && strings.Contains(fmt.Sprint(err), "SQLITE_BUSY")
+		if !errors.Is(err, context.DeadlineExceeded) && !busyAtDeadline {
 			t.Errorf("Renew on a locked row: %v does not match context.DeadlineExceeded", err)
 		}
 		mustExec(t, lockConn, "ROLLBACK")
