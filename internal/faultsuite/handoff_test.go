@@ -1,6 +1,7 @@
 package faultsuite
 
 import (
+	"context"
 	"os"
 	"strings"
 	"syscall"
@@ -99,15 +100,7 @@ func testHandoff(t *testing.T, c coordinator, oldSkew, newSkew time.Duration, st
 		t.Fatalf("ID %d after the cut: held %v, %v", id, held, err)
 	}
 	time.Sleep(time.Until(exp))
-	for {
-		if _, held, err := sp.expiry(ctx, id); err != nil {
-			t.Fatal(err)
-		} else if !held {
-			break
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	freeAt := time.Now()
+	freeAt := awaitFree(t, ctx, sp, id)
 	r := startRig(t, cl.mustStrategy(t, false), rigOptions{skew: newSkew, acquireTimeout: 20 * time.Second})
 	if got := r.m.MachineID(); got != id {
 		t.Fatalf("new holder got machine ID %d, want the old holder's %d", got, id)
@@ -274,15 +267,7 @@ func testHandoffRelease(t *testing.T, c coordinator, strategy func(*testing.T, *
 		t.Fatal("the old holder's factory was never disabled")
 	}
 	// Start the new holder the moment the coordinator frees the ID.
-	for {
-		if _, held, err := sp.expiry(ctx, id); err != nil {
-			t.Fatal(err)
-		} else if !held {
-			break
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	freeAt := time.Now()
+	freeAt := awaitFree(t, ctx, sp, id)
 	r := startRig(t, strategy(t, sp), rigOptions{skew: releaseNewSkew, acquireTimeout: 20 * time.Second})
 	if got := r.m.MachineID(); got != id {
 		t.Fatalf("new holder got machine ID %d, want the released %d", got, id)
@@ -316,4 +301,19 @@ func testHandoffRelease(t *testing.T, c coordinator, strategy func(*testing.T, *
 		id, releaseOldSkew, releaseNewSkew, released.Sub(closeAt).Round(time.Millisecond), freeAt.Sub(released).Round(time.Millisecond),
 		act.at.Sub(freeAt).Round(time.Millisecond), clock(act.notBefore), clock(oldSeen), clock(oldPossible), clock(newMin),
 		newMin.Sub(oldPossible), nOld, nNew)
+}
+
+// awaitFree polls the coordinator until it shows machine ID id free, and
+// returns when it saw that, so that a new holder can start as early as it
+// possibly can.
+func awaitFree(t *testing.T, ctx context.Context, sp *space, id int) time.Time {
+	t.Helper()
+	for {
+		if _, held, err := sp.expiry(ctx, id); err != nil {
+			t.Fatal(err)
+		} else if !held {
+			return time.Now()
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
 }
