@@ -3,6 +3,8 @@ package bench
 import (
 	"runtime"
 	"testing"
+
+	"github.com/once-go/once/internal/cputime"
 )
 
 // Sub-benchmark names are part of the interface: tools read them as
@@ -44,9 +46,9 @@ func runAllCPU(b *testing.B, impls [][]impl) {
 			b.Run(im.name, func(b *testing.B) {
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
-				t0, ok0 := threadCPU()
+				t0 := cputime.Thread()
 				im.run(b)
-				if t1, ok1 := threadCPU(); ok0 && ok1 && b.N > 0 {
+				if t1 := cputime.Thread(); t0 >= 0 && t1 >= 0 && b.N > 0 {
 					b.ReportMetric(float64(t1-t0)/float64(b.N), "cpu-ns/op")
 				}
 			})

@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/once-go/once/internal/cputime"
 )
 
 // Benchmarks. The 64-bit counter and sortable kinds are bounded by the clock
@@ -34,14 +36,14 @@ func benchGen[T any](b *testing.B, gen func() (T, error)) {
 		start, n := int64(-1), 0
 		for b.Loop() {
 			if n == 0 {
-				start = threadCPU()
+				start = cputime.Thread()
 			}
 			if _, err := gen(); err != nil {
 				b.Fatal(err)
 			}
 			n++
 		}
-		if end := threadCPU(); start >= 0 && end >= 0 && n > 1 {
+		if end := cputime.Thread(); start >= 0 && end >= 0 && n > 1 {
 			b.ReportMetric(float64(end-start)/float64(n-1), "cpu-ns/op")
 		}
 	})

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/once-go/once/internal/cputime"
 	"github.com/once-go/once/nonce"
 	"github.com/once-go/once/once"
 )
@@ -428,13 +429,13 @@ func meter(b *testing.B) *cpuMeter {
 
 func (m *cpuMeter) tick() {
 	if m.n == 0 {
-		m.start = threadCPU()
+		m.start = cputime.Thread()
 	}
 	m.n++
 }
 
 func (m *cpuMeter) done() {
-	end := threadCPU()
+	end := cputime.Thread()
 	runtime.UnlockOSThread()
 	if m.start >= 0 && end >= 0 && m.n > 1 {
 		m.b.ReportMetric(float64(end-m.start)/float64(m.n-1), "cpu-ns/op")

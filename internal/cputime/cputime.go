@@ -1,0 +1,5 @@
+// Package cputime reads the calling OS thread's CPU time, for benchmarks
+// that report cpu-ns/op next to wall time: on a shared, loaded machine wall
+// time also counts the time other processes held the CPU. Callers lock the
+// goroutine to its thread (runtime.LockOSThread) around the measurement.
+package cputime

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package cputime
+
+// Thread returns -1: thread CPU time is read on Linux only.
+func Thread() int64 { return -1 }
