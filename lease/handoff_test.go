@@ -27,30 +27,20 @@ func TestHandoffGuard(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				r := newRig(t, 512)
-				r.opts.HandoffSkew = c.skew
-				now := time.Now()
-				r.s.set(func(f *fake) {
-					f.acquire = func(ctx context.Context, d time.Duration) (lease.Lease, error) {
-						l, err := f.mem.Acquire(ctx, d)
-						if c.wantOff != -1 {
-							l.PrevExpiry = now.Add(c.prev).UTC().Round(0)
-						} else { // no reading at all
-							l.PrevExpiry, l.CoordinatorNow = time.Time{}, time.Time{}
-						}
-						return l, err
+				off, set := handoffOffset(t, c.skew, func(l *lease.Lease, now time.Time) {
+					if c.wantOff != -1 {
+						l.PrevExpiry = now.Add(c.prev).UTC().Round(0)
+					} else { // no reading at all
+						l.PrevExpiry, l.CoordinatorNow = time.Time{}, time.Time{}
 					}
 				})
-				m := r.start()
-				_, notBefore, _ := r.f.state()
 				if c.wantOff == -1 {
-					if !notBefore.IsZero() {
-						t.Errorf("notBefore %v, want none", notBefore)
+					if set {
+						t.Errorf("notBefore = now %+v, want none", off)
 					}
-				} else if got := notBefore.Sub(now); got != c.wantOff {
-					t.Errorf("notBefore = now %+v, want now %+v", got, c.wantOff)
+				} else if !set || off != c.wantOff {
+					t.Errorf("notBefore = now %+v (set %v), want now %+v", off, set, c.wantOff)
 				}
-				m.Close(context.Background())
 			})
 		})
 	}
@@ -81,27 +71,39 @@ func TestHandoffGuardCoordinatorNow(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				r := newRig(t, 512)
-				r.opts.HandoffSkew = c.skew
-				now := time.Now()
-				r.s.set(func(f *fake) {
-					f.acquire = func(ctx context.Context, d time.Duration) (lease.Lease, error) {
-						l, err := f.mem.Acquire(ctx, d)
-						l.PrevExpiry = time.Time{}
-						l.CoordinatorNow = now.Add(c.coord).UTC().Round(0)
-						l.ReleaseHold = c.hold
-						return l, err
-					}
+				off, set := handoffOffset(t, c.skew, func(l *lease.Lease, now time.Time) {
+					l.PrevExpiry = time.Time{}
+					l.CoordinatorNow = now.Add(c.coord).UTC().Round(0)
+					l.ReleaseHold = c.hold
 				})
-				m := r.start()
-				_, notBefore, _ := r.f.state()
-				if got := notBefore.Sub(now); got != c.wantOff {
-					t.Errorf("notBefore = now %+v, want now %+v", got, c.wantOff)
+				if !set || off != c.wantOff {
+					t.Errorf("notBefore = now %+v (set %v), want now %+v", off, set, c.wantOff)
 				}
-				m.Close(context.Background())
 			})
 		})
 	}
+}
+
+// handoffOffset starts a manager (inside a synctest bubble) with skew
+// allowance skew whose strategy's leases edit changes, given the bubble's
+// start time, and returns the factories' notBefore relative to that time
+// (set false: none).
+func handoffOffset(t *testing.T, skew time.Duration, edit func(l *lease.Lease, now time.Time)) (off time.Duration, set bool) {
+	t.Helper()
+	r := newRig(t, 512)
+	r.opts.HandoffSkew = skew
+	now := time.Now()
+	r.s.set(func(f *fake) {
+		f.acquire = func(ctx context.Context, d time.Duration) (lease.Lease, error) {
+			l, err := f.mem.Acquire(ctx, d)
+			edit(&l, now)
+			return l, err
+		}
+	})
+	m := r.start()
+	defer m.Close(context.Background())
+	_, notBefore, _ := r.f.state()
+	return notBefore.Sub(now), !notBefore.IsZero()
 }
 
 // bubbleEpoch is a nonce epoch before synctest's fake clock (year 2000).
