@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -206,18 +205,6 @@ func TestEtcdLeaseInProcess(t *testing.T) {
 	}
 }
 
-// deadEndpoint returns an http:// endpoint nobody listens on.
-func deadEndpoint(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return "http://" + addr
-}
-
 // TestEtcdUsageErrors: a bad --dsn, --mode, or a prefix ending with a
 // digit are usage errors (exit 2); an unreachable server is a failure
 // (exit 1).
@@ -238,7 +225,7 @@ func TestEtcdUsageErrors(t *testing.T) {
 			t.Errorf("lease ls %v: %v; want a usage error", args, r)
 		}
 	}
-	r := cli("", "lease", "ls", "--driver", "etcd", "--dsn", deadEndpoint(t))
+	r := cli("", "lease", "ls", "--driver", "etcd", "--dsn", "http://"+testenv.DeadAddr(t))
 	if r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, "connecting to etcd") {
 		t.Errorf("lease ls on a dead endpoint: %v; want exit 1", r)
 	}

@@ -215,3 +215,17 @@ func firstLine(s string) string {
 	}
 	return s
 }
+
+// DeadAddr returns a loopback host:port that nobody listens on (a port
+// the kernel just handed out and that was closed again), for tests of an
+// unreachable coordinator.
+func DeadAddr(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}

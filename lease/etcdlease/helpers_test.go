@@ -2,7 +2,6 @@ package etcdlease_test
 
 import (
 	"context"
-	"net"
 	"strconv"
 	"strings"
 	"testing"
@@ -77,18 +76,6 @@ func strategy(t testing.TB, c *clientv3.Client, prefix string, lowest bool) *etc
 		t.Fatalf("New: %v", err)
 	}
 	return s
-}
-
-// deadAddr returns a loopback address nobody listens on.
-func deadAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
 }
 
 func ctxT(t testing.TB) context.Context {

@@ -23,7 +23,7 @@ func TestLeasetest(t *testing.T) {
 			}
 		},
 		Broken: func(t *testing.T) lease.Strategy {
-			s, err := etcdlease.New(newClient(t, deadAddr(t)), etcdlease.Options{RequestTimeout: time.Second})
+			s, err := etcdlease.New(newClient(t, testenv.DeadAddr(t)), etcdlease.Options{RequestTimeout: time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}

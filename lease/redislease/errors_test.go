@@ -23,18 +23,6 @@ var modes = []redislease.Mode{redislease.ModeHash, redislease.ModeKey}
 
 var someLease = lease.Lease{MachineID: 3, Token: "AAAAAAAAAAAAAAAAAAAAAA"}
 
-// deadAddr returns a loopback address nobody listens on.
-func deadAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
-}
-
 // wantAll checks that Check, Acquire, Renew and Release all fail with want.
 func wantAll(t *testing.T, s *redislease.Strategy, want error, also ...error) {
 	t.Helper()
@@ -71,7 +59,7 @@ func TestDeadPortIsRetry(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
 			t.Parallel()
-			dsn := deadAddr(t)
+			dsn := testenv.DeadAddr(t)
 			if m == redislease.ModeKey {
 				dsn = "redis://" + dsn + "/0?max_retries=-1"
 			}
@@ -235,7 +223,7 @@ func TestServerErrorMapping(t *testing.T) {
 // (BUSY). All are ErrRetry in key mode.
 func TestRealReplicaErrors(t *testing.T) {
 	t.Run("READONLY", func(t *testing.T) {
-		addr := privateRedis(t, "--replicaof", "127.0.0.1", strings.Split(deadAddr(t), ":")[1])
+		addr := privateRedis(t, "--replicaof", "127.0.0.1", strings.Split(testenv.DeadAddr(t), ":")[1])
 		c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
 		defer c.Close()
 		s := strategy(t, c, redislease.ModeKey, "once_leases", false)
@@ -245,7 +233,7 @@ func TestRealReplicaErrors(t *testing.T) {
 		}
 	})
 	t.Run("MASTERDOWN", func(t *testing.T) {
-		addr := privateRedis(t, "--replicaof", "127.0.0.1", strings.Split(deadAddr(t), ":")[1], "--replica-serve-stale-data", "no")
+		addr := privateRedis(t, "--replicaof", "127.0.0.1", strings.Split(testenv.DeadAddr(t), ":")[1], "--replica-serve-stale-data", "no")
 		c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
 		defer c.Close()
 		s := strategy(t, c, redislease.ModeKey, "once_leases", false)

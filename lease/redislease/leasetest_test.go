@@ -5,6 +5,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/lease"
 	"github.com/once-go/once/lease/leasetest"
 )
@@ -22,7 +23,7 @@ func harness(tg target) leasetest.Harness {
 			}
 		},
 		Broken: func(t *testing.T) lease.Strategy {
-			c := redis.NewClient(&redis.Options{Addr: deadAddr(t), MaxRetries: -1})
+			c := redis.NewClient(&redis.Options{Addr: testenv.DeadAddr(t), MaxRetries: -1})
 			t.Cleanup(func() { c.Close() })
 			return strategy(t, c, tg.mode, "once_leases", false)
 		},

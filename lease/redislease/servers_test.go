@@ -131,7 +131,7 @@ func privateRedis(t *testing.T, args ...string) string {
 	if err != nil {
 		testenv.Unavailable(t, "redis-server binary not found")
 	}
-	addr := deadAddr(t)
+	addr := testenv.DeadAddr(t)
 	_, port, _ := net.SplitHostPort(addr)
 	cmd := exec.Command(bin, append([]string{"--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir()}, args...)...)
 	if err := cmd.Start(); err != nil {

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"math/rand/v2"
-	"net"
 	"testing"
 	"time"
 
@@ -88,18 +87,6 @@ func acquire(ctx context.Context, s lease.Strategy, d time.Duration) (lease.Leas
 	}
 }
 
-// deadAddr returns a loopback address nothing listens on.
-func deadAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
-}
-
 // unreachable returns a *sql.DB of dialect d that cannot reach its server:
 // a dead port for PostgreSQL and MySQL, a closed pool for SQLite (which
 // has no server).
@@ -109,9 +96,9 @@ func unreachable(t *testing.T, d migrations.Dialect) *sql.DB {
 	var err error
 	switch d {
 	case migrations.Postgres:
-		db, err = sql.Open("pgx", "postgres://postgres@"+deadAddr(t)+"/test?sslmode=disable&connect_timeout=2")
+		db, err = sql.Open("pgx", "postgres://postgres@"+testenv.DeadAddr(t)+"/test?sslmode=disable&connect_timeout=2")
 	case migrations.MySQL:
-		db, err = sql.Open("mysql", "root@tcp("+deadAddr(t)+")/test?timeout=2s")
+		db, err = sql.Open("mysql", "root@tcp("+testenv.DeadAddr(t)+")/test?timeout=2s")
 	default:
 		db = testenv.SQLite(t)
 		err = db.Close()
