@@ -10,13 +10,21 @@ import (
 // persisted (see Options.StateFile), so a crash loop does not drain the
 // pool of machine IDs.
 //
-// Reclaim renews l for d exactly as Renew would, given only l.MachineID and
-// l.Token (the other fields are zero). It returns the renewed lease when
-// the coordinator still holds the machine ID for that token, [ErrLost] when
-// it does not (taken over, or unknown), and [ErrRetry] when the outcome is
-// unknown. A strategy whose Renew needs nothing but the machine ID and
-// token implements it as a call to Renew. Reclaiming a lease that expired
-// but was not taken over may succeed: no one else held the ID meanwhile.
+// Reclaim renews l for d given only l.MachineID and l.Token (the other
+// fields are zero) and replaces the token in the same atomic step: the
+// returned lease carries a new Token, and l's token no longer renews or
+// releases anything. Two processes holding copies of one state file can
+// then not both keep the lease: the one that reclaims second, or renews
+// with the replaced token, is told [ErrLost]. And a call on l that outlived
+// its context (a renewal abandoned by an earlier incarnation) can no longer
+// touch the reclaimed lease.
+//
+// It returns [ErrLost] when the coordinator does not hold the machine ID
+// for l's token (taken over, reclaimed by another copy, or unknown), and
+// [ErrRetry] when the outcome is unknown; in that case it also returns the
+// lease with the new token it may have written (MachineID and Token set),
+// for the manager to release. Reclaiming a lease that expired but was not
+// taken over may succeed: no one else held the ID meanwhile.
 type Reclaimer interface {
 	Reclaim(ctx context.Context, l Lease, d time.Duration) (Lease, error)
 }

@@ -41,7 +41,11 @@ type Lease struct {
 }
 
 // Strategy hands out machine-ID leases. Every call takes a context that
-// bounds it; a strategy must return promptly when the context ends.
+// bounds it; a strategy must return promptly when the context ends, and
+// starts nothing that outlives the call: no background goroutine, no
+// clean-up of its own. The manager owns calls that outlive their context
+// (a hung driver, a busy wait): it stops waiting at the deadline and, once
+// such a call returns, releases whatever lease it may have left behind.
 //
 // Errors are classified with the package's sentinels:
 //   - [ErrLost]: the coordinator positively says the lease is not ours.
@@ -57,14 +61,19 @@ type Lease struct {
 type Strategy interface {
 	// Name identifies the strategy in logs and events ("sql", "redis-hash").
 	Name() string
-	// Acquire claims a free machine ID for duration d.
+	// Acquire claims a free machine ID for duration d. When it fails after
+	// a claim may have been applied (the claim was sent, its reply was
+	// lost), it returns that claim, MachineID and Token set, beside the
+	// error: the manager releases it. A Lease with an empty Token claims
+	// nothing.
 	Acquire(ctx context.Context, d time.Duration) (Lease, error)
 	// Renew extends l for duration d and returns the renewed lease, whose
 	// MachineID equals l.MachineID. Replaying a renewal that was applied but
 	// whose reply was lost succeeds.
 	Renew(ctx context.Context, l Lease, d time.Duration) (Lease, error)
 	// Release gives l up early. Best effort; releasing a lease that was
-	// already taken over by someone else is harmless and leaves theirs alone.
+	// already taken over by someone else, or whose token was replaced
+	// (see [Reclaimer]), is harmless and leaves theirs alone.
 	Release(ctx context.Context, l Lease) error
 	// Deterministic reports whether acquiring again yields the same machine
 	// ID (environment and host-list strategies). Such strategies are not
