@@ -11,58 +11,49 @@ type outcome struct {
 	err  error
 	sent time.Time     // local monotonic time the request was sent
 	took time.Duration // until the manager stopped waiting
-	cut  bool          // the call failed after its context had ended
+	// cut: the call failed after its context had ended (whether it
+	// returned or was abandoned).
+	cut bool
+	// abandoned: the manager stopped waiting before the call returned;
+	// the clean-up after it is the abandoned call's own (see call).
+	abandoned bool
 }
 
-// subject says what a strategy call acts on, and so what must be cleaned
-// up if the manager abandons it (stops waiting before it returns).
-type subject struct {
-	// yields: the call may grant a new lease (acquire). One it returns after
-	// it was abandoned is released: the manager never uses it.
-	yields bool
-	// on is the lease the call acts on (renew, reclaim), nil for none. A
-	// call abandoned with its outcome unknown may still apply afterwards
-	// (an UPDATE that commits after its client stopped waiting) and extend
-	// that lease; if the manager has given the lease up meanwhile, it is
-	// released again once the call has returned (see Manager.orphan).
-	on *Lease
-}
-
-// leaseKey identifies a lease across calls: machine ID and token.
-type leaseKey struct {
-	id    int
-	token string
-}
-
-func keyOf(l Lease) leaseKey { return leaseKey{l.MachineID, l.Token} }
-
-// abandoned tracks the abandoned calls still running on one lease. Guarded
-// by Manager.mu.
-type abandoned struct {
-	running int  // abandoned calls on the lease that have not returned
-	gaveUp  bool // the manager released the lease (or will never use it)
-}
-
-// call runs op with a context that ends at deadline (zero: no deadline) or
-// with ctx. It returns when op returns or as soon as that context ends,
-// whichever is first: a strategy that ignores its context cannot hold the
-// manager past the deadline. An abandoned call keeps running in the
-// background and is cleaned up after as subj says (see orphan).
-func (m *Manager) call(ctx context.Context, deadline time.Time, subj subject, op func(context.Context) (Lease, error)) outcome {
-	var (
-		cctx   context.Context
-		cancel context.CancelFunc
-	)
-	if deadline.IsZero() {
-		cctx, cancel = context.WithCancel(ctx)
-	} else {
+// call emits the start event of op on machine ID id (-1: none yet), then
+// runs fn with a context that ends
+// at deadline (zero: no deadline) or with ctx. It returns when fn returns
+// or as soon as that context ends, whichever is first: a strategy that
+// ignores its context cannot hold the manager past the deadline.
+//
+// The manager is the one owner of calls that outlive their context. An
+// abandoned call keeps running; once it returns, every lease it may have
+// left behind is released: the lease it acted on (on: the lease renewed or
+// reclaimed) and any lease it reports (a grant, or a claim whose outcome
+// is unknown). The manager never uses them: it gave on up when it stopped
+// waiting for the call (a renewal abandoned at the end of the safe window
+// is a loss; a reclaim or acquire abandoned fails its attempt), and a
+// late grant was never installed. A late write may still have extended
+// on after the manager's own release (an UPDATE that commits after its
+// client stopped waiting), which is why on is released again after the
+// call has returned. These releases cannot touch a lease that a later
+// holder has: a later holder of the same machine ID has another token,
+// since a grant draws a fresh token and a reclaim replaces it (see
+// [Reclaimer]). Close waits for them, up to ReleaseTimeout.
+func (m *Manager) call(ctx context.Context, op, source string, id int, deadline time.Time, on *Lease, fn func(context.Context) (Lease, error)) outcome {
+	e := Event{Kind: EventStart, Op: op, Source: source, MachineID: id}
+	if op == OpRenew {
+		e.ValidUntil = m.deadline
+	}
+	m.emit(e)
+	cctx, cancel := context.WithCancel(ctx)
+	if !deadline.IsZero() {
 		cctx, cancel = context.WithDeadline(ctx, deadline)
 	}
 	defer cancel()
 	ch := make(chan outcome, 1)
 	sent := time.Now()
 	go func() {
-		l, err := op(cctx)
+		l, err := fn(cctx)
 		ch <- outcome{l: l, err: err}
 	}()
 	finish := func(o outcome) outcome {
@@ -76,90 +67,41 @@ func (m *Manager) call(ctx context.Context, deadline time.Time, subj subject, op
 	case <-cctx.Done():
 	}
 	select {
-	case o := <-ch: // finished at the same moment: use it
+	case o := <-ch: // returned at the same moment: use it
 		return finish(o)
 	default:
 	}
-	if subj.yields || subj.on != nil {
-		if subj.on != nil {
-			// Registered before call returns, so before the manager can
-			// give the lease up: orphan then sees that it did.
-			k := keyOf(*subj.on)
-			m.mu.Lock()
-			if m.abandoned == nil {
-				m.abandoned = make(map[leaseKey]*abandoned)
-			}
-			a := m.abandoned[k]
-			if a == nil {
-				a = &abandoned{}
-				m.abandoned[k] = a
-			}
-			a.running++
-			m.mu.Unlock()
-		}
-		m.orphans.Add(1)
-		go m.orphan(ch, subj)
+	if op != OpRelease { // a release leaves nothing behind
+		m.calls.Add(1)
+		go m.cleanUpAfter(ch, on)
 	}
 	err := ErrTimeout
 	if ctx.Err() != nil {
 		err = ErrClosed
 	}
-	return outcome{err: err, sent: sent, took: time.Since(sent), cut: true}
+	return outcome{err: err, sent: sent, took: time.Since(sent), cut: true, abandoned: true}
 }
 
-// orphan waits for an abandoned call, then cleans up after it:
-//   - a lease an abandoned acquire yields after all is released, so that
-//     it does not hold a machine ID nobody uses;
-//   - the lease an abandoned renew or reclaim acted on is released again
-//     if the manager gave it up (released it) while the call was running,
-//     whatever the call returned: a strategy may report such a call as
-//     failed (context canceled) although its write was applied after the
-//     manager's release, extending the lease for a whole duration. The
-//     second release comes after the call has returned, so after anything
-//     it did; it matches only our own token, so it is harmless when the
-//     call did nothing. If the manager has not given the lease up, it has
-//     not released it yet either, and its own release will come after the
-//     call returned.
-//
-// Close waits for orphans (bounded by ReleaseTimeout).
-func (m *Manager) orphan(ch <-chan outcome, subj subject) {
-	defer m.orphans.Done()
+// cleanUpAfter waits for an abandoned call and releases what it may have
+// left behind (see call). It runs outside the manager's goroutine, so it
+// logs but emits no events.
+func (m *Manager) cleanUpAfter(ch <-chan outcome, on *Lease) {
+	defer m.calls.Done()
 	o := <-ch
-	if subj.on != nil {
-		k := keyOf(*subj.on)
-		m.mu.Lock()
-		a := m.abandoned[k]
-		a.running--
-		again := a.gaveUp
-		if a.running == 0 {
-			delete(m.abandoned, k)
-		}
-		m.mu.Unlock()
-		if again {
-			err := m.releaseDetached(*subj.on)
-			m.logDetached(err, "lease released again after an abandoned call returned", *subj.on, o.err)
-			return
-		}
+	if on != nil {
+		m.releaseDetached(*on, "lease released again after a call that outlived its deadline returned")
 	}
-	if subj.yields && o.err == nil {
-		err := m.releaseDetached(o.l)
-		m.logDetached(err, "lease released after an abandoned call", o.l, nil)
+	if o.l.Token != "" && (on == nil || o.l.Token != on.Token) {
+		m.releaseDetached(o.l, "lease left by a call that outlived its deadline released")
 	}
 }
 
-// releaseDetached releases l outside the manager's goroutine (no events:
-// those come from the manager's goroutine only), bounded by ReleaseTimeout.
-func (m *Manager) releaseDetached(l Lease) error {
+// releaseDetached releases l, bounded by ReleaseTimeout, and logs it.
+func (m *Manager) releaseDetached(l Lease, msg string) {
 	ctx, cancel := context.WithTimeout(context.Background(), m.o.ReleaseTimeout)
 	defer cancel()
-	return m.s.Release(ctx, l)
-}
-
-func (m *Manager) logDetached(err error, msg string, l Lease, callErr error) {
+	err := m.s.Release(ctx, l)
 	args := []any{"strategy", m.name, "machine_id", l.MachineID, "result", resultOf(err)}
-	if callErr != nil {
-		args = append(args, "call_result", resultOf(callErr))
-	}
 	if err != nil {
 		m.o.Logger.Warn(msg, append(args, "reason", err.Error())...)
 		return
@@ -167,13 +109,35 @@ func (m *Manager) logDetached(err error, msg string, l Lease, callErr error) {
 	m.o.Logger.Info(msg, args...)
 }
 
-// gaveUp records that the manager gives l up (it is about to release it,
-// or will never use it): an abandoned call still running on l releases it
-// again once it returns (see orphan).
-func (m *Manager) gaveUp(l Lease) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if a := m.abandoned[keyOf(l)]; a != nil {
-		a.gaveUp = true
+// endCall emits the end event of a call made with ctx: o is its outcome,
+// err its failure (o.err, or why the lease it granted cannot be used),
+// validUntil the deadline the factories got from it. A call that failed
+// because ctx ended (the manager is stopping) ends with Result
+// "canceled", whatever the strategy made of the cancellation: our own
+// shutdown is not a failure.
+func (m *Manager) endCall(ctx context.Context, op, source string, id int, o outcome, err error, validUntil time.Time) {
+	e := Event{Kind: EventEnd, Op: op, Source: source, MachineID: id, Result: resultOf(err), Err: err, Duration: o.took, ValidUntil: validUntil}
+	if o.err == nil && op != OpRelease {
+		e.MachineID, e.GrantedTTL = o.l.MachineID, o.l.TTL
+		if e.ValidUntil.IsZero() && err == nil {
+			e.ValidUntil = o.sent.Add(m.tm.safe(o.l.TTL))
+		}
 	}
+	if op == OpRenew && err != nil {
+		e.ValidUntil = m.deadline
+	}
+	if err != nil && op != OpRelease && ctx.Err() != nil {
+		e.Result = "canceled"
+	}
+	m.emit(e)
+}
+
+// release gives l up, best effort, bounded by ReleaseTimeout, from the
+// manager's goroutine; it returns the strategy's error.
+func (m *Manager) release(l Lease, source string) error {
+	o := m.call(context.Background(), OpRelease, source, l.MachineID, time.Now().Add(m.o.ReleaseTimeout), nil, func(ctx context.Context) (Lease, error) {
+		return Lease{}, m.s.Release(ctx, l)
+	})
+	m.endCall(context.Background(), OpRelease, source, l.MachineID, o, o.err, time.Time{})
+	return o.err
 }

@@ -7,37 +7,28 @@ import (
 	"time"
 )
 
-// EventKind says what an [Event] reports.
-type EventKind string
-
-// Event kinds.
+// Event kinds (Event.Kind).
 const (
-	EventStart EventKind = "start" // an operation begins
-	EventEnd   EventKind = "end"   // an operation ended: Result, Duration, GrantedTTL (acquire, reclaim: see Event)
-	EventRetry EventKind = "retry" // a failed operation will be retried after Delay
-	EventLost  EventKind = "lost"  // the lease is no longer trusted: Err is the reason
+	EventStart = "start" // an operation begins
+	EventEnd   = "end"   // an operation ended: Result, Duration, GrantedTTL (acquire, reclaim: see Event)
+	EventRetry = "retry" // a failed operation will be retried after Delay
+	EventLost  = "lost"  // the lease is no longer trusted: Err is the reason
 )
 
-// Op is the strategy operation an [Event] is about.
-type Op string
-
-// Operations.
+// Operations (Event.Op).
 const (
-	OpAcquire Op = "acquire"
-	OpReclaim Op = "reclaim" // acquire by taking back the lease in Options.StateFile
-	OpRenew   Op = "renew"
-	OpRelease Op = "release"
+	OpAcquire = "acquire"
+	OpReclaim = "reclaim" // acquire by taking back the lease in Options.StateFile
+	OpRenew   = "renew"
+	OpRelease = "release"
 )
 
-// Source says why an operation ran.
-type Source string
-
-// Sources.
+// Sources (Event.Source): why an operation ran.
 const (
-	SourceInitial   Source = "initial"   // in Start
-	SourceScheduled Source = "scheduled" // renewal on schedule, and its retries
-	SourceReacquire Source = "reacquire" // after a loss
-	SourceShutdown  Source = "shutdown"  // Close or the end of Start's context
+	SourceInitial   = "initial"   // in Start
+	SourceScheduled = "scheduled" // renewal on schedule, and its retries
+	SourceReacquire = "reacquire" // after a loss
+	SourceShutdown  = "shutdown"  // Close or the end of Start's context
 )
 
 // Event describes one step of the lease lifecycle, for metrics and traces.
@@ -52,16 +43,17 @@ const (
 // its release follows. An operation that failed because the manager is
 // shutting down ends with Result "canceled".
 type Event struct {
-	Kind     EventKind
-	Op       Op // empty for EventLost
+	Kind     string // EventStart, EventEnd, EventRetry, EventLost
+	Op       string // OpAcquire, OpReclaim, OpRenew, OpRelease; empty for EventLost
 	Strategy string
-	Source   Source
+	Source   string // SourceInitial, SourceScheduled, SourceReacquire, SourceShutdown
 	// MachineID is the machine ID concerned, -1 when none (an acquire not
 	// yet answered).
 	MachineID int
-	// Result of an EventEnd: "ok", or the class of the error: "lost",
-	// "retry", "exhausted", "conflict", "config", "timeout", "illegal_ttl",
-	// "canceled", "error".
+	// Result classifies the outcome: "ok" for an EventEnd that succeeded;
+	// otherwise the class of Err: "lost", "expired", "timeout", "external",
+	// "illegal_ttl", "retry", "exhausted", "conflict", "config", "canceled"
+	// (the manager's own shutdown) or "error".
 	Result string
 	// Err is the failure of an EventEnd, the reason of an EventRetry or of
 	// an EventLost.
@@ -82,32 +74,26 @@ type Event struct {
 	// in flight or retried; for a successful acquire, reclaim or renew
 	// (EventEnd) the deadline that lease grants, counted from when the
 	// request was sent (Event.Duration before the event, to within the
-	// microseconds between the reply and the event). Added after the
-	// fields above; zero in events built by older code.
+	// microseconds between the reply and the event).
 	ValidUntil time.Time
 }
 
 // resultOf classifies an error for Event.Result.
 func resultOf(err error) string {
-	switch {
-	case err == nil:
+	for _, c := range []struct {
+		err  error
+		name string
+	}{
+		{ErrLost, "lost"}, {ErrExpired, "expired"}, {ErrIllegalTTL, "illegal_ttl"}, {ErrExternal, "external"},
+		{ErrTimeout, "timeout"}, {ErrExhausted, "exhausted"}, {ErrConflict, "conflict"}, {ErrConfig, "config"},
+		{ErrRetry, "retry"}, {ErrClosed, "canceled"}, {context.Canceled, "canceled"},
+	} {
+		if errors.Is(err, c.err) {
+			return c.name
+		}
+	}
+	if err == nil {
 		return "ok"
-	case errors.Is(err, ErrLost):
-		return "lost"
-	case errors.Is(err, ErrIllegalTTL):
-		return "illegal_ttl"
-	case errors.Is(err, ErrTimeout):
-		return "timeout"
-	case errors.Is(err, ErrExhausted):
-		return "exhausted"
-	case errors.Is(err, ErrConflict):
-		return "conflict"
-	case errors.Is(err, ErrConfig):
-		return "config"
-	case errors.Is(err, ErrRetry):
-		return "retry"
-	case errors.Is(err, context.Canceled), errors.Is(err, ErrClosed):
-		return "canceled"
 	}
 	return "error"
 }
@@ -121,8 +107,8 @@ func (m *Manager) emit(e Event) {
 // emitLog logs e at level with msg and hands it to the Events hook.
 func (m *Manager) emitLog(e Event, level slog.Level, msg string) {
 	e.Strategy = m.name
-	if e.ValidUntil.IsZero() {
-		e.ValidUntil = m.validity(e)
+	if e.Result == "" && e.Err != nil {
+		e.Result = resultOf(e.Err)
 	}
 	if log := m.o.Logger; log.Enabled(context.Background(), level) {
 		attrs := []slog.Attr{slog.String("strategy", e.Strategy), slog.String("source", string(e.Source))}
@@ -150,19 +136,6 @@ func (m *Manager) emitLog(e Event, level slog.Level, msg string) {
 	}
 }
 
-// validity is Event.ValidUntil for e. Called from the goroutine that owns
-// m.deadline (the loop, or Start's caller before it).
-func (m *Manager) validity(e Event) time.Time {
-	switch {
-	case e.Kind == EventEnd && e.Err == nil && e.GrantedTTL > 0: // acquire, reclaim, renew
-		// The request was sent at or before now - Duration.
-		return time.Now().Add(m.tm.safe(e.GrantedTTL) - e.Duration)
-	case e.Op == OpRenew: // the lease being renewed
-		return m.deadline
-	}
-	return time.Time{}
-}
-
 // eventLevel picks the log level and message of an event: losses are
 // errors, failures warn, routine renewals are debug. Not failures, and so
 // below WARN:
@@ -175,7 +148,7 @@ func (m *Manager) validity(e Event) time.Time {
 //   - a reclaim the coordinator refuses (the lease in the state file was
 //     taken over): a new lease is acquired at once.
 func eventLevel(e Event) (slog.Level, string) {
-	op := string(e.Op)
+	op := e.Op
 	switch e.Kind {
 	case EventStart:
 		return slog.LevelDebug, "lease " + op + " start"

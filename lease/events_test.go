@@ -35,9 +35,9 @@ func TestEventsAndLogs(t *testing.T) {
 		m.Close(context.Background())
 
 		type key struct {
-			kind   lease.EventKind
-			op     lease.Op
-			source lease.Source
+			kind   string
+			op     string
+			source string
 			result string
 		}
 		var got []key
@@ -52,10 +52,10 @@ func TestEventsAndLogs(t *testing.T) {
 			{lease.EventEnd, lease.OpAcquire, lease.SourceInitial, "ok"},
 			{lease.EventStart, lease.OpRenew, lease.SourceScheduled, ""},
 			{lease.EventEnd, lease.OpRenew, lease.SourceScheduled, "retry"},
-			{lease.EventRetry, lease.OpRenew, lease.SourceScheduled, ""},
+			{lease.EventRetry, lease.OpRenew, lease.SourceScheduled, "retry"},
 			{lease.EventStart, lease.OpRenew, lease.SourceScheduled, ""},
 			{lease.EventEnd, lease.OpRenew, lease.SourceScheduled, "ok"},
-			{lease.EventLost, "", lease.SourceScheduled, ""},
+			{lease.EventLost, "", lease.SourceScheduled, "external"},
 			{lease.EventStart, lease.OpRelease, lease.SourceReacquire, ""},
 			{lease.EventEnd, lease.OpRelease, lease.SourceReacquire, "ok"},
 			{lease.EventStart, lease.OpAcquire, lease.SourceReacquire, ""},

@@ -18,9 +18,9 @@ func TestHandoffGuard(t *testing.T) {
 		name    string
 		prev    time.Duration // previous holder's expiry relative to our clock
 		skew    time.Duration
-		wantOff time.Duration // notBefore relative to our clock; -1: none
+		wantOff time.Duration // notBefore relative to our clock
 	}{
-		{"no clock readings", 0, 0, -1},
+		{"no clock readings", 0, 0, 2 * time.Second},
 		{"expired long ago", -time.Hour, 0, -time.Hour + time.Second},
 		{"coordinator clock 3s ahead", 3 * time.Second, 0, 4 * time.Second},
 		{"wider skew allowance", 3 * time.Second, 2500 * time.Millisecond, 5500 * time.Millisecond},
@@ -28,17 +28,13 @@ func TestHandoffGuard(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				off, set := handoffOffset(t, c.skew, func(l *lease.Lease, now time.Time) {
-					if c.wantOff != -1 {
+					if c.name != "no clock readings" {
 						l.PrevExpiry = now.Add(c.prev).UTC().Round(0)
-					} else { // no reading at all
+					} else { // no reading at all: twice the skew on our clock
 						l.PrevExpiry, l.CoordinatorNow = time.Time{}, time.Time{}
 					}
 				})
-				if c.wantOff == -1 {
-					if set {
-						t.Errorf("notBefore = now %+v, want none", off)
-					}
-				} else if !set || off != c.wantOff {
+				if !set || off != c.wantOff {
 					t.Errorf("notBefore = now %+v (set %v), want now %+v", off, set, c.wantOff)
 				}
 			})

@@ -214,7 +214,11 @@ func (r *recorder) hook(e lease.Event) {
 	r.ev = append(r.ev, e)
 	r.mu.Unlock()
 	if r.j != nil {
-		r.j.add("event %s %s %s", e.Kind, e.Op, e.Result)
+		result := "" // journal the result of end events only
+		if e.Kind == lease.EventEnd {
+			result = e.Result
+		}
+		r.j.add("event %s %s %s", e.Kind, e.Op, result)
 	}
 }
 
@@ -224,7 +228,7 @@ func (r *recorder) events() []lease.Event {
 	return append([]lease.Event(nil), r.ev...)
 }
 
-func (r *recorder) of(kind lease.EventKind, op lease.Op) []lease.Event {
+func (r *recorder) of(kind, op string) []lease.Event {
 	var out []lease.Event
 	for _, e := range r.events() {
 		if e.Kind == kind && e.Op == op {

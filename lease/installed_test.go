@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/leasenotice"
 )
 
 // installCheck is an event hook that checks, when a successful acquire or
@@ -49,7 +50,7 @@ func TestAcquiredEventAfterFactoriesActive(t *testing.T) {
 		r := newRig(t, 512)
 		r.opts.StateFile = filepath.Join(t.TempDir(), "lease.json")
 		c := &installCheck{t: t, r: r}
-		feed := lease.NewFeed()
+		feed := leasenotice.NewFeed()
 		sub := feed.Subscribe(0)
 		r.opts.Events = func(e lease.Event) {
 			c.hook(e)
@@ -59,7 +60,7 @@ func TestAcquiredEventAfterFactoriesActive(t *testing.T) {
 		c.m.Store(m)
 		// A consumer printing the ID on the notice finds it usable.
 		n := <-sub.C()
-		if n.Kind != lease.NoticeAcquired || n.MachineID != m.MachineID() || !r.f.generating() {
+		if n.Kind != leasenotice.NoticeAcquired || n.MachineID != m.MachineID() || !r.f.generating() {
 			t.Errorf("first notice %+v; factories generating %v", n, r.f.generating())
 		}
 		// Activation precedes the event in the journal, too.

@@ -2,23 +2,17 @@ package lease
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 )
 
-// maxMachineID is the highest machine ID of the nonce layout.
-const maxMachineID = 511
-
 // Manager holds one machine-ID lease for the life of a process and keeps
 // its factories generating only while the lease is provably held. Create
 // it with [Start]; stop it with [Manager.Close] or by ending Start's
-// context.
-//
-// The manager renews on schedule, retries transient failures while the
-// safe window lasts, and on loss disables the factories first, then calls
-// Options.OnLost, then (dynamic strategies) acquires a new lease and
-// re-activates the factories with it.
+// context. The package documentation walks through what it does, in the
+// order of this file.
 type Manager struct {
 	s     Strategy
 	name  string
@@ -26,56 +20,70 @@ type Manager struct {
 	tm    timing
 	fs    factories
 	state *stateFile
+	// calls counts strategy calls that outlived their deadline and the
+	// clean-up after each (see call.go).
+	calls sync.WaitGroup
 
-	runCtx context.Context
-	cancel context.CancelFunc
-	done   chan struct{}
-	lossCh chan struct{} // LeaseLost wakes the loop; capacity 1
-	// orphans counts abandoned strategy calls still running, with the
-	// clean-up after them.
-	orphans sync.WaitGroup
+	life context.Context         // ends with Close or with Start's context
+	stop context.CancelCauseFunc // ends life; cause ErrClosed from Close
+	done chan struct{}           // closed when the loop has ended
 
-	mu        sync.Mutex
-	held      bool  // the factories run on a trusted lease
-	machineID int   // of the held lease
-	err       error // nil while held, else why not
-	stopped   bool  // Close was called or the loop ended
-	closeCtx  context.Context
-	closeErr  error // of the release at shutdown
-	// abandoned: the abandoned calls still running on each lease (see
-	// call and orphan).
-	abandoned map[leaseKey]*abandoned
+	// mu guards what other goroutines see and change: the phase, the
+	// machine ID and reason the public methods report, the factories'
+	// enabled state (LeaseLost and Close disable them from the caller's
+	// goroutine), and the end of the current lease's context.
+	mu       sync.Mutex
+	phase    phase
+	id       int                     // machine ID of the lease held
+	why      error                   // why no lease is held (phases lost, closed)
+	lose     context.CancelCauseFunc // ends leaseCtx; set with each lease
+	closeErr error                   // of the release at shutdown
 
-	// Owned by the goroutine running the loop (Start's caller before).
-	cur      Lease
-	sent     time.Time // when the request that granted cur was sent
-	deadline time.Time // end of cur's safe window (monotonic)
-	holding  bool      // cur is ours at the coordinator and not released
-	since    time.Time // when cur was granted
-	streak   int       // failed acquisitions/short-lived leases in a row
-	reclaim  *Lease    // from the state file, tried before acquiring
+	// Owned by the loop's goroutine (by Start's caller before the loop
+	// runs).
+	cur      Lease           // the lease held or last held
+	owed     bool            // cur may still be ours at the coordinator: release it
+	leaseCtx context.Context // ends when cur is lost or the manager stops
+	sent     time.Time       // when the request that granted or renewed cur was sent
+	deadline time.Time       // end of cur's safe window (local monotonic clock)
+	since    time.Time       // when cur was granted
+	streak   int             // failed acquisitions and short-lived leases in a row
+	reclaim  *Lease          // from the state file, tried before acquiring
 }
+
+// phase is where the manager is in its life.
+type phase int
+
+const (
+	acquiring phase = iota // no lease yet: Start is acquiring the first
+	holding                // the factories run on cur
+	lost                   // cur is no longer trusted; a new lease is sought
+	closed                 // stopped: Close, Start's context ended, or a final loss
+)
 
 // Start acquires a machine-ID lease from s, activates opts.Factories with
 // it and returns a running manager. It blocks until the first lease is
 // held, or fails after opts.AcquireTimeout with an error matching
 // [ErrTimeout] (and the last strategy error), leaving the factories
-// untouched. [ErrConfig] from the options or the strategy fails at once.
+// untouched and releasing any lease it claimed. [ErrConfig] from the
+// options or the strategy fails at once.
 //
-// ctx bounds the manager's whole life, not only the start: when it ends the
-// manager shuts down as by Close.
+// ctx bounds the manager's whole life, not only the start: when it ends
+// the manager shuts down as by Close (and logs a warning). Pass a context
+// that lives as long as the application; bound the start itself with
+// Options.AcquireTimeout.
 func Start(ctx context.Context, s Strategy, opts Options) (*Manager, error) {
-	if s == nil {
+	switch {
+	case ctx == nil:
+		return nil, configError("nil context")
+	case isNil(s):
 		return nil, configError("nil Strategy")
 	}
 	o, tm, err := opts.validate()
 	if err != nil {
 		return nil, err
 	}
-	m := &Manager{
-		s: s, name: s.Name(), o: o, tm: tm, fs: factories(o.Factories),
-		done: make(chan struct{}), lossCh: make(chan struct{}, 1), machineID: -1,
-	}
+	m := &Manager{s: s, name: s.Name(), o: o, tm: tm, fs: factories(o.Factories), id: -1, done: make(chan struct{})}
 	if o.StateFile != "" {
 		if _, ok := s.(Reclaimer); !ok {
 			return nil, configError("StateFile needs a strategy that implements lease.Reclaimer; %s does not", m.name)
@@ -87,14 +95,9 @@ func Start(ctx context.Context, s Strategy, opts Options) (*Manager, error) {
 			m.reclaim = &l
 		}
 	}
-	m.runCtx, m.cancel = context.WithCancel(ctx)
+	m.life, m.stop = context.WithCancelCause(ctx)
 	if err := m.acquire(SourceInitial); err != nil {
-		if m.reclaim != nil {
-			// A reclaim whose outcome is unknown: if its call is still
-			// running, the lease is released once it returns (see orphan).
-			m.gaveUp(*m.reclaim)
-		}
-		m.cancel()
+		m.stop(err)
 		m.state.close()
 		return nil, err
 	}
@@ -102,15 +105,219 @@ func Start(ctx context.Context, s Strategy, opts Options) (*Manager, error) {
 	return m, nil
 }
 
+// run is the manager's goroutine: hold the lease, handle its loss, acquire
+// a new one, until the manager stops.
+func (m *Manager) run() {
+	defer close(m.done)
+	for {
+		reason := m.hold()
+		if m.stopping() {
+			m.shutdown()
+			return
+		}
+		m.drop(reason)
+		if m.s.Deterministic() && !m.o.ReacquireDeterministic {
+			m.finish()
+			return
+		}
+		if m.acquire(SourceReacquire) != nil { // fails only when stopping
+			m.shutdown()
+			return
+		}
+	}
+}
+
+// hold renews the current lease on schedule until it is lost or the
+// manager stops, and returns why.
+func (m *Manager) hold() error {
+	for {
+		wait := time.Until(m.sent.Add(m.tm.renewAfter(m.o.RenewInterval, m.cur.TTL)))
+		if err := m.pause(wait); err != nil {
+			return err
+		}
+		if !time.Now().Before(m.deadline) { // suspended past the window
+			return fmt.Errorf("%w: safe window of machine ID %d ended before its renewal ran", ErrExpired, m.cur.MachineID)
+		}
+		if err := m.renew(); err != nil {
+			return err
+		}
+	}
+}
+
+// pause waits for d; it returns early, with the reason, when the lease is
+// lost (LeaseLost) or the manager stops.
+func (m *Manager) pause(d time.Duration) error {
+	t := time.NewTimer(max(d, 0))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-m.leaseCtx.Done():
+		return context.Cause(m.leaseCtx)
+	}
+}
+
+// renew renews the current lease, retrying transient failures with backoff
+// while its safe window lasts; every call is bounded by the end of the
+// window. It returns nil once renewed, else the loss reason.
+func (m *Manager) renew() error {
+	for attempt := 1; ; attempt++ {
+		if !time.Now().Before(m.deadline) {
+			return fmt.Errorf("%w: safe window of machine ID %d ended while renewals failed", ErrExpired, m.cur.MachineID)
+		}
+		cur := m.cur
+		o := m.call(m.leaseCtx, OpRenew, SourceScheduled, cur.MachineID, m.deadline, &cur, func(ctx context.Context) (Lease, error) {
+			return m.s.Renew(ctx, cur, m.o.LeaseDuration)
+		})
+		m.endCall(m.leaseCtx, OpRenew, SourceScheduled, cur.MachineID, o, o.err, time.Time{})
+		switch {
+		case m.leaseCtx.Err() != nil:
+			return context.Cause(m.leaseCtx)
+		case o.err == nil:
+			return m.applyRenewal(o)
+		case errors.Is(o.err, ErrLost):
+			m.owed = false // the coordinator says it is not ours: nothing to release
+			return o.err
+		case o.cut:
+			return fmt.Errorf("%w: renewal of machine ID %d still unanswered at the end of its safe window (%v)", ErrTimeout, cur.MachineID, o.err)
+		}
+		delay := min(backoff(runBackoffBase, m.o.RenewInterval, attempt, jitter), time.Until(m.deadline))
+		m.emit(Event{Kind: EventRetry, Op: OpRenew, Source: SourceScheduled, MachineID: cur.MachineID, Attempt: attempt, Delay: delay, Err: o.err, ValidUntil: m.deadline})
+		if err := m.pause(delay); err != nil {
+			return err
+		}
+	}
+}
+
+// applyRenewal makes a successful renewal current: checks it, then moves
+// the factories' deadline, or re-enables them if their own deadline passed
+// meanwhile (the same lease, so their counters continue).
+func (m *Manager) applyRenewal(o outcome) error {
+	l := o.l
+	if l.MachineID != m.cur.MachineID {
+		return fmt.Errorf("%w: strategy %s renewed machine ID %d as %d", ErrLost, m.name, m.cur.MachineID, l.MachineID)
+	}
+	if !m.tm.legal(l.TTL) {
+		return fmt.Errorf("%w: strategy %s renewed machine ID %d for %v, below %v", ErrIllegalTTL, m.name, l.MachineID, l.TTL, m.tm.minTTL)
+	}
+	validUntil := o.sent.Add(m.tm.safe(l.TTL))
+	if !time.Now().Before(validUntil) {
+		return fmt.Errorf("%w: renewal of machine ID %d answered after its own safe window", ErrTimeout, l.MachineID)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.phase != holding {
+		return m.why
+	}
+	// A factory whose own deadline passed (even while Extend was on its
+	// way) stays disabled after Extend, which only moves the deadline:
+	// enable it again.
+	late := !time.Now().Before(m.deadline)
+	if !late {
+		m.fs.extend(validUntil)
+		late = !time.Now().Before(m.deadline)
+	}
+	if late {
+		if err := m.fs.enable(validUntil); err != nil {
+			return fmt.Errorf("%w: re-enabling factories after a late renewal of machine ID %d: %v", ErrExpired, l.MachineID, err)
+		}
+	}
+	m.cur, m.sent, m.deadline, m.streak = l, o.sent, validUntil, 0
+	return nil
+}
+
+// drop runs the loss path: the factories are disabled (unless LeaseLost
+// did it already, whose reason then stands), the lost event and OnLost
+// follow, then a best-effort release of a lease the coordinator may still
+// count as ours.
+func (m *Manager) drop(reason error) {
+	m.mu.Lock()
+	if m.phase == holding {
+		m.loseLocked(lost, reason)
+	}
+	reason = m.why
+	m.mu.Unlock()
+	remaining := max(time.Until(m.sent.Add(m.cur.TTL)), 0)
+	m.emit(Event{Kind: EventLost, Source: SourceScheduled, MachineID: m.cur.MachineID, Err: reason, RemainingTTL: remaining})
+	if m.o.OnLost != nil {
+		m.o.OnLost(reason)
+	}
+	if m.owed {
+		m.owed = false
+		m.release(m.cur, SourceReacquire)
+	}
+	if err := m.state.clear(); err != nil {
+		m.o.Logger.Warn("lease state file not cleared", "path", m.o.StateFile, "error", err)
+	}
+	if time.Since(m.since) < m.o.RenewInterval {
+		m.streak++ // short-lived: back off before the next, as after a failure
+	}
+}
+
+// finish ends the manager after a final loss (deterministic strategy):
+// Err keeps reporting the loss.
+func (m *Manager) finish() {
+	m.mu.Lock()
+	m.phase = closed
+	m.mu.Unlock()
+	m.stop(m.why)
+	m.state.close()
+}
+
+// shutdown disables the factories and releases the lease, on Close or at
+// the end of Start's context.
+func (m *Manager) shutdown() {
+	m.mu.Lock()
+	m.loseLocked(closed, ErrClosed)
+	m.mu.Unlock()
+	if cause := context.Cause(m.life); !errors.Is(cause, ErrClosed) {
+		m.o.Logger.Warn("lease manager stopped: the context passed to lease.Start ended, and every factory is disabled; pass a context that lives as long as the application",
+			"strategy", m.name, "cause", cause.Error())
+	}
+	var err error
+	if m.owed {
+		m.owed = false
+		err = m.release(m.cur, SourceShutdown)
+	}
+	if err == nil {
+		// Released: nothing to reclaim. A failed release keeps the file,
+		// so a restart can take the lease back rather than wait it out.
+		err = m.state.clear()
+	}
+	m.state.close()
+	m.mu.Lock()
+	m.closeErr = err
+	m.mu.Unlock()
+}
+
+// loseLocked stops trusting the lease: factories first, then the state
+// the public methods report, then (on a loss) the lease's context, which
+// wakes the loop; Close wakes it by ending the manager's life. A closed
+// manager stays closed. m.mu must be held.
+func (m *Manager) loseLocked(p phase, reason error) {
+	m.fs.disable()
+	if m.phase == closed {
+		return
+	}
+	m.phase, m.id, m.why = p, -1, reason
+	if p == lost && m.lose != nil {
+		m.lose(reason)
+	}
+}
+
+// stopping reports whether Close was called or Start's context ended.
+func (m *Manager) stopping() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.phase == closed || m.life.Err() != nil
+}
+
 // MachineID returns the machine ID of the lease held now, or -1 while none
 // is (after a loss, before a new lease, and after shutdown).
 func (m *Manager) MachineID() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if !m.held {
-		return -1
-	}
-	return m.machineID
+	return m.id
 }
 
 // Done is closed when the manager stops: after Close, after Start's context
@@ -125,7 +332,7 @@ func (m *Manager) Done() <-chan struct{} { return m.done }
 func (m *Manager) Err() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.err
+	return m.why
 }
 
 // LeaseLost tells the manager that the application has reason to believe
@@ -136,54 +343,36 @@ func (m *Manager) Err() error {
 // do not run again and the re-acquisition backoff is not reset.
 func (m *Manager) LeaseLost(reason string) {
 	m.mu.Lock()
-	if !m.held || m.stopped {
-		m.mu.Unlock()
+	defer m.mu.Unlock()
+	if m.phase != holding {
 		m.o.Logger.Debug("lease loss signal ignored: no lease held", "strategy", m.name, "reason", reason)
 		return
 	}
-	m.loseLocked(fmt.Errorf("%w: %s", ErrExternal, reason))
-	m.mu.Unlock()
-	select {
-	case m.lossCh <- struct{}{}:
-	default:
-	}
+	m.loseLocked(lost, fmt.Errorf("%w: %s", ErrExternal, reason))
 }
 
-// Close stops the manager: disables the factories at once, cancels any
-// strategy call in flight, releases the lease (bounded by ctx and
-// Options.ReleaseTimeout), and waits for the manager's goroutine, then up to
-// ReleaseTimeout more for strategy calls it abandoned and the clean-up
-// after them: an acquire that completes during shutdown is released, not
-// leaked; a renewal (or reclaim) abandoned in flight may still be applied
-// after the release, whatever the strategy reports (an UPDATE that commits
-// after its client stopped waiting), so once it has returned the lease is
-// released again. Close thus returns within about twice ReleaseTimeout, or
-// when ctx ends. It returns the release error, or ctx's error if ctx ended
-// first. Calling it again waits again and returns the same result.
+// Close stops the manager: it disables the factories before anything
+// else, cancels any strategy call in flight, releases the lease (bounded
+// by Options.ReleaseTimeout) and waits for the manager's goroutine, then
+// up to ReleaseTimeout more for strategy calls that outlived their
+// deadline and the release of what they leave behind. It returns the
+// release error, or ctx's error if ctx ends first (the release goes on in
+// the background, bounded as above). Calling it again waits again and
+// returns the same result.
 func (m *Manager) Close(ctx context.Context) error {
-	m.mu.Lock()
-	if !m.stopped {
-		m.stopped = true
-		m.closeCtx = ctx
-		m.loseLocked(ErrClosed)
+	if ctx == nil {
+		ctx = context.Background()
 	}
+	m.mu.Lock()
+	m.loseLocked(closed, ErrClosed)
 	m.mu.Unlock()
-	m.cancel()
+	m.stop(ErrClosed)
 	select {
 	case <-m.done:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	// Wait a little for abandoned calls, so that a lease one of them
-	// yields late is released before the process exits.
-	orphansDone := make(chan struct{})
-	go func() { m.orphans.Wait(); close(orphansDone) }()
-	t := time.NewTimer(m.o.ReleaseTimeout)
-	defer t.Stop()
-	select {
-	case <-orphansDone:
-	case <-t.C:
-	case <-ctx.Done():
+	if !waitGroup(ctx, &m.calls, m.o.ReleaseTimeout) {
 		return ctx.Err()
 	}
 	m.mu.Lock()
@@ -191,10 +380,17 @@ func (m *Manager) Close(ctx context.Context) error {
 	return m.closeErr
 }
 
-// loseLocked stops trusting the lease: factories first, then the state.
-// m.mu must be held.
-func (m *Manager) loseLocked(reason error) {
-	m.fs.disable()
-	m.held = false
-	m.err = reason
+// waitGroup waits for wg up to d; false if ctx ended first.
+func waitGroup(ctx context.Context, wg *sync.WaitGroup, d time.Duration) bool {
+	ch := make(chan struct{})
+	go func() { wg.Wait(); close(ch) }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+	case <-t.C:
+	case <-ctx.Done():
+		return false
+	}
+	return true
 }

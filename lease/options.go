@@ -3,6 +3,7 @@ package lease
 import (
 	"fmt"
 	"log/slog"
+	"reflect"
 	"time"
 
 	"github.com/once-go/once/internal/testonly"
@@ -23,23 +24,30 @@ const (
 	// ends that long before the coordinator's expiry) and again from the
 	// renewal time; the renew interval must be longer than it.
 	SafetyMargin = 10 * time.Second
-	// MaxHandoffSkew bounds Options.HandoffSkew: clocks further apart than
-	// this need fixing, not a longer wait.
-	MaxHandoffSkew = time.Minute
 
 	// NoTimeout as Options.AcquireTimeout lets [Start] wait for a lease
 	// until its context ends.
 	NoTimeout time.Duration = -1
 )
 
-// minShortLease is the minimum lease duration when testonly.ShortLeases is
-// set.
+// minShortLease is the shortest lease duration of options marked by
+// testonly.ShortLeases.
 const minShortLease = 100 * time.Millisecond
+
+// maxHandoffSkew bounds Options.HandoffSkew: clocks further apart than
+// this need fixing, not a longer wait.
+const maxHandoffSkew = time.Minute
 
 // Options configure a [Manager]. The zero value of every field but
 // Factories selects its default; [Start] rejects nonsense with [ErrConfig]
 // and a message naming the option.
 type Options struct {
+	// Factories are the nonce factories the lease protects (required),
+	// each made with nonce.Config.AwaitLease so that it generates nothing
+	// before the lease is held: activated with each new lease, extended on
+	// renewal, disabled on loss and shutdown. *nonce.Factory satisfies
+	// [Factory].
+	Factories []Factory
 	// LeaseDuration is requested on every acquire and renew. Default 8h,
 	// at least MinLeaseDuration (30s).
 	LeaseDuration time.Duration
@@ -51,15 +59,15 @@ type Options struct {
 	// (default 60s; [NoTimeout]: until Start's context ends). It also bounds
 	// each re-acquisition attempt after a loss.
 	AcquireTimeout time.Duration
+	// OnAcquired, if set, is called from the manager's goroutine (from
+	// Start's, for the first lease) with the machine ID of each new lease,
+	// after the factories run on it. It must not block for long.
+	OnAcquired func(machineID int)
 	// OnLost, if set, is called from the manager's goroutine with the loss
 	// reason ([ErrLost], [ErrExpired], [ErrTimeout], [ErrExternal] or
 	// [ErrIllegalTTL], possibly wrapped) after the factories have been
 	// disabled. It must not block for long: renewals wait for it.
 	OnLost func(reason error)
-	// Factories are the nonce factories the lease protects (required):
-	// activated with each new lease, extended on renewal, disabled on loss
-	// and shutdown. *nonce.Factory satisfies [Factory].
-	Factories []Factory
 	// Logger receives structured records of every lease operation (never
 	// of nonce generation). Default slog.Default().
 	Logger *slog.Logger
@@ -68,37 +76,39 @@ type Options struct {
 	// manager waits for it. Hand events to a channel or a counter.
 	Events func(Event)
 	// HandoffSkew is how far any holder's clock may be from the
-	// coordinator's: a lease taken over from a previous holder whose expiry
-	// the coordinator reports starts its timestamps after that expiry plus
-	// HandoffSkew. Default 1s, at most MaxHandoffSkew.
+	// coordinator's, and so from another holder's. A new holder of a
+	// machine ID starts its timestamps after the last one the previous
+	// holder could have emitted, allowing for this much skew (see
+	// handoffNotBefore in timing.go). Default 1s, at most 1m.
 	HandoffSkew time.Duration
 	// ReacquireDeterministic makes the manager acquire again after a loss
 	// even when the strategy is deterministic (env, host list). By default
 	// a deterministic strategy's loss is final: Done is closed.
 	ReacquireDeterministic bool
 	// StateFile, if set, is a file where the manager keeps the machine ID
-	// and token it holds, so that a restarted process reclaims its own
-	// unexpired lease instead of taking another ID (crash loops then do
-	// not drain the pool). The strategy must implement [Reclaimer]. The
-	// file is locked while the manager runs: two live managers cannot share
-	// it. Unix only.
-	//
-	// The previous holder of a reclaimed lease is the previous incarnation,
-	// which may have emitted timestamps up to when it stopped: the
-	// factories' first timestamp comes after min(PrevExpiry,
-	// CoordinatorNow) + HandoffSkew as the reclaimed lease reports them
-	// (now + 2*HandoffSkew on the local clock if it reports neither; see
-	// reclaimNotBefore in timing.go). A Reclaimer should therefore report
-	// the lease's expiry before the reclaim as PrevExpiry and the
-	// coordinator's clock as CoordinatorNow: the first lets a lease that
-	// expired long ago start at once, the second bounds the wait after a
-	// quick restart to about HandoffSkew.
+	// and token it holds, with the host and boot that wrote them, so that a
+	// restarted process on the same host reclaims its own unexpired lease
+	// instead of taking another ID (crash loops then do not drain the
+	// pool). The strategy must implement [Reclaimer]. The file is locked
+	// while the manager runs: two live managers cannot share it. It belongs
+	// on per-instance storage: a copy of it (a cloned image, a shared
+	// volume) is reclaimed by at most one process, but on the same host
+	// two copies can both reclaim the lease, and generate with one machine
+	// ID until the earlier holder's next renewal tells it the lease is
+	// lost. A record written by another host or boot is ignored (a fresh
+	// lease is acquired). Unix only.
 	StateFile string
 	// ReleaseTimeout bounds the release of a lease at shutdown and after a
-	// loss, and, once more, Close's wait for strategy calls it abandoned
-	// (a renewal still in flight is followed by a second release when it
-	// returns: see [Manager.Close]). Default 5s.
+	// loss, and, once more, Close's wait for strategy calls that outlived
+	// their deadline (see [Manager.Close]). Default 5s.
 	ReleaseTimeout time.Duration
+
+	// short marks options made by testonly.ShortLeases.
+	short bool
+}
+
+func init() {
+	testonly.ShortLeases = func(opts any) { opts.(*Options).short = true }
 }
 
 // configError reports a bad option.
@@ -106,20 +116,32 @@ func configError(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrConfig}, args...)...)
 }
 
+// isNil reports whether v is nil or a nil pointer, map, slice, func,
+// channel or interface wrapped in an interface.
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
+}
+
 // validate returns o with defaults filled in and the timing it implies.
 func (o Options) validate() (Options, timing, error) {
-	short := testonly.ShortLeases.Load()
+	if o.LeaseDuration == 0 {
+		o.LeaseDuration = DefaultLeaseDuration
+	}
 	minLease := MinLeaseDuration
-	if short {
+	if o.short {
 		minLease = minShortLease
 	}
-	switch {
-	case o.LeaseDuration == 0:
-		o.LeaseDuration = DefaultLeaseDuration
-	case o.LeaseDuration < minLease:
+	if o.LeaseDuration < minLease {
 		return o, timing{}, configError("LeaseDuration %v is below the minimum %v", o.LeaseDuration, minLease)
 	}
-	tm := newTiming(o.LeaseDuration, short)
+	tm := newTiming(o.LeaseDuration, o.short)
 	if o.RenewInterval == 0 {
 		o.RenewInterval = min(DefaultRenewInterval, o.LeaseDuration/2)
 	}
@@ -139,15 +161,18 @@ func (o Options) validate() (Options, timing, error) {
 		return o, tm, configError("Factories is empty; the lease must protect at least one factory")
 	}
 	for i, f := range o.Factories {
-		if f == nil {
-			return o, tm, configError("Factories[%d] is nil", i)
+		if isNil(f) {
+			return o, tm, configError("Factories[%d] is nil (check the error of nonce.New)", i)
+		}
+		if e, ok := f.(interface{ Enabled() bool }); ok && e.Enabled() {
+			return o, tm, configError("Factories[%d] is already generating: make it with nonce.Config.AwaitLease so that it waits for the lease", i)
 		}
 	}
 	switch {
 	case o.HandoffSkew == 0:
 		o.HandoffSkew = DefaultHandoffSkew
-	case o.HandoffSkew < 0 || o.HandoffSkew > MaxHandoffSkew:
-		return o, tm, configError("HandoffSkew %v is outside 0..%v", o.HandoffSkew, MaxHandoffSkew)
+	case o.HandoffSkew < 0 || o.HandoffSkew > maxHandoffSkew:
+		return o, tm, configError("HandoffSkew %v is outside 0..%v", o.HandoffSkew, maxHandoffSkew)
 	}
 	switch {
 	case o.ReleaseTimeout == 0:

@@ -228,10 +228,9 @@ func TestOptionsDefaultsAndShortLeases(t *testing.T) {
 	if _, err := lease.Start(t.Context(), newFake(&journal{}, 1), lease.Options{Factories: []lease.Factory{&fakeFactory{j: &journal{}}}, LeaseDuration: 2 * time.Second}); !errors.Is(err, lease.ErrConfig) {
 		t.Errorf("2s lease accepted without testonly.ShortLeases: %v", err)
 	}
-	testonly.ShortLeases.Store(true)
-	defer testonly.ShortLeases.Store(false)
 	synctest.Test(t, func(t *testing.T) {
 		r := newRig(t, 512)
+		testonly.ShortLeases(&r.opts)
 		r.opts.LeaseDuration, r.opts.RenewInterval = 2*time.Second, 500*time.Millisecond
 		t0 := time.Now()
 		m := r.start()
@@ -253,6 +252,7 @@ func TestOptionsDefaultsAndShortLeases(t *testing.T) {
 		{lease.Options{LeaseDuration: time.Second, RenewInterval: 100 * time.Millisecond}, "RenewInterval 100ms must be longer than 100ms"},
 	} {
 		c.opts.Factories = []lease.Factory{&fakeFactory{j: &journal{}}}
+		testonly.ShortLeases(&c.opts)
 		if _, err := lease.Start(t.Context(), newFake(&journal{}, 1), c.opts); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("short leases: Start = %v, want %q", err, c.want)
 		}

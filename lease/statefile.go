@@ -1,9 +1,13 @@
 package lease
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"os"
+	"strings"
+
+	"github.com/once-go/once/lease/internal/leasekit"
 )
 
 // stateFile persists the lease a manager holds (Options.StateFile) so that
@@ -11,9 +15,17 @@ import (
 // exclusively locked while the manager runs; the lock dies with the
 // process, so a crashed holder's file is free for its successor while a
 // second live manager is refused. A nil *stateFile does nothing.
+//
+// A record names the host and boot that wrote it: a file copied to
+// another machine or restored after a reboot of a cloned image is not
+// reclaimed, since its writer may still be alive elsewhere. Two copies on
+// one host and boot cannot be told apart; the reclaim then replaces the
+// lease's token (see [Reclaimer]), so the copy that reclaimed first learns
+// at its next renewal that the lease is lost.
 type stateFile struct {
 	f    *os.File
 	path string
+	host incarnation
 }
 
 // stateRecord is the file's content. Token is []byte so that JSON keeps any
@@ -22,6 +34,20 @@ type stateRecord struct {
 	Strategy  string `json:"strategy"`
 	MachineID int    `json:"machine_id"`
 	Token     []byte `json:"token"`
+	Host      string `json:"host"`
+	BootID    string `json:"boot_id"`
+}
+
+// incarnation identifies this host and boot.
+type incarnation struct{ host, boot string }
+
+// thisIncarnation reads the host name and, where the system has one, the
+// boot ID (Linux: /proc/sys/kernel/random/boot_id; elsewhere empty, and
+// only the host name is compared).
+func thisIncarnation() incarnation {
+	host, _ := os.Hostname()
+	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	return incarnation{host: host, boot: strings.TrimSpace(string(boot))}
 }
 
 func openStateFile(path string) (*stateFile, error) {
@@ -33,41 +59,41 @@ func openStateFile(path string) (*stateFile, error) {
 		f.Close()
 		return nil, configError("StateFile %q is in use by another live manager (%v)", path, err)
 	}
-	return &stateFile{f: f, path: path}, nil
+	return &stateFile{f: f, path: path, host: thisIncarnation()}, nil
 }
 
-// load returns the lease recorded for strategy, if any.
+// load returns the lease recorded for strategy by this host and boot, if
+// any.
 func (sf *stateFile) load(strategy string) (Lease, bool) {
 	if sf == nil {
 		return Lease{}, false
 	}
 	b, err := io.ReadAll(io.NewSectionReader(sf.f, 0, 1<<16))
-	if err != nil || len(b) == 0 {
+	if err != nil {
 		return Lease{}, false
 	}
 	var r stateRecord
-	if json.Unmarshal(b, &r) != nil || r.Strategy != strategy || len(r.Token) == 0 || r.MachineID < 0 || r.MachineID > maxMachineID {
+	switch {
+	case json.Unmarshal(bytes.TrimRight(b, " "), &r) != nil,
+		r.Strategy != strategy, len(r.Token) == 0, !leasekit.ValidID(r.MachineID),
+		r.Host != sf.host.host, r.BootID != sf.host.boot:
 		return Lease{}, false
 	}
 	return Lease{MachineID: r.MachineID, Token: string(r.Token)}, true
 }
 
-// store records l as held under strategy.
+// store records l as held under strategy. The record overwrites the old
+// one in a single write, padded with spaces to the file's size, so that a
+// process that dies at any point leaves one whole record, old or new.
 func (sf *stateFile) store(strategy string, l Lease) error {
 	if sf == nil {
 		return nil
 	}
-	b, err := json.Marshal(stateRecord{Strategy: strategy, MachineID: l.MachineID, Token: []byte(l.Token)})
+	b, err := json.Marshal(stateRecord{Strategy: strategy, MachineID: l.MachineID, Token: []byte(l.Token), Host: sf.host.host, BootID: sf.host.boot})
 	if err != nil {
 		return err
 	}
-	if err := sf.f.Truncate(0); err != nil {
-		return err
-	}
-	if _, err := sf.f.WriteAt(b, 0); err != nil {
-		return err
-	}
-	return sf.f.Sync()
+	return sf.write(b)
 }
 
 // clear forgets the recorded lease.
@@ -75,7 +101,20 @@ func (sf *stateFile) clear() error {
 	if sf == nil {
 		return nil
 	}
-	if err := sf.f.Truncate(0); err != nil {
+	return sf.write(nil)
+}
+
+// write replaces the file's content with b in one write, padding with
+// spaces over whatever was longer.
+func (sf *stateFile) write(b []byte) error {
+	fi, err := sf.f.Stat()
+	if err != nil {
+		return err
+	}
+	if n := int(fi.Size()) - len(b); n > 0 {
+		b = append(b, bytes.Repeat([]byte(" "), n)...)
+	}
+	if _, err := sf.f.WriteAt(b, 0); err != nil {
 		return err
 	}
 	return sf.f.Sync()

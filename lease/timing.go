@@ -10,9 +10,9 @@ const (
 )
 
 // timing holds the fixed margins of the lease schedule. In production the
-// margin is SafetyMargin and the minimum TTL MinLeaseDuration; with
-// testonly.ShortLeases both scale with the lease duration (a tenth of it,
-// three tenths) so that fault tests finish in seconds.
+// margin is SafetyMargin and the minimum TTL MinLeaseDuration; in options
+// marked by testonly.ShortLeases both scale with the lease duration (a
+// tenth of it, three tenths) so that fault tests finish in seconds.
 type timing struct {
 	margin time.Duration // subtracted from the TTL, and again from the renewal time
 	minTTL time.Duration // a shorter granted TTL is illegal
@@ -61,70 +61,57 @@ func backoff(base, limit time.Duration, attempt int, jitter func(time.Duration) 
 	return min(d, limit, maxBackoff)
 }
 
-// handoffNotBefore is the earliest timestamp a new holder may emit, from
-// what the strategy reported with the lease l, the skew allowed between any
-// holder's clock and the coordinator's, and the manager's safety margin
-// (SafetyMargin; a tenth of the lease duration under testonly.ShortLeases).
-// Zero (no constraint) when the strategy reports neither clock reading.
+// handoffNotBefore is the earliest timestamp a new holder may emit, given
+// what the strategy reported with the lease l, now on the local clock, the
+// skew allowed between any two clocks involved, and the manager's safety
+// margin (SafetyMargin, or a tenth of a short test lease).
 //
-// With the previous expiry (SQL: the row's old expires_at; after a release,
-// the release time): prevExpiry + skew. The previous holder stopped
-// generating by its own local deadline, which is before the coordinator's
-// expiry (its safe window is measured from before the coordinator applied
-// its lease, and ends a margin before the TTL), or, after a release, before
-// it released. Its last timestamp came from its own clock, at most skew
-// ahead of the coordinator's: so it is below prevExpiry + skew. The new
-// holder's factories start at or after notBefore on the new holder's clock
-// (they wait if that clock is behind), so every timestamp it emits is above
-// anything the previous holder could have emitted.
+// The previous holder of the ID stopped generating in one of two ways:
 //
-// Without it, but with the coordinator's clock at the grant (Redis reports
-// TIME): coordinatorNow + skew - min(margin, hold), hold being
-// l.ReleaseHold (negative counts as 0). The ID was free at coordinatorNow,
-// so its previous holder's lease had ended by then, in one of two ways:
+//   - Its lease expired. It sent its last successful request at local time
+//     s; the coordinator applied the TTL no earlier, so the lease expired
+//     at E >= s + TTL (real time; clocks run at the same rate over a
+//     lease). Its own deadline was s + TTL - margin <= E - margin: it
+//     emitted nothing after E - margin.
+//   - It released the ID. It stopped generating before it sent the
+//     release (the manager disables the factories first), so before the
+//     coordinator applied it at R; the coordinator then kept the ID taken
+//     for hold (l.ReleaseHold, negative counts as 0), so the ID was free
+//     no earlier than R + hold.
 //
-//   - It expired, at Ecoord <= coordinatorNow on the coordinator's clock.
-//     The old holder sent its last successful request at local time s;
-//     the coordinator applied the TTL no earlier, so the key expired at
-//     E >= s + TTL (real time; both clocks are monotonic and run at the
-//     same rate over a lease). The old holder's local deadline was
-//     s + TTL - margin <= E - margin on its own monotonic clock: it
-//     generated nothing after E - margin, and its wall clock, at most skew
-//     ahead of the coordinator's, read at most Ecoord - margin + skew then.
-//   - It was released. The old holder stopped generating before it sent
-//     the release (the manager disables the factories first), so before
-//     the coordinator applied it, at R on the coordinator's clock; the
-//     coordinator then kept the ID taken for hold, so R + hold <=
-//     coordinatorNow. A timestamp never passes its process's wall clock
-//     (see reclaimNotBefore), so the old holder's were at most R + skew.
+// A timestamp never passes its process's wall clock (see
+// reclaimNotBefore), and that clock is at most skew ahead of the
+// coordinator's. So, by what the strategy reports:
 //
-// Either way every old timestamp is below coordinatorNow + skew -
-// min(margin, hold). With the production margin (10s) and Redis's default
-// hold (1s, the default skew) this is at or before coordinatorNow and
-// costs no wait (beyond the new holder's clock lagging the coordinator's);
-// a skew allowance beyond both (short test leases, HandoffSkew raised) is
-// waited for in part. With hold 0 (a coordinator that frees a released ID
-// at once and cannot tell a released ID from an expired one) it is
-// coordinatorNow + skew: safe, but every acquisition waits about the
-// skew. The bound assumes the previous holder released with the hold the
-// new holder's strategy reports; every holder sharing the coordinator's
-// namespace must be configured alike (a holder that frees at once hands
-// off safely to one whose strategy reports hold 0).
+//   - PrevExpiry (SQL: the row's old expires_at, the release time after a
+//     release, 1970 for a row never held): every old timestamp is below
+//     PrevExpiry + skew, the bound returned. A long-past expiry costs no
+//     wait.
+//   - CoordinatorNow only (Redis: the ID was free at that reading): the old
+//     holder's timestamps are below CoordinatorNow + skew - min(margin,
+//     hold), the bound returned. With the production margin and Redis's
+//     default hold (1s, the default skew) that is CoordinatorNow itself.
+//   - Neither (etcd): the local clock stands in for the coordinator's. It
+//     may lag the old holder's by 2*skew (each within skew of the
+//     coordinator's), so the bound is now + 2*skew - min(margin, hold):
+//     with etcd's default hold of 3s (at least twice the skew, rounded up
+//     to etcd's whole-second TTLs) it is in the past and costs no wait;
+//     a strategy that frees a released ID at once costs 2*skew.
 //
-// With neither reading (etcd reports no server time), nothing guards the
-// hand-off but the margin itself: the old holder stopped at least margin
-// before the coordinator freed an expired ID (as above), so with clocks
-// within margin/2 of each other every new timestamp is above every old
-// one. A released ID re-acquired at once relies on the clocks agreeing:
-// its old holder stopped only just before.
-func handoffNotBefore(l Lease, skew, margin time.Duration) time.Time {
+// The new holder's factories start at or after the bound on the new
+// holder's clock (they wait if that clock is behind), so every timestamp
+// they emit is above anything the previous holder could have emitted. The
+// bound assumes every holder sharing the coordinator's namespace releases
+// the way the new holder's strategy reports (the same ReleaseHold).
+func handoffNotBefore(l Lease, now time.Time, skew, margin time.Duration) time.Time {
+	hold := min(margin, max(l.ReleaseHold, 0))
 	switch {
 	case !l.PrevExpiry.IsZero():
 		return l.PrevExpiry.Add(skew)
 	case !l.CoordinatorNow.IsZero():
-		return l.CoordinatorNow.Add(skew - min(margin, max(l.ReleaseHold, 0)))
+		return l.CoordinatorNow.Add(skew - hold)
 	}
-	return time.Time{}
+	return now.Round(0).Add(2*skew - hold)
 }
 
 // reclaimNotBefore is the earliest timestamp the factories may emit on a
@@ -133,8 +120,8 @@ func handoffNotBefore(l Lease, skew, margin time.Duration) time.Time {
 // l.CoordinatorNow: the coordinator's clock during the reclaim), now on the
 // local clock and the skew allowance.
 //
-// The previous holder is this process's previous incarnation (or another
-// process that used the same state file), not a stranger, and it has
+// The previous holder is this process's previous incarnation on the same
+// host and boot (the state file records both), not a stranger, and it has
 // stopped: the state file stays locked for the life of a manager, and a
 // manager disables its factories before it lets go of the file (or dies
 // with it). So the previous holder's timestamps are bounded by two things:
@@ -150,7 +137,9 @@ func handoffNotBefore(l Lease, skew, margin time.Duration) time.Time {
 //     ahead of the coordinator's clock then, and so below
 //     CoordinatorNow + skew.
 //
-// notBefore is therefore min(PrevExpiry, CoordinatorNow) + skew. A lease
+// notBefore is therefore min(PrevExpiry, CoordinatorNow) + skew (both from
+// the reclaim itself: a reclaim replaces the lease's token, so no other
+// copy of the state file keeps generating past its next renewal). A lease
 // that expired at least skew ago costs nothing; after a crash and a quick
 // restart the first timestamp waits up to skew (plus however far the
 // coordinator's clock is ahead of ours) — never the hours left of the

@@ -105,16 +105,22 @@ func TestBackoffBounds(t *testing.T) {
 
 func TestHandoffNotBefore(t *testing.T) {
 	const margin = 10 * time.Second
-	if got := handoffNotBefore(Lease{}, time.Second, margin); !got.IsZero() {
-		t.Errorf("neither reading: notBefore %v, want zero", got)
-	}
 	prev := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	// Neither reading: the local clock stands in, allowing twice the skew
+	// less the release hold (up to the margin).
+	for _, c := range []struct{ hold, want time.Duration }{
+		{0, 2 * time.Second}, {time.Second, time.Second}, {3 * time.Second, -time.Second}, {time.Hour, 2*time.Second - margin},
+	} {
+		if got := handoffNotBefore(Lease{ReleaseHold: c.hold}, prev, time.Second, margin); !got.Equal(prev.Add(c.want)) {
+			t.Errorf("neither reading, hold %v: notBefore now%+v, want now%+v", c.hold, got.Sub(prev), c.want)
+		}
+	}
 	coord := prev.Add(time.Hour)
-	if got := handoffNotBefore(Lease{PrevExpiry: prev}, 1500*time.Millisecond, margin); !got.Equal(prev.Add(1500 * time.Millisecond)) {
+	if got := handoffNotBefore(Lease{PrevExpiry: prev}, time.Time{}, 1500*time.Millisecond, margin); !got.Equal(prev.Add(1500 * time.Millisecond)) {
 		t.Errorf("notBefore = %v, want previous expiry + 1.5s", got)
 	}
 	// The previous expiry wins over the coordinator's clock when known.
-	if got := handoffNotBefore(Lease{PrevExpiry: prev, CoordinatorNow: coord}, time.Second, margin); !got.Equal(prev.Add(time.Second)) {
+	if got := handoffNotBefore(Lease{PrevExpiry: prev, CoordinatorNow: coord}, time.Time{}, time.Second, margin); !got.Equal(prev.Add(time.Second)) {
 		t.Errorf("both readings: notBefore = %v, want previous expiry + 1s", got)
 	}
 }
@@ -142,14 +148,14 @@ func TestHandoffNotBeforeReleaseHold(t *testing.T) {
 		{"short leases, hold below the margin", 700 * time.Millisecond, 200 * time.Millisecond, 50 * time.Millisecond, 650 * time.Millisecond},
 	} {
 		l := Lease{CoordinatorNow: coord, ReleaseHold: c.hold}
-		if got := handoffNotBefore(l, c.skew, c.margin); !got.Equal(coord.Add(c.want)) {
+		if got := handoffNotBefore(l, time.Time{}, c.skew, c.margin); !got.Equal(coord.Add(c.want)) {
 			t.Errorf("%s (skew %v, margin %v, hold %v): notBefore = coordinator now %+v, want %+v",
 				c.name, c.skew, c.margin, c.hold, got.Sub(coord), c.want)
 		}
 	}
 	// PrevExpiry, when reported, decides alone: the hold does not move it.
 	prev := coord.Add(-time.Hour)
-	if got := handoffNotBefore(Lease{PrevExpiry: prev, CoordinatorNow: coord, ReleaseHold: time.Minute}, s, 10*s); !got.Equal(prev.Add(s)) {
+	if got := handoffNotBefore(Lease{PrevExpiry: prev, CoordinatorNow: coord, ReleaseHold: time.Minute}, time.Time{}, s, 10*s); !got.Equal(prev.Add(s)) {
 		t.Errorf("previous expiry and a hold: notBefore = %v, want previous expiry + 1s", got)
 	}
 }

@@ -63,7 +63,7 @@ func TestContenders600(t *testing.T) {
 				<-start
 				t0 := time.Now()
 				var exhausted int
-				m, err := lease.Start(ctx, s, lease.Options{
+				m, err := lease.Start(ctx, s, short(lease.Options{
 					// No renewal during the test (the first is due after
 					// 48s): the race for IDs is the subject, and 512
 					// renewals queued behind the acquisitions on SQLite's
@@ -81,7 +81,7 @@ func TestContenders600(t *testing.T) {
 							cancel()
 						}
 					},
-				})
+				}))
 				results[i] = result{m, f, err, time.Since(t0), exhausted}
 			})
 		}

@@ -112,7 +112,7 @@ func holderMain(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	m, err := lease.Start(context.Background(), s, lease.Options{
+	m, err := lease.Start(context.Background(), s, short(lease.Options{
 		LeaseDuration:  leaseDur,
 		RenewInterval:  renewEvery,
 		AcquireTimeout: *acquire,
@@ -123,7 +123,7 @@ func holderMain(args []string) int {
 			out.printf("lost %d %s\n", time.Now().UnixNano(), oneLine(reason.Error()))
 		},
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-	})
+	}))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "holder:", err)
 		if errors.Is(err, lease.ErrTimeout) {

@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/once-go/once/internal/testonly"
+	"github.com/once-go/once/lease"
 )
 
 // holderEnv, set to 1, turns the test binary into a holder process (see
@@ -19,8 +20,6 @@ import (
 const holderEnv = "FAULTSUITE_HOLDER"
 
 func TestMain(m *testing.M) {
-	// Short leases for every manager of the suite, in-process or holder.
-	testonly.ShortLeases.Store(true)
 	// The faults make the drivers log every broken connection; the tests
 	// check outcomes, not driver chatter.
 	mysql.SetLogger(log.New(io.Discard, "", 0))
@@ -34,3 +33,10 @@ func TestMain(m *testing.M) {
 type quiet struct{}
 
 func (quiet) Printf(context.Context, string, ...any) {}
+
+// short marks o for the suite's short leases (see testonly.ShortLeases):
+// every manager of the suite, in-process or holder, starts with them.
+func short(o lease.Options) lease.Options {
+	testonly.ShortLeases(&o)
+	return o
+}

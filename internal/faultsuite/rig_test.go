@@ -300,7 +300,7 @@ func (l *eventLog) lost() []timedErr {
 }
 
 // okEnd matches a successful end of op.
-func okEnd(ops ...lease.Op) func(lease.Event) bool {
+func okEnd(ops ...string) func(lease.Event) bool {
 	return func(e lease.Event) bool {
 		return e.Kind == lease.EventEnd && e.Err == nil && slices.Contains(ops, e.Op)
 	}
@@ -374,7 +374,7 @@ func startRig(t *testing.T, s lease.Strategy, o rigOptions) *rig {
 		ReleaseTimeout: 500 * time.Millisecond,
 		Logger:         slog.New(slog.NewTextHandler(lw, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	}
-	m, err := lease.Start(context.Background(), s, opts)
+	m, err := lease.Start(context.Background(), s, short(opts))
 	if err != nil {
 		t.Fatalf("lease.Start: %v", err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/once-go/once/lease"
 	"github.com/once-go/once/lease/etcdlease"
+	"github.com/once-go/once/lease/leasenotice"
 	"github.com/once-go/once/nonce"
 )
 
@@ -40,7 +41,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	f, _ := nonce.New(nonce.Config{AwaitLease: true})
-	feed := lease.NewFeed()
+	feed := leasenotice.NewFeed()
 	notices := feed.Subscribe(0)
 	m, err := lease.Start(ctx, s, lease.Options{Factories: []lease.Factory{f}, Events: feed.Hook})
 	if err != nil {

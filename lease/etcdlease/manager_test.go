@@ -13,6 +13,7 @@ import (
 	"github.com/once-go/once/internal/testonly"
 	"github.com/once-go/once/lease"
 	"github.com/once-go/once/lease/etcdlease"
+	"github.com/once-go/once/lease/leasenotice"
 	"github.com/once-go/once/nonce"
 )
 
@@ -22,8 +23,6 @@ import (
 // factory keeps generating) and then keepalive_succeeded with the same
 // machine ID; a wiped prefix gives lost, then acquired again.
 func TestManagerNotices(t *testing.T) {
-	testonly.ShortLeases.Store(true)
-	t.Cleanup(func() { testonly.ShortLeases.Store(false) })
 	eps := testenv.Etcd(t)
 	p, err := faultproxy.New(eps[0])
 	if err != nil {
@@ -40,9 +39,9 @@ func TestManagerNotices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	feed := lease.NewFeed()
+	feed := leasenotice.NewFeed()
 	sub := feed.Subscribe(1000)
-	m, err := lease.Start(t.Context(), s, lease.Options{
+	opts := lease.Options{
 		// Safe window 9s, renewals 1s apart, retry pauses up to 2s: the
 		// 1.3s cut below stays well inside the window even when -race on
 		// two loaded CPUs makes a call take a second.
@@ -51,7 +50,9 @@ func TestManagerNotices(t *testing.T) {
 		Factories:     []lease.Factory{f},
 		Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Events:        feed.Hook,
-	})
+	}
+	testonly.ShortLeases(&opts)
+	m, err := lease.Start(t.Context(), s, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func TestManagerNotices(t *testing.T) {
 	// next waits for a notice that should come; the bound is generous
 	// (a loaded machine delays it, a missing one fails either way), and
 	// what must not happen is checked on the notices themselves.
-	next := func(kind lease.NoticeKind, within time.Duration) lease.Notice {
+	next := func(kind leasenotice.NoticeKind, within time.Duration) leasenotice.Notice {
 		t.Helper()
 		within = max(within, 20*time.Second)
 		deadline := time.After(within)
@@ -75,13 +76,13 @@ func TestManagerNotices(t *testing.T) {
 			}
 		}
 	}
-	if n := next(lease.NoticeAcquired, time.Second); n.Strategy != "etcd" || n.MachineID != id || n.GrantedTTL != 10*time.Second {
+	if n := next(leasenotice.NoticeAcquired, time.Second); n.Strategy != "etcd" || n.MachineID != id || n.GrantedTTL != 10*time.Second {
 		t.Errorf("acquired notice %+v", n)
 	}
-	next(lease.NoticeKeepAliveSucceeded, 2*time.Second)
+	next(leasenotice.NoticeKeepAliveSucceeded, 2*time.Second)
 
 	p.Cut()
-	failed := next(lease.NoticeKeepAliveFailed, 2*time.Second)
+	failed := next(leasenotice.NoticeKeepAliveFailed, 2*time.Second)
 	if !errors.Is(failed.Reason, lease.ErrRetry) || failed.Remaining <= 0 || failed.MachineID != id {
 		t.Errorf("keepalive_failed notice %+v", failed)
 	}
@@ -90,7 +91,7 @@ func TestManagerNotices(t *testing.T) {
 	}
 	time.Sleep(time.Second)
 	p.Heal()
-	ok := next(lease.NoticeKeepAliveSucceeded, 3*time.Second)
+	ok := next(leasenotice.NoticeKeepAliveSucceeded, 3*time.Second)
 	// The success opened a new window: its end lies past the one the
 	// failure still ran on.
 	if ok.MachineID != id || ok.Attempt < 2 || ok.Remaining <= 0 || !ok.ValidUntil.After(failed.ValidUntil) {
@@ -98,11 +99,11 @@ func TestManagerNotices(t *testing.T) {
 	}
 
 	wipe(admin, prefix) // revokes the etcd lease and deletes the key
-	lost := next(lease.NoticeLost, 2*time.Second)
+	lost := next(leasenotice.NoticeLost, 2*time.Second)
 	if !errors.Is(lost.Reason, lease.ErrLost) || lost.MachineID != id || lost.Result != "lost" {
 		t.Errorf("lost notice %+v", lost)
 	}
-	again := next(lease.NoticeAcquired, 5*time.Second)
+	again := next(leasenotice.NoticeAcquired, 5*time.Second)
 	if again.Source != lease.SourceReacquire || m.MachineID() != again.MachineID {
 		t.Errorf("acquired after the loss %+v, manager holds %d", again, m.MachineID())
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/internal/leasekit"
 )
 
 // ttlRounding is how far below the requested duration a reported TTL may
@@ -16,9 +17,6 @@ const ttlRounding = time.Millisecond
 // ttlSlack is how far above the requested duration a dynamic strategy's
 // reported TTL may be (a coordinator that rounds up to whole seconds).
 const ttlSlack = time.Second
-
-// maxMachineID is the highest machine ID of the nonce layout.
-const maxMachineID = 511
 
 // checkTTL checks that a granted TTL is what was asked for, within rounding.
 func (s *suite) checkTTL(t *testing.T, what string, g granted, d time.Duration) {
@@ -36,7 +34,7 @@ func (s *suite) checkID(t *testing.T, what string, id int) {
 	t.Helper()
 	hi := s.h.Capacity
 	if s.h.Deterministic {
-		hi = maxMachineID + 1
+		hi = leasekit.IDs
 	}
 	if id < 0 || id >= hi {
 		t.Fatalf("%s: machine ID %d outside 0..%d", what, id, hi-1)

@@ -64,6 +64,9 @@ func Run(t *testing.T, h Harness) {
 	t.Run("RenewKeepsMachineID", s.checkRenewKeepsID)
 	t.Run("RenewReplay", s.checkRenewReplay)
 	t.Run("ContextCanceled", s.checkContextCanceled)
+	if !h.Deterministic {
+		t.Run("Reclaim", s.checkReclaim)
+	}
 	if h.Deterministic {
 		t.Run("SameIDAgain", s.checkSameIDAgain)
 	} else {

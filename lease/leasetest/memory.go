@@ -2,13 +2,12 @@ package leasetest
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"sync"
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/internal/leasekit"
 )
 
 // Memory is a correct in-memory coordinator and [lease.Strategy]: one
@@ -16,7 +15,8 @@ import (
 // the clock with time.Now, so it follows testing/synctest's fake clock.
 //
 // Acquire takes the lowest ID whose lease has expired; Renew and Release
-// match on machine ID and token, as the SQL strategy does. Like the SQL
+// match on machine ID and token, as the SQL strategy does; Reclaim replaces
+// the token. Like the SQL
 // strategy it reports the previous expiry (the Unix epoch for an ID never
 // held, as the SQL table's pre-populated rows have it) and its clock with
 // every lease. Memory also implements [lease.Reclaimer]. Use it in the
@@ -109,10 +109,23 @@ func (m *Memory) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lea
 	return l, nil
 }
 
-// Reclaim is Renew: a token read back from a state file is all Memory
-// needs.
+// Reclaim takes l back from its machine ID and token alone and replaces
+// the token, as every [lease.Reclaimer] must: l's token no longer renews
+// or releases anything. It reports the lease's expiry before the reclaim
+// as PrevExpiry.
 func (m *Memory) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
-	return m.Renew(ctx, l, d)
+	if err := m.check(ctx, d); err != nil {
+		return lease.Lease{}, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	sl, err := m.slot(l)
+	if err != nil {
+		return lease.Lease{}, err
+	}
+	now, prev := time.Now(), sl.expires
+	sl.token, sl.expires = newToken(), now.Add(d)
+	return lease.Lease{MachineID: l.MachineID, Token: sl.token, TTL: d, PrevExpiry: prev, CoordinatorNow: now, ReleaseHold: m.hold}, nil
 }
 
 // Release ends l now if its token still holds the machine ID; otherwise it
@@ -204,8 +217,4 @@ func (sl *memorySlot) expireBy(now time.Time) {
 	}
 }
 
-func newToken() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
+func newToken() string { return leasekit.NewTokenString() }

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/leasenotice"
 )
 
 // ScopeName is the instrumentation scope of the bridge's meter.
@@ -44,7 +45,7 @@ type Bridge struct {
 	reg      metric.Registration
 
 	mu         sync.Mutex
-	nf         lease.Notifier
+	nf         leasenotice.Notifier
 	strategy   string
 	held       bool
 	machineID  int
@@ -120,7 +121,7 @@ func (b *Bridge) Hook(e lease.Event) {
 	case e.Kind == lease.EventRetry:
 		b.retries.Add(ctx, 1, metric.WithAttributes(b.with(AttrStrategy.String(e.Strategy), AttrOperation.String(string(e.Op)))...))
 	case e.Kind == lease.EventLost:
-		b.losses.Add(ctx, 1, metric.WithAttributes(b.with(AttrStrategy.String(e.Strategy), AttrReason.String(lease.LossReason(e.Err)))...))
+		b.losses.Add(ctx, 1, metric.WithAttributes(b.with(AttrStrategy.String(e.Strategy), AttrReason.String(leasenotice.LossReason(e.Err)))...))
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -130,13 +131,13 @@ func (b *Bridge) Hook(e lease.Event) {
 		return
 	}
 	switch n.Kind {
-	case lease.NoticeAcquired:
+	case leasenotice.NoticeAcquired:
 		b.held, b.machineID, b.validUntil = true, n.MachineID, n.ValidUntil
-	case lease.NoticeKeepAliveSucceeded:
+	case leasenotice.NoticeKeepAliveSucceeded:
 		if b.held && n.MachineID == b.machineID {
 			b.validUntil = n.ValidUntil
 		}
-	case lease.NoticeLost, lease.NoticeReleased:
+	case leasenotice.NoticeLost, leasenotice.NoticeReleased:
 		b.held, b.machineID, b.validUntil = false, -1, time.Time{}
 	}
 }

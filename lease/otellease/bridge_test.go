@@ -203,7 +203,7 @@ func TestBridge(t *testing.T) {
 	})
 }
 
-// TestLossReasons: losses are counted by lease.LossReason; retries by
+// TestLossReasons: losses are counted by leasenotice.LossReason; retries by
 // operation, renewals by result.
 func TestLossReasons(t *testing.T) {
 	reader := sdkmetric.NewManualReader()

@@ -14,7 +14,7 @@
 // error class of [github.com/once-go/once/lease.Event].Result ("retry",
 // "lost", "timeout", "illegal_ttl", "canceled", ...). retries counts the
 // pauses before another attempt, by operation ("renew", "acquire").
-// losses counts leases lost, by [github.com/once-go/once/lease.LossReason]
+// losses counts leases lost, by [github.com/once-go/once/leasenotice.LossReason]
 // ("lost": the coordinator said so, "expired", "timeout", "external",
 // "illegal_ttl"). time_to_expiry is how long the factories may still
 // generate unless a renewal succeeds: the end of the lease's safe window

@@ -1,10 +1,12 @@
-package lease_test
+package leasenotice_test
 
 import (
 	"context"
 	"fmt"
+	"log/slog"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/leasenotice"
 	"github.com/once-go/once/lease/leasetest"
 	"github.com/once-go/once/nonce"
 )
@@ -14,13 +16,13 @@ import (
 // the manager.
 func ExampleFeed() {
 	f, _ := nonce.New(nonce.Config{AwaitLease: true})
-	feed := lease.NewFeed()
+	feed := leasenotice.NewFeed()
 	sub := feed.Subscribe(16)
 
 	ctx := context.Background()
 	m, err := lease.Start(ctx, leasetest.NewMemory(512), lease.Options{
 		Factories: []lease.Factory{f},
-		Logger:    quiet,
+		Logger:    slog.New(slog.DiscardHandler),
 		Events:    feed.Hook,
 	})
 	if err != nil {

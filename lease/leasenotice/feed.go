@@ -1,8 +1,10 @@
-package lease
+package leasenotice
 
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/once-go/once/lease"
 )
 
 // DefaultFeedBuffer is the channel capacity [Feed.Subscribe] uses when
@@ -47,7 +49,7 @@ type Subscription struct {
 // notice (see [Notifier]) and offers it to every subscriber without
 // waiting. It is safe to call from several goroutines, but notices keep
 // their meaning only when one manager calls it in order.
-func (f *Feed) Hook(e Event) {
+func (f *Feed) Hook(e lease.Event) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {

@@ -1,9 +1,11 @@
-package lease
+package leasenotice
 
 import (
 	"errors"
 	"log/slog"
 	"time"
+
+	"github.com/once-go/once/lease"
 )
 
 // NoticeKind says what a [Notice] reports. The keep-alive kinds have the
@@ -53,14 +55,14 @@ type Notice struct {
 	Strategy string
 	// Source says why the operation ran: initial, scheduled, reacquire,
 	// shutdown.
-	Source Source
+	Source string
 	// MachineID is the machine ID concerned, -1 when none.
 	MachineID int
 	// Attempt numbers the renewal requests of one lease period
 	// (keepalive_*) and the acquisition attempts of one search for a lease
 	// (acquired): 1 for the first, counted again from 1 after each success
 	// or loss. For acquire_retry it is the manager's backoff step
-	// (Event.Attempt).
+	// (lease.Event.Attempt).
 	Attempt int
 	// Delay is the pause before the next attempt (keepalive_failed,
 	// acquire_retry).
@@ -70,7 +72,7 @@ type Notice struct {
 	Reason error
 	// Result classifies the outcome: "ok" for acquired,
 	// keepalive_succeeded and a clean release; the error class of
-	// Event.Result ("retry", "conflict", "timeout", ...) for
+	// lease.Event.Result ("retry", "conflict", "timeout", ...) for
 	// keepalive_failed, acquire_retry and a failed release; the
 	// [LossReason] for lost.
 	Result string
@@ -98,7 +100,7 @@ func (n Notice) LogValue() slog.Value { return slog.GroupValue(n.Attrs()...) }
 func (n Notice) Attrs() []slog.Attr {
 	attrs := make([]slog.Attr, 0, 11)
 	attrs = append(attrs, slog.String("kind", string(n.Kind)), slog.String("strategy", n.Strategy),
-		slog.String("source", string(n.Source)), slog.Int("machine_id", n.MachineID))
+		slog.String("source", n.Source), slog.Int("machine_id", n.MachineID))
 	if n.Attempt > 0 {
 		attrs = append(attrs, slog.Int("attempt", n.Attempt))
 	}
@@ -123,23 +125,23 @@ func (n Notice) Attrs() []slog.Attr {
 	return attrs
 }
 
-// LossReason classifies a loss reason (Event.Err of an EventLost, the
+// LossReason classifies a loss reason (lease.Event.Err of an lease.EventLost, the
 // argument of Options.OnLost) for metrics and dashboards: "lost" (the
 // coordinator said so), "expired", "timeout", "external", "illegal_ttl",
 // "closed", or "other".
 func LossReason(err error) string {
 	switch {
-	case errors.Is(err, ErrLost):
+	case errors.Is(err, lease.ErrLost):
 		return "lost"
-	case errors.Is(err, ErrExpired):
+	case errors.Is(err, lease.ErrExpired):
 		return "expired"
-	case errors.Is(err, ErrTimeout):
+	case errors.Is(err, lease.ErrTimeout):
 		return "timeout"
-	case errors.Is(err, ErrExternal):
+	case errors.Is(err, lease.ErrExternal):
 		return "external"
-	case errors.Is(err, ErrIllegalTTL):
+	case errors.Is(err, lease.ErrIllegalTTL):
 		return "illegal_ttl"
-	case errors.Is(err, ErrClosed):
+	case errors.Is(err, lease.ErrClosed):
 		return "closed"
 	}
 	return "other"
@@ -158,42 +160,42 @@ type Notifier struct {
 // Notice returns the notice e amounts to, if any: start and end records of
 // acquisitions and failed renewals carry no notice of their own (a failure
 // is reported by the retry or loss that follows it).
-func (nf *Notifier) Notice(e Event) (Notice, bool) {
+func (nf *Notifier) Notice(e lease.Event) (Notice, bool) {
 	now := time.Now()
 	n := Notice{Time: now, Strategy: e.Strategy, Source: e.Source, MachineID: e.MachineID}
 	switch {
-	case e.Kind == EventStart && e.Op == OpRenew:
+	case e.Kind == lease.EventStart && e.Op == lease.OpRenew:
 		nf.renewals++
 		n.Kind, n.Attempt = NoticeKeepAliveFired, nf.renewals
 		n.ValidUntil = e.ValidUntil
-	case e.Kind == EventEnd && e.Op == OpRenew && e.Err == nil:
+	case e.Kind == lease.EventEnd && e.Op == lease.OpRenew && e.Err == nil:
 		n.Kind, n.Attempt, n.Result = NoticeKeepAliveSucceeded, max(nf.renewals, 1), e.Result
 		n.GrantedTTL, n.ValidUntil = e.GrantedTTL, e.ValidUntil
 		nf.renewals = 0
-	case e.Kind == EventRetry && e.Op == OpRenew:
-		n.Kind, n.Attempt, n.Delay, n.Reason, n.Result = NoticeKeepAliveFailed, e.Attempt, e.Delay, e.Err, resultOf(e.Err)
+	case e.Kind == lease.EventRetry && e.Op == lease.OpRenew:
+		n.Kind, n.Attempt, n.Delay, n.Reason, n.Result = NoticeKeepAliveFailed, e.Attempt, e.Delay, e.Err, e.Result
 		n.ValidUntil = e.ValidUntil
-	case e.Kind == EventStart && (e.Op == OpAcquire || e.Op == OpReclaim):
+	case e.Kind == lease.EventStart && (e.Op == lease.OpAcquire || e.Op == lease.OpReclaim):
 		// A reclaim and the acquire that may follow it are one attempt.
-		if !nf.reclaim || e.Op == OpReclaim {
+		if !nf.reclaim || e.Op == lease.OpReclaim {
 			nf.acquires++
 		}
-		nf.reclaim = e.Op == OpReclaim
+		nf.reclaim = e.Op == lease.OpReclaim
 		return Notice{}, false
-	case e.Kind == EventEnd && (e.Op == OpAcquire || e.Op == OpReclaim) && e.Err == nil:
+	case e.Kind == lease.EventEnd && (e.Op == lease.OpAcquire || e.Op == lease.OpReclaim) && e.Err == nil:
 		n.Kind, n.Attempt, n.Result = NoticeAcquired, max(nf.acquires, 1), e.Result
 		n.GrantedTTL, n.ValidUntil = e.GrantedTTL, e.ValidUntil
 		nf.acquires, nf.renewals, nf.reclaim = 0, 0, false
-	case e.Kind == EventRetry && e.Op != OpRenew:
+	case e.Kind == lease.EventRetry && e.Op != lease.OpRenew:
 		n.Kind, n.Attempt, n.Delay, n.Reason = NoticeAcquireRetry, e.Attempt, e.Delay, e.Err
 		if e.Err != nil {
-			n.Result = resultOf(e.Err)
+			n.Result = e.Result
 		}
 		nf.reclaim = false
-	case e.Kind == EventLost:
+	case e.Kind == lease.EventLost:
 		n.Kind, n.Reason, n.Result, n.RemainingTTL = NoticeLost, e.Err, LossReason(e.Err), e.RemainingTTL
 		nf.renewals, nf.acquires, nf.reclaim = 0, 0, false
-	case e.Kind == EventEnd && e.Op == OpRelease:
+	case e.Kind == lease.EventEnd && e.Op == lease.OpRelease:
 		n.Kind, n.Reason, n.Result = NoticeReleased, e.Err, e.Result
 	default:
 		return Notice{}, false

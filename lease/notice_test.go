@@ -13,12 +13,13 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/leasenotice"
 )
 
 // noticeRig is a rig whose events also go to a Feed.
-func noticeRig(t *testing.T) (*rig, *lease.Feed) {
+func noticeRig(t *testing.T) (*rig, *leasenotice.Feed) {
 	r := newRig(t, 512)
-	feed := lease.NewFeed()
+	feed := leasenotice.NewFeed()
 	r.opts.Events = func(e lease.Event) {
 		r.rec.hook(e)
 		feed.Hook(e)
@@ -27,8 +28,8 @@ func noticeRig(t *testing.T) (*rig, *lease.Feed) {
 }
 
 // drain returns the notices in sub's channel until it is closed.
-func drain(sub *lease.Subscription) []lease.Notice {
-	var out []lease.Notice
+func drain(sub *leasenotice.Subscription) []leasenotice.Notice {
+	var out []leasenotice.Notice
 	for n := range sub.C() {
 		out = append(out, n)
 	}
@@ -37,15 +38,15 @@ func drain(sub *lease.Subscription) []lease.Notice {
 
 // want is the expected shape of one notice.
 type want struct {
-	kind      lease.NoticeKind
-	source    lease.Source
+	kind      leasenotice.NoticeKind
+	source    string
 	id        int
 	attempt   int
 	result    string
 	remaining time.Duration // -1: do not check
 }
 
-func checkNotices(t *testing.T, got []lease.Notice, ws []want) {
+func checkNotices(t *testing.T, got []leasenotice.Notice, ws []want) {
 	t.Helper()
 	var b strings.Builder
 	for _, n := range got {
@@ -102,14 +103,14 @@ func TestNoticesRenewalFailsTwiceThenSucceeds(t *testing.T) {
 		d1, d2 := retries[0].Delay, retries[1].Delay
 		rem := safe - renewAt // validity left when the renewal is due
 		checkNotices(t, got, []want{
-			{lease.NoticeAcquired, lease.SourceInitial, 0, 1, "ok", safe},
-			{lease.NoticeKeepAliveFired, lease.SourceScheduled, 0, 1, "", rem},
-			{lease.NoticeKeepAliveFailed, lease.SourceScheduled, 0, 1, "retry", rem},
-			{lease.NoticeKeepAliveFired, lease.SourceScheduled, 0, 2, "", rem - d1},
-			{lease.NoticeKeepAliveFailed, lease.SourceScheduled, 0, 2, "retry", rem - d1},
-			{lease.NoticeKeepAliveFired, lease.SourceScheduled, 0, 3, "", rem - d1 - d2},
-			{lease.NoticeKeepAliveSucceeded, lease.SourceScheduled, 0, 3, "ok", safe},
-			{lease.NoticeReleased, lease.SourceShutdown, 0, 0, "ok", 0},
+			{leasenotice.NoticeAcquired, lease.SourceInitial, 0, 1, "ok", safe},
+			{leasenotice.NoticeKeepAliveFired, lease.SourceScheduled, 0, 1, "", rem},
+			{leasenotice.NoticeKeepAliveFailed, lease.SourceScheduled, 0, 1, "retry", rem},
+			{leasenotice.NoticeKeepAliveFired, lease.SourceScheduled, 0, 2, "", rem - d1},
+			{leasenotice.NoticeKeepAliveFailed, lease.SourceScheduled, 0, 2, "retry", rem - d1},
+			{leasenotice.NoticeKeepAliveFired, lease.SourceScheduled, 0, 3, "", rem - d1 - d2},
+			{leasenotice.NoticeKeepAliveSucceeded, lease.SourceScheduled, 0, 3, "ok", safe},
+			{leasenotice.NoticeReleased, lease.SourceShutdown, 0, 0, "ok", 0},
 		})
 		if t.Failed() {
 			return
@@ -117,7 +118,7 @@ func TestNoticesRenewalFailsTwiceThenSucceeds(t *testing.T) {
 		// Delays, reasons, times, TTLs and deadlines.
 		due := t0.Add(renewAt)
 		for i, c := range []struct {
-			n     lease.Notice
+			n     leasenotice.Notice
 			at    time.Time
 			delay time.Duration
 		}{
@@ -178,12 +179,12 @@ func TestNoticesLoss(t *testing.T) {
 		feed.Close()
 		got := drain(sub)
 		checkNotices(t, got, []want{
-			{lease.NoticeAcquired, lease.SourceInitial, 0, 1, "ok", safe},
-			{lease.NoticeKeepAliveFired, lease.SourceScheduled, 0, 1, "", safe - renewAt},
-			{lease.NoticeLost, lease.SourceScheduled, 0, 0, "lost", 0},
-			{lease.NoticeAcquireRetry, lease.SourceReacquire, -1, 1, "", 0},
-			{lease.NoticeAcquired, lease.SourceReacquire, 1, 1, "ok", safe},
-			{lease.NoticeReleased, lease.SourceShutdown, 1, 0, "ok", 0},
+			{leasenotice.NoticeAcquired, lease.SourceInitial, 0, 1, "ok", safe},
+			{leasenotice.NoticeKeepAliveFired, lease.SourceScheduled, 0, 1, "", safe - renewAt},
+			{leasenotice.NoticeLost, lease.SourceScheduled, 0, 0, "lost", 0},
+			{leasenotice.NoticeAcquireRetry, lease.SourceReacquire, -1, 1, "", 0},
+			{leasenotice.NoticeAcquired, lease.SourceReacquire, 1, 1, "ok", safe},
+			{leasenotice.NoticeReleased, lease.SourceShutdown, 1, 0, "ok", 0},
 		})
 		if t.Failed() {
 			return
@@ -224,7 +225,7 @@ func TestNoticesSlowSubscriber(t *testing.T) {
 				time.Sleep(time.Hour) // a notice every 15m arrives
 			}
 		}()
-		var all []lease.Notice
+		var all []leasenotice.Notice
 		done := make(chan struct{})
 		go func() {
 			all = drain(fast)
@@ -263,7 +264,7 @@ func TestNoticesSlowSubscriber(t *testing.T) {
 }
 
 func TestFeedSubscriptions(t *testing.T) {
-	feed := lease.NewFeed()
+	feed := leasenotice.NewFeed()
 	a, b := feed.Subscribe(4), feed.Subscribe(4)
 	ev := lease.Event{Kind: lease.EventEnd, Op: lease.OpRelease, Strategy: "x", MachineID: 3, Result: "ok"}
 	feed.Hook(ev)
@@ -277,7 +278,7 @@ func TestFeedSubscriptions(t *testing.T) {
 	feed.Close()
 	feed.Close()
 	feed.Hook(ev) // ignored after Close
-	if got := drain(a); len(got) != 2 || got[0].Kind != lease.NoticeReleased || got[0].MachineID != 3 {
+	if got := drain(a); len(got) != 2 || got[0].Kind != leasenotice.NoticeReleased || got[0].MachineID != 3 {
 		t.Errorf("subscriber got %+v", got)
 	}
 	a.Close() // after Feed.Close: nothing to do
@@ -289,7 +290,7 @@ func TestFeedSubscriptions(t *testing.T) {
 // TestFeedConcurrent runs hooks, subscriptions and closes at once for the
 // race detector.
 func TestFeedConcurrent(t *testing.T) {
-	feed := lease.NewFeed()
+	feed := leasenotice.NewFeed()
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
@@ -314,24 +315,24 @@ func TestFeedConcurrent(t *testing.T) {
 }
 
 func TestNotifierAttempts(t *testing.T) {
-	var nf lease.Notifier
+	var nf leasenotice.Notifier
 	seq := []lease.Event{
 		{Kind: lease.EventStart, Op: lease.OpReclaim, MachineID: 7},
 		{Kind: lease.EventEnd, Op: lease.OpReclaim, MachineID: 7, Result: "retry", Err: lease.ErrRetry},
-		{Kind: lease.EventRetry, Op: lease.OpAcquire, MachineID: -1, Attempt: 1, Delay: time.Second, Err: lease.ErrRetry},
+		{Kind: lease.EventRetry, Op: lease.OpAcquire, MachineID: -1, Attempt: 1, Delay: time.Second, Result: "retry", Err: lease.ErrRetry},
 		{Kind: lease.EventStart, Op: lease.OpReclaim, MachineID: 7}, // attempt 2: reclaim ...
 		{Kind: lease.EventEnd, Op: lease.OpReclaim, MachineID: 7, Result: "lost", Err: lease.ErrLost},
 		{Kind: lease.EventStart, Op: lease.OpAcquire, MachineID: -1}, // ... then acquire, same attempt
 		{Kind: lease.EventEnd, Op: lease.OpAcquire, MachineID: 9, Result: "ok", GrantedTTL: time.Minute},
 	}
-	var got []lease.Notice
+	var got []leasenotice.Notice
 	for _, e := range seq {
 		if n, ok := nf.Notice(e); ok {
 			got = append(got, n)
 		}
 	}
-	if len(got) != 2 || got[0].Kind != lease.NoticeAcquireRetry || got[0].Attempt != 1 || got[0].Result != "retry" ||
-		got[1].Kind != lease.NoticeAcquired || got[1].Attempt != 2 || got[1].MachineID != 9 {
+	if len(got) != 2 || got[0].Kind != leasenotice.NoticeAcquireRetry || got[0].Attempt != 1 || got[0].Result != "retry" ||
+		got[1].Kind != leasenotice.NoticeAcquired || got[1].Attempt != 2 || got[1].MachineID != 9 {
 		t.Errorf("notices %+v", got)
 	}
 }
@@ -373,7 +374,7 @@ func TestLossReason(t *testing.T) {
 		fmt.Errorf("x: %w", lease.ErrLost): "lost", lease.ErrExpired: "expired", lease.ErrTimeout: "timeout",
 		lease.ErrExternal: "external", lease.ErrIllegalTTL: "illegal_ttl", lease.ErrClosed: "closed", errors.New("?"): "other",
 	} {
-		if got := lease.LossReason(err); got != want {
+		if got := leasenotice.LossReason(err); got != want {
 			t.Errorf("LossReason(%v) = %q, want %q", err, got, want)
 		}
 	}
@@ -382,7 +383,7 @@ func TestLossReason(t *testing.T) {
 func TestNoticeLogValue(t *testing.T) {
 	var buf bytes.Buffer
 	log := slog.New(slog.NewJSONHandler(&buf, nil))
-	n := lease.Notice{Kind: lease.NoticeKeepAliveFailed, Strategy: "etcd", Source: lease.SourceScheduled, MachineID: 5,
+	n := leasenotice.Notice{Kind: leasenotice.NoticeKeepAliveFailed, Strategy: "etcd", Source: lease.SourceScheduled, MachineID: 5,
 		Attempt: 2, Delay: time.Second, Reason: lease.ErrRetry, Result: "retry", ValidUntil: time.Now(), Remaining: time.Minute}
 	log.Info("lease", "notice", n)
 	var rec struct{ Notice map[string]any }
