@@ -8,8 +8,12 @@ import (
 	"strings"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/internal/leasekit"
 	"github.com/once-go/once/migrations"
 )
+
+// pkg prefixes every error message.
+const pkg = "sqllease"
 
 // opError is a failed database call, classified: Unwrap yields the lease
 // sentinel (ErrRetry or ErrConfig) and the driver's own error, so both
@@ -23,19 +27,21 @@ type opError struct {
 	ctx   error // the call's context error, when it ended and cause does not say so
 }
 
+// Error reads like the errors of leasekit.Errorf: "sqllease: op: cause
+// (hint): " then the sentinel's message.
 func (e *opError) Error() string {
 	var b strings.Builder
-	b.WriteString("sqllease: ")
+	b.WriteString(pkg + ": ")
 	b.WriteString(e.op)
 	b.WriteString(": ")
-	b.WriteString(e.kind.Error())
+	b.WriteString(e.cause.Error())
 	if e.hint != "" {
 		b.WriteString(" (")
 		b.WriteString(e.hint)
 		b.WriteString(")")
 	}
 	b.WriteString(": ")
-	b.WriteString(e.cause.Error())
+	b.WriteString(e.kind.Error())
 	return b.String()
 }
 
@@ -59,7 +65,7 @@ func fail(ctx context.Context, op, table string, err error) error {
 }
 
 func errUnknownDialect(d migrations.Dialect) error {
-	return fmt.Errorf("sqllease: %w: unknown dialect %v", lease.ErrConfig, d)
+	return leasekit.Errorf(pkg, lease.ErrConfig, "unknown dialect %v", d)
 }
 
 // classify maps a database error to ErrConfig when the server positively

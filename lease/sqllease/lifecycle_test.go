@@ -31,8 +31,8 @@ func TestFirstAcquire(t *testing.T) {
 		if l.TTL != 90*time.Second+time.Microsecond {
 			t.Errorf("TTL %v; want %v", l.TTL, 90*time.Second+time.Microsecond)
 		}
-		if !l.PrevExpiry.IsZero() {
-			t.Errorf("PrevExpiry %v for a row never held; want zero", l.PrevExpiry)
+		if epoch := time.Unix(0, 0).UTC(); !l.PrevExpiry.Equal(epoch) {
+			t.Errorf("PrevExpiry %v for a row never held; want its expires_at, %v", l.PrevExpiry, epoch)
 		}
 		if l.CoordinatorNow.Location() != time.UTC || !near(l.CoordinatorNow, time.Now()) {
 			t.Errorf("CoordinatorNow %v; want about %v UTC", l.CoordinatorNow, time.Now().UTC())

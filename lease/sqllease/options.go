@@ -1,9 +1,8 @@
 package sqllease
 
 import (
-	"fmt"
-
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/internal/leasekit"
 	"github.com/once-go/once/migrations"
 )
 
@@ -40,16 +39,16 @@ func (o Options) withDefaults() (Options, error) {
 		o.Table = migrations.DefaultTable
 	}
 	if err := migrations.ValidateTable(o.Table); err != nil {
-		return o, fmt.Errorf("sqllease: %w: %w", lease.ErrConfig, err)
+		return o, leasekit.Errorf(pkg, lease.ErrConfig, "%w", err)
 	}
 	if o.Candidates == 0 {
 		o.Candidates = DefaultCandidates
 	}
-	if o.Candidates < 1 || o.Candidates > migrations.Rows {
-		return o, fmt.Errorf("sqllease: %w: Candidates %d outside 1..%d", lease.ErrConfig, o.Candidates, migrations.Rows)
+	if o.Candidates < 1 || o.Candidates > leasekit.IDs {
+		return o, leasekit.Errorf(pkg, lease.ErrConfig, "Candidates %d outside 1..%d", o.Candidates, leasekit.IDs)
 	}
 	if o.Dialect != 0 && !o.Dialect.Valid() {
-		return o, fmt.Errorf("sqllease: %w: unknown dialect %d", lease.ErrConfig, o.Dialect)
+		return o, leasekit.Errorf(pkg, lease.ErrConfig, "unknown dialect %d", o.Dialect)
 	}
 	return o, nil
 }

@@ -18,7 +18,7 @@ import (
 //
 // Timestamps come back as text in textLayout.
 type queries struct {
-	// candidates(lo, hi, limit) -> id, lock_version, expires_at, never_held, now
+	// candidates(lo, hi, limit) -> id, lock_version, expires_at, now
 	// for free rows with lo <= id <= hi, in ID (primary key) order, so the
 	// scan stops at limit rows.
 	candidates string
@@ -26,16 +26,17 @@ type queries struct {
 	claim string
 	// renew(expiry..., id, token) -> [expires_at, now]
 	renew string
-	// reclaim(expiry..., id, token) -> previous expires_at, expires_at, now:
-	// renew in one statement that also returns the expiry it replaced
-	// (PostgreSQL only; empty elsewhere).
+	// reclaim(expiry..., new token, id, old token) -> previous expires_at,
+	// expires_at, now: renew and replace the token in one statement that
+	// also returns the expiry it replaced (PostgreSQL only; empty elsewhere).
 	reclaim string
 	// current(id, token) -> expires_at, lock_version, now: the row as the
 	// read-then-write reclaim (MySQL, SQLite) sees it first.
 	current string
-	// renewSeen(expiry..., id, token, lock_version) -> [expires_at, now]:
-	// renew, only if the row was not written since it was read.
-	renewSeen string
+	// reclaimSeen(expiry..., new token, id, old token, lock_version) ->
+	// [expires_at, now]: renew and replace the token, only if the row was
+	// not written since it was read.
+	reclaimSeen string
 	// release(id, token)
 	release string
 	// list() -> id, token, expires_at, lock_version, held
@@ -87,30 +88,33 @@ func newQueries(d migrations.Dialect, table string) (*queries, error) {
 	}
 	n := len(q.expiry(0))
 	p := &params{numbered: d == migrations.Postgres}
-	q.candidates = `SELECT id, lock_version, ` + text("expires_at") + `, CASE WHEN token IS NULL THEN 1 ELSE 0 END, ` + text(now) +
+	q.candidates = `SELECT id, lock_version, ` + text("expires_at") + `, ` + text(now) +
 		` FROM ` + t + ` WHERE ` + free + ` AND id >= ` + p.int() + ` AND id <= ` + p.int() +
 		` ORDER BY id LIMIT ` + p.int()
 	q.claim = `UPDATE ` + t + ` SET expires_at = ` + exp + `, token = ` + p.from(n).next() +
 		`, lock_version = lock_version + 1 WHERE id = ` + p.next() + ` AND lock_version = ` + p.next() + ` AND ` + free
 	q.renew = `UPDATE ` + t + ` SET expires_at = ` + exp + `, lock_version = lock_version + 1 WHERE id = ` +
 		p.from(n).next() + ` AND token = ` + p.next()
-	q.renewSeen = q.renew + ` AND lock_version = ` + p.next()
+	q.reclaimSeen = `UPDATE ` + t + ` SET expires_at = ` + exp + `, token = ` + p.from(n).next() +
+		`, lock_version = lock_version + 1 WHERE id = ` + p.next() + ` AND token = ` + p.next() + ` AND lock_version = ` + p.next()
 	if q.returning {
 		ret := ` RETURNING ` + text("expires_at") + `, ` + text(now)
 		q.claim += ret
 		q.renew += ret
-		q.renewSeen += ret
+		q.reclaimSeen += ret
 	}
 	q.current = `SELECT ` + text("expires_at") + `, lock_version, ` + text(now) + ` FROM ` + t +
 		` WHERE id = ` + p.from(0).next() + ` AND token = ` + p.next()
 	if d == migrations.Postgres {
 		// The CTE locks the row and reads its expiry; the UPDATE joined to
-		// it writes the new one and returns both (PostgreSQL's RETURNING
-		// sees only new values of the updated table, but the old ones of
-		// a joined relation).
-		id, token := p.from(n).next(), p.next()
+		// it writes the new expiry and token and returns both expiries
+		// (PostgreSQL's RETURNING sees only new values of the updated
+		// table, but the old ones of a joined relation). A second reclaim
+		// of the same token waits for the row lock, then finds the token
+		// replaced and matches nothing.
+		newToken, id, token := p.from(n).next(), p.next(), p.next()
 		q.reclaim = `WITH old AS (SELECT id, expires_at FROM ` + t + ` WHERE id = ` + id + ` AND token = ` + token + ` FOR UPDATE) ` +
-			`UPDATE ` + t + ` AS cur SET expires_at = ` + exp + `, lock_version = cur.lock_version + 1 FROM old` +
+			`UPDATE ` + t + ` AS cur SET expires_at = ` + exp + `, token = ` + newToken + `, lock_version = cur.lock_version + 1 FROM old` +
 			` WHERE cur.id = old.id AND cur.token = ` + token +
 			` RETURNING ` + text("old.expires_at") + `, ` + text("cur.expires_at") + `, ` + text(now)
 	}

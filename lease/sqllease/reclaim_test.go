@@ -3,6 +3,7 @@ package sqllease_test
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -41,7 +42,7 @@ func TestReclaimReportsPreviousExpiry(t *testing.T) {
 			}
 			before := rowOf(t, ctx, s, l.MachineID)
 			nl, err := s.Reclaim(ctx, lease.Lease{MachineID: l.MachineID, Token: l.Token}, 2*time.Hour)
-			if err != nil || nl.MachineID != l.MachineID || nl.Token != l.Token || nl.TTL != 2*time.Hour {
+			if err != nil || nl.MachineID != l.MachineID || nl.Token == l.Token || nl.TTL != 2*time.Hour {
 				t.Fatalf("%s: Reclaim = %+v, %v", c.name, nl, err)
 			}
 			after := rowOf(t, ctx, s, l.MachineID)
@@ -59,10 +60,10 @@ func TestReclaimReportsPreviousExpiry(t *testing.T) {
 	})
 }
 
-// TestConcurrentReclaims: reclaims of one token racing each other (the
-// read-then-write dialects read again when the row changed in between)
-// all succeed or report a retry, never a loss, and the row stays ours.
-func TestConcurrentReclaims(t *testing.T) {
+// TestReclaimReplacesToken: Reclaim writes a new token in the same
+// statement: the returned lease renews, the old token's Renew is ErrLost
+// and its Release leaves the reclaimed row alone.
+func TestReclaimReplacesToken(t *testing.T) {
 	forEach(t, func(t *testing.T, d migrations.Dialect, db *sql.DB) {
 		s := newStrategy(t, db, sqllease.Options{Table: newTable(t, db, d)})
 		ctx := ctxT(t)
@@ -70,27 +71,66 @@ func TestConcurrentReclaims(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		nl, err := s.Reclaim(ctx, lease.Lease{MachineID: l.MachineID, Token: l.Token}, time.Hour)
+		if err != nil || nl.MachineID != l.MachineID || len(nl.Token) != 32 || nl.Token == l.Token {
+			t.Fatalf("Reclaim = %+v, %v; want machine ID %d with a new token", nl, err, l.MachineID)
+		}
+		if _, err := s.Renew(ctx, l, time.Hour); !errors.Is(err, lease.ErrLost) {
+			t.Errorf("Renew with the old token after Reclaim: %v; want ErrLost", err)
+		}
+		if err := s.Release(ctx, l); err != nil {
+			t.Errorf("Release with the old token: %v", err)
+		}
+		if r := rowOf(t, ctx, s, l.MachineID); !r.Held || hex.EncodeToString(r.Token) != nl.Token {
+			t.Errorf("row after the old token's calls: held %v, token %x; want held by %s", r.Held, r.Token, nl.Token)
+		}
+		if _, err := s.Renew(ctx, nl, time.Hour); err != nil {
+			t.Errorf("Renew with the new token: %v", err)
+		}
+	})
+}
+
+// TestReclaimCopies: eight processes holding copies of one state file
+// reclaim its record at once: exactly one wins, the others are ErrLost,
+// and the row is held by the winner's token.
+func TestReclaimCopies(t *testing.T) {
+	forEach(t, func(t *testing.T, d migrations.Dialect, db *sql.DB) {
+		table := newTable(t, db, d)
+		s := newStrategy(t, db, sqllease.Options{Table: table})
+		ctx := ctxT(t)
+		l, err := s.Acquire(ctx, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
 		saved := lease.Lease{MachineID: l.MachineID, Token: l.Token}
-		var wg sync.WaitGroup
-		var ok atomic.Int32
+		var (
+			wg      sync.WaitGroup
+			mu      sync.Mutex
+			winners []lease.Lease
+			lost    int
+		)
 		for range 8 {
+			p := newStrategy(t, db, sqllease.Options{Table: table})
 			wg.Go(func() {
-				nl, err := s.Reclaim(ctx, saved, time.Hour)
+				nl, err := p.Reclaim(ctx, saved, time.Hour)
+				mu.Lock()
+				defer mu.Unlock()
 				switch {
-				case err == nil && !nl.PrevExpiry.IsZero():
-					ok.Add(1)
-				case errors.Is(err, lease.ErrRetry):
+				case err == nil:
+					winners = append(winners, nl)
+				case errors.Is(err, lease.ErrLost):
+					lost++
 				default:
 					t.Errorf("Reclaim = %+v, %v", nl, err)
 				}
 			})
 		}
 		wg.Wait()
-		if ok.Load() == 0 {
-			t.Error("no reclaim succeeded")
+		if len(winners) != 1 || lost != 7 {
+			t.Fatalf("%d reclaims won, %d lost; want 1 and 7", len(winners), lost)
 		}
-		if r := rowOf(t, ctx, s, l.MachineID); !r.Held || fmt.Sprintf("%x", r.Token) != l.Token {
-			t.Errorf("row after the reclaims: %+v", r)
+		if r := rowOf(t, ctx, s, l.MachineID); !r.Held || hex.EncodeToString(r.Token) != winners[0].Token {
+			t.Errorf("row after the reclaims: held %v, token %x; want the winner's %s", r.Held, r.Token, winners[0].Token)
 		}
 	})
 }

@@ -58,19 +58,3 @@ func (s *Strategy) session(ctx context.Context) (querier, func(), error) {
 		c.Close()
 	}, nil
 }
-
-// forgetTimeout bounds the background release of a claim whose outcome
-// is unknown.
-const forgetTimeout = 5 * time.Second
-
-// forget releases, in the background, a claim whose reply was lost (a
-// timeout or a broken connection after the UPDATE was sent): it may have
-// been applied, and then the ID would stay held, by no one, until it
-// expires. Releasing a token that was never written matches no row.
-func (s *Strategy) forget(id int64, token []byte) {
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), forgetTimeout)
-		defer cancel()
-		s.db.ExecContext(ctx, s.q.release, id, token)
-	}()
-}

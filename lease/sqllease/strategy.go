@@ -3,14 +3,13 @@ package sqllease
 import (
 	"context"
 	"database/sql"
-	"encoding/hex"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/internal/leasekit"
 	"github.com/once-go/once/migrations"
 )
 
@@ -34,7 +33,7 @@ var (
 // (run [migrations.Apply] first). Errors match lease.ErrConfig.
 func New(db *sql.DB, opts Options) (*Strategy, error) {
 	if db == nil {
-		return nil, fmt.Errorf("sqllease: %w: nil *sql.DB", lease.ErrConfig)
+		return nil, leasekit.Errorf(pkg, lease.ErrConfig, "nil *sql.DB")
 	}
 	opts, err := opts.withDefaults()
 	if err != nil {
@@ -42,7 +41,7 @@ func New(db *sql.DB, opts Options) (*Strategy, error) {
 	}
 	if opts.Dialect == 0 {
 		if opts.Dialect, err = migrations.DetectDialect(db); err != nil {
-			return nil, fmt.Errorf("sqllease: %w: %w", lease.ErrConfig, err)
+			return nil, leasekit.Errorf(pkg, lease.ErrConfig, "%w", err)
 		}
 	}
 	q, err := newQueries(opts.Dialect, opts.Table)
@@ -67,7 +66,6 @@ func (s *Strategy) Table() string { return s.opts.Table }
 type candidate struct {
 	id, lockVersion int64
 	prev            time.Time
-	neverHeld       bool
 }
 
 // Acquire reads up to Options.Candidates rows whose expires_at is before
@@ -79,19 +77,27 @@ type candidate struct {
 //
 // One row updated means the ID is ours. No free row: lease.ErrExhausted.
 // Every candidate taken by a racing contender first: lease.ErrConflict.
-// The lease carries the row's previous expires_at (PrevExpiry; zero for a
+// The lease carries the row's previous expires_at (PrevExpiry; 1970 for a
 // row never held) and the database's clock (CoordinatorNow; on MySQL,
 // which has no UPDATE ... RETURNING, the clock of the candidate query,
 // read just before the claim).
+//
+// When a claim was sent but its outcome is unknown (lease.ErrRetry: a
+// timeout, a broken connection), Acquire returns the lease it may have
+// claimed, MachineID and Token set, beside the error, for the caller to
+// release.
 func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, error) {
 	const op = "acquire"
 	us, err := micros(d)
 	if err != nil {
 		return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
 	}
+	if err := s.ready(ctx); err != nil {
+		return lease.Lease{}, err
+	}
 	start := 0
 	if !s.opts.LowestFirst {
-		start = rand.IntN(migrations.Rows)
+		start = rand.IntN(leasekit.IDs)
 	}
 	db, done, err := s.session(ctx)
 	if err != nil {
@@ -99,7 +105,7 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, e
 	}
 	defer done()
 	// From start up to the last ID, then wrapping around from 0.
-	cands, now, err := s.candidates(ctx, db, nil, start, migrations.Rows-1)
+	cands, now, err := s.candidates(ctx, db, nil, start, leasekit.IDs-1)
 	if err == nil && len(cands) < s.opts.Candidates && start > 0 {
 		var now2 time.Time
 		cands, now2, err = s.candidates(ctx, db, cands, 0, start-1)
@@ -111,32 +117,29 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, e
 		return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
 	}
 	if len(cands) == 0 {
-		return lease.Lease{}, fmt.Errorf("sqllease: %w: all %d rows of %s are held", lease.ErrExhausted, migrations.Rows, s.opts.Table)
+		return lease.Lease{}, leasekit.Errorf(pkg, lease.ErrExhausted, "all %d rows of %s are held", leasekit.IDs, s.opts.Table)
 	}
-	token := newToken()
+	token, text := newToken()
 	for _, c := range cands {
 		args := append(s.q.expiry(us), token, c.id, c.lockVersion)
 		l, ok, err := s.write(ctx, db, s.q.claim, args, us)
 		if err != nil {
 			err = fail(ctx, op+" machine ID "+strconv.FormatInt(c.id, 10), s.opts.Table, err)
 			if errors.Is(err, lease.ErrRetry) {
-				s.forget(c.id, token)
+				return lease.Lease{MachineID: int(c.id), Token: text}, err // the claim may have been applied
 			}
 			return lease.Lease{}, err
 		}
 		if !ok {
 			continue // a racing contender claimed it first
 		}
-		l.MachineID, l.Token = int(c.id), hex.EncodeToString(token)
-		if !c.neverHeld {
-			l.PrevExpiry = c.prev
-		}
+		l.MachineID, l.Token, l.PrevExpiry = int(c.id), text, c.prev
 		if l.CoordinatorNow.IsZero() {
 			l.CoordinatorNow = now
 		}
 		return l, nil
 	}
-	return lease.Lease{}, fmt.Errorf("sqllease: %w: %d free rows of %s claimed by others first", lease.ErrConflict, len(cands), s.opts.Table)
+	return lease.Lease{}, leasekit.Errorf(pkg, lease.ErrConflict, "%d free rows of %s claimed by others first", len(cands), s.opts.Table)
 }
 
 // candidates appends to out the free rows with lo <= id <= hi, up to
@@ -148,14 +151,12 @@ func (s *Strategy) candidates(ctx context.Context, db querier, out []candidate, 
 	}
 	defer rows.Close()
 	var (
-		now  time.Time
-		prev string
-		nowS string
-		nh   int
+		now        time.Time
+		prev, nowS string
 	)
 	for rows.Next() {
 		var c candidate
-		if err := rows.Scan(&c.id, &c.lockVersion, &prev, &nh, &nowS); err != nil {
+		if err := rows.Scan(&c.id, &c.lockVersion, &prev, &nowS); err != nil {
 			return nil, time.Time{}, err
 		}
 		if c.prev, err = parseTime("expires_at", prev); err != nil {
@@ -164,7 +165,6 @@ func (s *Strategy) candidates(ctx context.Context, db querier, out []candidate, 
 		if now, err = parseTime("database clock", nowS); err != nil {
 			return nil, time.Time{}, err
 		}
-		c.neverHeld = nh == 1
 		out = append(out, c)
 	}
 	return out, now, rows.Err()
@@ -214,6 +214,9 @@ func (s *Strategy) extension(ctx context.Context, op string, l lease.Lease, d ti
 	if us, err = micros(d); err != nil {
 		return nil, 0, nil, nil, fail(ctx, op, s.opts.Table, err)
 	}
+	if err = s.ready(ctx); err != nil {
+		return nil, 0, nil, nil, err
+	}
 	if db, done, err = s.session(ctx); err != nil {
 		return nil, 0, nil, nil, fail(ctx, op, s.opts.Table, err)
 	}
@@ -223,7 +226,7 @@ func (s *Strategy) extension(ctx context.Context, op string, l lease.Lease, d ti
 // lost is the error of Renew and Reclaim when l's row is held by another
 // token.
 func (s *Strategy) lost(l lease.Lease) error {
-	return fmt.Errorf("sqllease: %w: machine ID %d is held by another token in %s", lease.ErrLost, l.MachineID, s.opts.Table)
+	return leasekit.Errorf(pkg, lease.ErrLost, "machine ID %d is held by another token in %s", l.MachineID, s.opts.Table)
 }
 
 // Renew extends l to the database's now + d:
@@ -259,48 +262,57 @@ func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (l
 const reclaimReads = 3
 
 // Reclaim takes back a lease from its machine ID and token alone (as
-// persisted in the manager's state file): it renews the row like Renew,
-// and also reports the row's expires_at just before the reclaim as
-// PrevExpiry and the database's clock as CoordinatorNow. The lease's
-// previous holder is the process's previous incarnation, which may have
-// emitted timestamps until it stopped; the manager starts the factories'
-// timestamps after min(PrevExpiry, CoordinatorNow) plus its hand-off skew
-// (see lease.Options.StateFile), which costs nothing when the lease
-// expired long ago. A lease that expired but was not taken over is
-// reclaimed; one held by another token is lease.ErrLost.
+// persisted in the manager's state file): it renews the row like Renew
+// and writes a new token in the same statement, so l's token renews and
+// releases nothing afterwards, and of two processes reclaiming copies of
+// one record only the first wins (the other is lease.ErrLost). The
+// returned lease carries the new token, the row's expires_at just before
+// the reclaim as PrevExpiry and the database's clock as CoordinatorNow.
+// The lease's previous holder is the process's previous incarnation,
+// which may have emitted timestamps until it stopped; the manager starts
+// the factories' timestamps after min(PrevExpiry, CoordinatorNow) plus its
+// hand-off skew (see lease.Options.StateFile), which costs nothing when
+// the lease expired long ago. A lease that expired but was not taken over
+// is reclaimed; one held by another token is lease.ErrLost. When the write
+// was sent but its outcome is unknown (lease.ErrRetry), Reclaim returns
+// the lease with the new token beside the error, for the caller to
+// release.
 //
 // PostgreSQL does it in one statement:
 //
-//	WITH old AS (SELECT id, expires_at FROM t WHERE id = :id AND token = :token FOR UPDATE)
-//	UPDATE t AS cur SET expires_at = now + d, lock_version = cur.lock_version + 1 FROM old
-//	 WHERE cur.id = old.id AND cur.token = :token RETURNING old.expires_at, cur.expires_at, now
+//	WITH old AS (SELECT id, expires_at FROM t WHERE id = :id AND token = :old FOR UPDATE)
+//	UPDATE t AS cur SET expires_at = now + d, token = :new, lock_version = cur.lock_version + 1
+//	  FROM old WHERE cur.id = old.id AND cur.token = :old
+//	RETURNING old.expires_at, cur.expires_at, now
 //
 // MySQL (no RETURNING) and SQLite (whose RETURNING sees only new values,
-// even in a subquery) read the row, then renew it only if lock_version is
+// even in a subquery) read the row, then write it only if lock_version is
 // still the one read:
 //
-//	SELECT expires_at, lock_version, now FROM t WHERE id = :id AND token = :token
-//	UPDATE t SET expires_at = now + d, lock_version = lock_version + 1
-//	 WHERE id = :id AND token = :token AND lock_version = :seen
+//	SELECT expires_at, lock_version, now FROM t WHERE id = :id AND token = :old
+//	UPDATE t SET expires_at = now + d, token = :new, lock_version = lock_version + 1
+//	 WHERE id = :id AND token = :old AND lock_version = :seen
 //
 // reading again (up to three times) if the row changed in between.
 func (s *Strategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
 	op := "reclaim machine ID " + strconv.Itoa(l.MachineID)
-	token, us, db, done, err := s.extension(ctx, op, l, d)
+	old, us, db, done, err := s.extension(ctx, op, l, d)
 	if err != nil {
 		return lease.Lease{}, err
 	}
 	defer done()
+	token, text := newToken()
+	sent := lease.Lease{MachineID: l.MachineID, Token: text} // what a write whose reply is lost may have left
 	if s.q.reclaim != "" {
 		var prevS, expS, nowS string
-		args := append(s.q.expiry(us), l.MachineID, token)
+		args := append(s.q.expiry(us), token, l.MachineID, old)
 		switch err := db.QueryRowContext(ctx, s.q.reclaim, args...).Scan(&prevS, &expS, &nowS); {
 		case errors.Is(err, sql.ErrNoRows):
 			return lease.Lease{}, s.lost(l)
 		case err != nil:
-			return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
+			return s.unknown(ctx, op, sent, err)
 		}
-		nl := lease.Lease{MachineID: l.MachineID, Token: l.Token}
+		nl := sent
 		var exp time.Time
 		if nl.PrevExpiry, err = parseTime("expires_at", prevS); err == nil {
 			if exp, err = parseTime("expires_at", expS); err == nil {
@@ -308,7 +320,7 @@ func (s *Strategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) 
 			}
 		}
 		if err != nil {
-			return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
+			return s.unknown(ctx, op, sent, err)
 		}
 		nl.TTL = exp.Sub(nl.CoordinatorNow)
 		return nl, nil
@@ -318,7 +330,7 @@ func (s *Strategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) 
 			prevS, nowS string
 			seen        int64
 		)
-		switch err := db.QueryRowContext(ctx, s.q.current, l.MachineID, token).Scan(&prevS, &seen, &nowS); {
+		switch err := db.QueryRowContext(ctx, s.q.current, l.MachineID, old).Scan(&prevS, &seen, &nowS); {
 		case errors.Is(err, sql.ErrNoRows):
 			return lease.Lease{}, s.lost(l)
 		case err != nil:
@@ -332,21 +344,31 @@ func (s *Strategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) 
 		if err != nil {
 			return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
 		}
-		args := append(s.q.expiry(us), l.MachineID, token, seen)
-		nl, ok, err := s.write(ctx, db, s.q.renewSeen, args, us)
+		args := append(s.q.expiry(us), token, l.MachineID, old, seen)
+		nl, ok, err := s.write(ctx, db, s.q.reclaimSeen, args, us)
 		if err != nil {
-			return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
+			return s.unknown(ctx, op, sent, err)
 		}
 		if !ok {
 			continue // written since read (or taken over): read again
 		}
-		nl.MachineID, nl.Token, nl.PrevExpiry = l.MachineID, l.Token, prev
+		nl.MachineID, nl.Token, nl.PrevExpiry = sent.MachineID, sent.Token, prev
 		if nl.CoordinatorNow.IsZero() {
 			nl.CoordinatorNow = now // MySQL: the clock of the read, just before
 		}
 		return nl, nil
 	}
-	return lease.Lease{}, fmt.Errorf("sqllease: %s: %w: the row kept changing between read and write (%d tries)", op, lease.ErrRetry, reclaimReads)
+	return lease.Lease{}, leasekit.Errorf(pkg, lease.ErrRetry, "%s: the row kept changing between read and write (%d tries)", op, reclaimReads)
+}
+
+// unknown is the result of a reclaim whose write failed: sent (the lease
+// with the new token) beside the error when the outcome is unknown.
+func (s *Strategy) unknown(ctx context.Context, op string, sent lease.Lease, err error) (lease.Lease, error) {
+	err = fail(ctx, op, s.opts.Table, err)
+	if errors.Is(err, lease.ErrRetry) {
+		return sent, err
+	}
+	return lease.Lease{}, err
 }
 
 // Release ends l now:

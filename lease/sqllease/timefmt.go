@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/internal/leasekit"
 )
 
 // textLayout is how every dialect's query renders a timestamp to the
@@ -21,7 +22,7 @@ const maxDuration = 10 * 366 * 24 * time.Hour
 func parseTime(what, s string) (time.Time, error) {
 	t, err := time.ParseInLocation(textLayout, strings.TrimSuffix(s, "Z"), time.UTC)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("%w: %s %q is not a UTC timestamp in the lease table's format (was the table written by another tool?)", lease.ErrConfig, what, cut(s))
+		return time.Time{}, fmt.Errorf("%s %s is not a UTC timestamp in the lease table's format (was the table written by another tool?): %w", what, leasekit.Quote(s), lease.ErrConfig)
 	}
 	return t, nil
 }
@@ -30,7 +31,7 @@ func parseTime(what, s string) (time.Time, error) {
 // never shorter than the one asked for.
 func micros(d time.Duration) (int64, error) {
 	if d <= 0 || d > maxDuration {
-		return 0, fmt.Errorf("%w: lease duration %v outside (0, %v]", lease.ErrConfig, d, maxDuration)
+		return 0, fmt.Errorf("lease duration %v outside (0, %v]: %w", d, maxDuration, lease.ErrConfig)
 	}
 	return int64((d + time.Microsecond - 1) / time.Microsecond), nil
 }
@@ -42,11 +43,4 @@ func micros(d time.Duration) (int64, error) {
 func sqliteExpiry(us int64) (modifier, suffix string) {
 	ms := us / 1000
 	return fmt.Sprintf("+%d.%03d seconds", ms/1000, ms%1000), fmt.Sprintf("%03dZ", us%1000)
-}
-
-func cut(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "..."
-	}
-	return s
 }

@@ -1,34 +1,29 @@
 package sqllease
 
 import (
-	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 
 	"github.com/once-go/once/lease"
-	"github.com/once-go/once/migrations"
+	"github.com/once-go/once/lease/internal/leasekit"
 )
 
-// tokenLen is the size of the random token stored in the row.
-const tokenLen = 16
-
-// newToken returns 16 random bytes; Lease.Token carries them as 32
-// lowercase hex digits (printable, safe in logs and state files).
-func newToken() []byte {
-	b := make([]byte, tokenLen)
-	rand.Read(b) // never fails (crypto/rand panics on a broken source)
-	return b
+// newToken returns a fresh random token as stored in the row and as
+// Lease.Token carries it: 32 lowercase hex digits (printable, safe in logs
+// and state files).
+func newToken() (raw []byte, text string) {
+	b := leasekit.NewToken()
+	return b[:], hex.EncodeToString(b[:])
 }
 
 // decode checks that l could have come from this strategy and returns its
 // raw token. A lease that could not have is not ours: ErrLost.
 func decode(l lease.Lease) ([]byte, error) {
-	if l.MachineID < 0 || l.MachineID >= migrations.Rows {
-		return nil, fmt.Errorf("sqllease: %w: machine ID %d outside 0..%d", lease.ErrLost, l.MachineID, migrations.Rows-1)
+	if !leasekit.ValidID(l.MachineID) {
+		return nil, leasekit.Errorf(pkg, lease.ErrLost, "machine ID %d outside 0..%d", l.MachineID, leasekit.IDs-1)
 	}
 	b, err := hex.DecodeString(l.Token)
-	if err != nil || len(b) != tokenLen {
-		return nil, fmt.Errorf("sqllease: %w: machine ID %d: token is not %d hex-encoded bytes", lease.ErrLost, l.MachineID, tokenLen)
+	if err != nil || len(b) != leasekit.TokenBytes {
+		return nil, leasekit.Errorf(pkg, lease.ErrLost, "machine ID %d: token is not %d hex-encoded bytes", l.MachineID, leasekit.TokenBytes)
 	}
 	return b, nil
 }
