@@ -1,8 +1,10 @@
 // Package oncebun makes bun fill once IDs before it inserts rows and create
 // the right column types for them.
 //
-// Register the models once at start-up, and let each model fill its IDs from
-// bun's BeforeAppendModel hook:
+// Register the models once at start-up (an insert or [Fill] of a model with
+// ID fields that was not registered fails with [ErrConfig] naming Register,
+// before any SQL runs), and let each model fill its IDs from bun's
+// BeforeAppendModel hook:
 //
 //	db := bun.NewDB(sqldb, pgdialect.New())
 //	if err := oncebun.Register(db, (*User)(nil)); err != nil { ... }

@@ -15,24 +15,33 @@ import (
 // (*User)(nil)) on db: column types for ID fields, and NULL as the zero ID
 // for `nullzero` ID fields. Many-to-many join models are registered with
 // db.RegisterModel as usual; pass them here too. Call it at start-up,
-// before the models are used.
+// before the models are used: [BeforeAppendModel] and [Fill] refuse models
+// with ID fields that db has not registered. A nil db or model is
+// [ErrConfig].
 func Register(db *bun.DB, models ...any) error {
+	if db == nil {
+		return configError("Register: db is nil")
+	}
 	d := idfield.DialectOf(db.Dialect().Name().String())
 	if d == 0 {
-		return fmt.Errorf("oncebun: unsupported dialect %s", db.Dialect().Name())
+		return configError("unsupported dialect %s", db.Dialect().Name())
 	}
-	for _, m := range models {
+	for i, m := range models {
 		t := reflect.TypeOf(m)
 		for t != nil && (t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice) {
 			t = t.Elem()
 		}
 		if t == nil || t.Kind() != reflect.Struct {
-			return fmt.Errorf("oncebun: model %T is not a struct or pointer to one", m)
+			return configError("Register: model %d (%T) is not a pointer to a struct such as (*User)(nil)", i, m)
 		}
 		table := db.Table(t)
+		if _, done := registered.Load(table); done {
+			continue
+		}
 		for _, f := range table.Fields {
 			prepareField(d, f)
 		}
+		registered.Store(table, true)
 	}
 	return nil
 }
@@ -73,12 +82,18 @@ func BeforeAppendModel(_ context.Context, q bun.Query, model any) error {
 	if !ok {
 		return nil
 	}
+	if iq == nil || iq.DB() == nil {
+		return configError("BeforeAppendModel: query is nil")
+	}
 	db := iq.DB()
 	v := reflect.ValueOf(model)
 	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
-		return fmt.Errorf("oncebun: BeforeAppendModel: model %T is not a pointer to a struct", model)
+		return configError("BeforeAppendModel: model %T is not a non-nil pointer to a struct", model)
 	}
-	fs := fieldsOf(db, v.Elem().Type())
+	fs, err := fieldsOf(db, v.Elem().Type())
+	if err != nil {
+		return err
+	}
 	if !needsFill(v.Elem(), fs) {
 		return nil
 	}
@@ -95,9 +110,12 @@ func BeforeAppendModel(_ context.Context, q bun.Query, model any) error {
 // structs or of pointers to structs. db supplies bun's table metadata
 // (which fields are primary keys). On error nothing is left filled.
 func Fill(db bun.IDB, model any) error {
+	if db == nil || reflect.ValueOf(db).IsZero() {
+		return configError("Fill: db is nil")
+	}
 	v := reflect.ValueOf(model)
 	if v.Kind() != reflect.Pointer || v.IsNil() {
-		return fmt.Errorf("oncebun: Fill: want a non-nil pointer, got %T", model)
+		return configError("Fill: model %T is not a non-nil pointer", model)
 	}
 	return fill(db.NewSelect().DB(), v.Elem())
 }
@@ -110,15 +128,23 @@ type autoField struct {
 }
 
 // fieldsOf returns the fields of struct type t to fill (cached by bun's
-// table, which db keeps for the life of the process).
-func fieldsOf(db *bun.DB, t reflect.Type) []autoField {
+// table, which db keeps for the life of the process). A table with ID
+// fields that Register has not prepared is an error: bun would declare and
+// bind those fields as JSON.
+func fieldsOf(db *bun.DB, t reflect.Type) ([]autoField, error) {
 	table := db.Table(t)
 	if v, ok := tableFields.Load(table); ok {
-		return v.([]autoField)
+		return v.([]autoField), nil
 	}
 	var fs []autoField
 	soleKey := len(table.PKs) == 1
 	for _, f := range table.Fields {
+		if _, _, isID := idfield.Field(f.StructField.Type); isID {
+			if _, ok := registered.Load(table); !ok {
+				return nil, configError("%s has ID fields but is not registered: call oncebun.Register(db, (*%s)(nil)) at start-up",
+					t.Name(), t.Name())
+			}
+		}
 		it, shape, ok := idfield.AutoFill(f.StructField, f.IsPK && soleKey)
 		if !ok {
 			continue
@@ -126,7 +152,7 @@ func fieldsOf(db *bun.DB, t reflect.Type) []autoField {
 		fs = append(fs, autoField{field: f, id: it, shape: shape})
 	}
 	v, _ := tableFields.LoadOrStore(table, fs)
-	return v.([]autoField)
+	return v.([]autoField), nil
 }
 
 // needsFill reports whether struct value v has an ID field to fill.
@@ -172,7 +198,7 @@ func fill(db *bun.DB, v reflect.Value) error {
 			}
 		}
 	default:
-		err = fmt.Errorf("oncebun: cannot fill %s", v.Type())
+		err = configError("cannot fill a %s; want a struct or a slice of structs", v.Type())
 	}
 	if err != nil {
 		undo.Run()
@@ -181,7 +207,11 @@ func fill(db *bun.DB, v reflect.Value) error {
 }
 
 func fillStruct(db *bun.DB, v reflect.Value, undo *idfield.Undo) error {
-	for _, f := range fieldsOf(db, v.Type()) {
+	fs, err := fieldsOf(db, v.Type())
+	if err != nil {
+		return err
+	}
+	for _, f := range fs {
 		u, err := f.id.Fill(f.field.Value(v), f.shape)
 		if err != nil {
 			return fmt.Errorf("oncebun: new ID for %s.%s: %w", v.Type().Name(), f.field.GoName, err)

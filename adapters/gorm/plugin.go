@@ -24,6 +24,9 @@ func (Plugin) Name() string { return "oncegorm" }
 // Initialize implements gorm.Plugin: it registers the fill callback before
 // GORM's BeforeCreate hooks and prepares p.Models.
 func (p Plugin) Initialize(db *gorm.DB) error {
+	if db == nil {
+		return configError("Plugin.Initialize: db is nil")
+	}
 	if err := db.Callback().Create().Before("gorm:before_create").Register("oncegorm:fill", fill); err != nil {
 		return fmt.Errorf("oncegorm: %w", err)
 	}
@@ -34,6 +37,9 @@ func (p Plugin) Initialize(db *gorm.DB) error {
 // A plugin is installed once per gorm.DB (a second Register fails with
 // gorm.ErrRegistered); prepare models added later with Prepare.
 func Register(db *gorm.DB, models ...any) error {
+	if db == nil {
+		return configError("Register: db is nil")
+	}
 	return db.Use(Plugin{Models: models})
 }
 

@@ -20,12 +20,18 @@ import (
 // db.Table(name) too. Preparing a model again does nothing more; Prepare is
 // meant for start-up, before the models are used concurrently.
 func Prepare(db *gorm.DB, models ...any) error {
+	if db == nil || db.Config == nil || db.Dialector == nil {
+		return configError("db is nil or not opened with gorm.Open")
+	}
 	d := idfield.DialectOf(db.Name())
 	if d == 0 {
-		return fmt.Errorf("oncegorm: unsupported dialect %q", db.Name())
+		return configError("unsupported dialect %q", db.Name())
 	}
 	seen := map[*schema.Schema]bool{}
-	for _, m := range models {
+	for i, m := range models {
+		if m == nil {
+			return configError("model %d is nil; pass a pointer such as &User{}", i)
+		}
 		stmt := &gorm.Statement{DB: db}
 		if err := stmt.Parse(m); err != nil {
 			return fmt.Errorf("oncegorm: %w", err)

@@ -32,7 +32,11 @@ func Example() {
 
 	db := sqlx.MustOpen("sqlite", "file:oncesqlx-example?mode=memory&cache=shared")
 	defer db.Close()
-	db.MustExec(`CREATE TABLE orders (id ` + oncesqlx.ColumnType(db, OrderID{}) + ` PRIMARY KEY, item text)`)
+	idType, err := oncesqlx.ColumnType(db, OrderID{}) // "integer" on SQLite, "bigint" elsewhere
+	if err != nil {
+		panic(err)
+	}
+	db.MustExec(`CREATE TABLE orders (id ` + idType + ` PRIMARY KEY, item text)`)
 
 	orders := []Order{{Item: "tea"}, {Item: "cake"}}
 	if _, err := oncesqlx.NamedExec(ctx, db, `INSERT INTO orders (id, item) VALUES (:id, :item)`, orders); err != nil {

@@ -18,28 +18,47 @@ import (
 // pointer to a slice of structs or pointers to structs (nil elements are
 // skipped). On error nothing is left filled.
 func Fill(v any) error {
-	rv := reflect.ValueOf(v)
-	if rv.Kind() == reflect.Pointer {
-		if rv.IsNil() {
-			return fmt.Errorf("oncesqlx: Fill(nil %T)", v)
-		}
-		rv = rv.Elem()
+	rv, err := target("Fill", "v", v)
+	if err != nil {
+		return err
 	}
 	var undo idfield.Undo
-	err := fillValue(rv, &undo)
-	if err != nil {
+	if err := fillValue(rv, &undo); err != nil {
 		undo.Run()
+		return err
 	}
-	return err
+	return nil
+}
+
+// target returns the value v points to (or v itself for a slice or array),
+// or an error naming fn's argument arg when v is nil.
+func target(fn, arg string, v any) (reflect.Value, error) {
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Invalid:
+		return rv, configError("%s: %s is nil", fn, arg)
+	case reflect.Pointer:
+		if rv.IsNil() {
+			return rv, configError("%s: %s is a nil %T", fn, arg, v)
+		}
+		return rv.Elem(), nil
+	}
+	return rv, nil
 }
 
 // NamedExec fills the IDs of arg (see [Fill]) and runs the named statement
 // with it, as sqlx.NamedExecContext does (a slice arg makes a bulk insert).
 // If the statement fails, the IDs it filled are reset.
 func NamedExec(ctx context.Context, db sqlx.ExtContext, query string, arg any) (sql.Result, error) {
-	rv := reflect.ValueOf(arg)
-	if rv.Kind() == reflect.Pointer && !rv.IsNil() {
-		rv = rv.Elem()
+	if ctx == nil {
+		return nil, configError("NamedExec: ctx is nil")
+	}
+	if db == nil || reflect.ValueOf(db).IsZero() {
+		return nil, configError("NamedExec: db is nil")
+	}
+	rv, err := target("NamedExec", "arg", arg)
+	if err != nil {
+		return nil, err
 	}
 	var undo idfield.Undo
 	if err := fillValue(rv, &undo); err != nil {
@@ -57,7 +76,7 @@ func fillValue(rv reflect.Value, undo *idfield.Undo) error {
 	switch rv.Kind() {
 	case reflect.Struct:
 		if !rv.CanAddr() {
-			return fmt.Errorf("oncesqlx: cannot fill a %s passed by value; pass a pointer", rv.Type())
+			return configError("cannot fill a %s passed by value; pass a pointer", rv.Type())
 		}
 		return fillStruct(rv, undo)
 	case reflect.Slice, reflect.Array:
@@ -70,10 +89,10 @@ func fillValue(rv reflect.Value, undo *idfield.Undo) error {
 				e = e.Elem()
 			}
 			if e.Kind() != reflect.Struct {
-				return fmt.Errorf("oncesqlx: cannot fill elements of type %s", rv.Type().Elem())
+				return configError("cannot fill elements of type %s", rv.Type().Elem())
 			}
 			if !e.CanAddr() {
-				return fmt.Errorf("oncesqlx: cannot fill an array passed by value; pass a pointer")
+				return configError("cannot fill an array passed by value; pass a pointer")
 			}
 			if err := fillStruct(e, undo); err != nil {
 				return err
@@ -81,7 +100,7 @@ func fillValue(rv reflect.Value, undo *idfield.Undo) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("oncesqlx: cannot fill a %s; want a pointer to a struct or a slice of structs", rv.Type())
+	return configError("cannot fill a %s; want a pointer to a struct or a slice of structs", rv.Type())
 }
 
 func fillStruct(rv reflect.Value, undo *idfield.Undo) error {
@@ -168,9 +187,31 @@ func fieldsOf(t reflect.Type) []autoField {
 // zero ID value such as UserID{}) in db's database, for migrations:
 // "bigint" for the default signed DB format on PostgreSQL and MySQL,
 // "integer" on SQLite, "bigint unsigned", "bytea", "binary(8)",
-// "varchar(11) character set ascii collate ascii_bin", ... per DB format. It
-// returns "" for a driver it does not know (pgx, postgres, mysql, sqlite,
-// sqlite3 are known) or invalid options.
-func ColumnType(db *sqlx.DB, id once.Kind) string {
-	return idfield.SQLType(idfield.DialectOf(db.DriverName()), id.Options())
+// "varchar(11) character set ascii collate ascii_bin", ... per DB format.
+// A nil db or id, a driver name it does not know (pgx, postgres, mysql,
+// sqlite, sqlite3 are known) and invalid options are [ErrConfig].
+func ColumnType(db *sqlx.DB, id once.Kind) (string, error) {
+	if db == nil {
+		return "", configError("ColumnType: db is nil")
+	}
+	if id == nil {
+		return "", configError("ColumnType: id is nil; pass a zero ID value such as UserID{}")
+	}
+	d := idfield.DialectOf(db.DriverName())
+	if d == 0 {
+		return "", configError("ColumnType: unknown driver %q (want pgx, postgres, mysql or sqlite)", printable(db.DriverName()))
+	}
+	o := id.Options()
+	if err := o.Check(); err != nil {
+		return "", configError("ColumnType: %T: %w", id, err)
+	}
+	return idfield.SQLType(d, o), nil
+}
+
+// printable cuts s to 32 bytes for an error message.
+func printable(s string) string {
+	if len(s) > 32 {
+		return s[:32] + "..."
+	}
+	return s
 }

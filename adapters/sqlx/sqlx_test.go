@@ -43,12 +43,20 @@ func open(t *testing.T, db at.DB) *env {
 	t.Helper()
 	driver := map[idfield.Dialect]string{idfield.Postgres: "pgx", idfield.MySQL: "mysql", idfield.SQLite: "sqlite"}[db.Dialect]
 	x := sqlx.NewDb(db.SQL, driver)
-	uid := oncesqlx.ColumnType(x, at.UserID{})
+	colType := func(k once.Kind) string {
+		t.Helper()
+		typ, err := oncesqlx.ColumnType(x, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return typ
+	}
+	uid := colType(at.UserID{})
 	for _, ddl := range []string{
 		`CREATE TABLE users (id ` + uid + ` PRIMARY KEY, email varchar(100) NOT NULL)`,
-		`CREATE TABLE posts (id ` + oncesqlx.ColumnType(x, at.PostID{}) + ` PRIMARY KEY, title varchar(100) NOT NULL,
+		`CREATE TABLE posts (id ` + colType(at.PostID{}) + ` PRIMARY KEY, title varchar(100) NOT NULL,
 			author_id ` + uid + ` NOT NULL REFERENCES users (id), editor_id ` + uid + ` NULL REFERENCES users (id),
-			reviewer_id ` + uid + ` NULL, ref ` + oncesqlx.ColumnType(x, at.URL64ID{}) + ` NOT NULL)`,
+			reviewer_id ` + uid + ` NULL, ref ` + colType(at.URL64ID{}) + ` NOT NULL)`,
 	} {
 		if _, err := x.Exec(ddl); err != nil {
 			t.Fatalf("%s: %v", ddl, err)

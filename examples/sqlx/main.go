@@ -40,7 +40,11 @@ func run(ctx context.Context, out io.Writer, db *exampledb.DB) error {
 	x.ExecContext(ctx, `DROP TABLE IF EXISTS sqlx_example_users`)
 	defer x.ExecContext(ctx, `DROP TABLE IF EXISTS sqlx_example_users`)
 	// ColumnType: "bigint" for UserID (signed DB format) on PostgreSQL and MySQL.
-	if _, err := x.ExecContext(ctx, `CREATE TABLE sqlx_example_users (id `+oncesqlx.ColumnType(x, UserID{})+
+	idType, err := oncesqlx.ColumnType(x, UserID{})
+	if err != nil {
+		return err
+	}
+	if _, err := x.ExecContext(ctx, `CREATE TABLE sqlx_example_users (id `+idType+
 		` PRIMARY KEY, email varchar(320) NOT NULL)`); err != nil {
 		return err
 	}

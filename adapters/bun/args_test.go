@@ -1,0 +1,54 @@
+package oncebun_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+
+	oncebun "github.com/once-go/once/adapters/bun"
+	"github.com/once-go/once/internal/testenv"
+)
+
+// noPanic runs f and turns a panic into a test failure naming what.
+func noPanic(t *testing.T, what string, f func() error) error {
+	t.Helper()
+	var err error
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				t.Errorf("%s panicked: %v", what, r)
+			}
+		}()
+		err = f()
+	}()
+	return err
+}
+
+// TestNilArguments: nil databases, queries and models are configuration
+// errors that name the argument, never panics.
+func TestNilArguments(t *testing.T) {
+	b := bun.NewDB(testenv.SQLite(t), sqlitedialect.New())
+	var u User
+	for _, c := range []struct {
+		what, arg string
+		f         func() error
+	}{
+		{"Register(nil)", "db", func() error { return oncebun.Register(nil, (*User)(nil)) }},
+		{"Register(db, nil)", "model", func() error { return oncebun.Register(b, nil) }},
+		{"Fill(nil, &u)", "db", func() error { return oncebun.Fill(nil, &u) }},
+		{"Fill((*bun.DB)(nil), &u)", "db", func() error { return oncebun.Fill((*bun.DB)(nil), &u) }},
+		{"Fill(db, nil)", "model", func() error { return oncebun.Fill(b, nil) }},
+		{"BeforeAppendModel(nil insert)", "query", func() error {
+			return oncebun.BeforeAppendModel(context.Background(), (*bun.InsertQuery)(nil), &u)
+		}},
+	} {
+		err := noPanic(t, c.what, c.f)
+		if !errors.Is(err, oncebun.ErrConfig) || !strings.HasPrefix(err.Error(), "oncebun: ") || !strings.Contains(err.Error(), c.arg) {
+			t.Errorf("%s: %v, want oncebun.ErrConfig naming %s", c.what, err, c.arg)
+		}
+	}
+}

@@ -1,0 +1,81 @@
+package oncesqlx_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/jmoiron/sqlx"
+
+	at "github.com/once-go/once/adapters/internal/adaptertest"
+	oncesqlx "github.com/once-go/once/adapters/sqlx"
+	"github.com/once-go/once/internal/testenv"
+)
+
+// noPanic runs f and turns a panic into a test failure naming what.
+func noPanic(t *testing.T, what string, f func() error) error {
+	t.Helper()
+	var err error
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				t.Errorf("%s panicked: %v", what, r)
+			}
+		}()
+		err = f()
+	}()
+	return err
+}
+
+// TestNilArguments: nil databases, arguments and ID kinds are configuration
+// errors that name the argument, never panics.
+func TestNilArguments(t *testing.T) {
+	at.Leased(t)
+	x := sqlx.NewDb(testenv.SQLite(t), "sqlite")
+	ctx := context.Background()
+	const insert = `INSERT INTO t (id) VALUES (:id)`
+	for _, c := range []struct {
+		what, arg string
+		f         func() error
+	}{
+		{"Fill(nil)", "v", func() error { return oncesqlx.Fill(nil) }},
+		{"Fill((*User)(nil))", "v", func() error { return oncesqlx.Fill((*User)(nil)) }},
+		{"NamedExec(ctx, nil, ...)", "db", func() error {
+			_, err := oncesqlx.NamedExec(ctx, nil, insert, &User{})
+			return err
+		}},
+		{"NamedExec(ctx, (*sqlx.DB)(nil), ...)", "db", func() error {
+			_, err := oncesqlx.NamedExec(ctx, (*sqlx.DB)(nil), insert, &User{})
+			return err
+		}},
+		{"NamedExec(ctx, db, q, nil)", "arg", func() error {
+			_, err := oncesqlx.NamedExec(ctx, x, insert, nil)
+			return err
+		}},
+		{"NamedExec(nil ctx)", "ctx", func() error {
+			_, err := oncesqlx.NamedExec(nil, x, insert, &User{}) //nolint:staticcheck // the nil context is the case under test
+			return err
+		}},
+		{"ColumnType(nil, UserID{})", "db", func() error {
+			_, err := oncesqlx.ColumnType(nil, at.UserID{})
+			return err
+		}},
+		{"ColumnType(db, nil)", "id", func() error {
+			_, err := oncesqlx.ColumnType(x, nil)
+			return err
+		}},
+		{"ColumnType(unknown driver)", "driver", func() error {
+			_, err := oncesqlx.ColumnType(sqlx.NewDb(x.DB, "oracle"), at.UserID{})
+			return err
+		}},
+	} {
+		err := noPanic(t, c.what, c.f)
+		if !errors.Is(err, oncesqlx.ErrConfig) || !strings.HasPrefix(err.Error(), "oncesqlx: ") || !strings.Contains(err.Error(), c.arg) {
+			t.Errorf("%s: %v, want oncesqlx.ErrConfig naming %s", c.what, err, c.arg)
+		}
+	}
+	if typ, err := oncesqlx.ColumnType(x, at.UserID{}); err != nil || typ != "integer" {
+		t.Errorf("ColumnType(sqlite, UserID{}) = %q, %v; want integer", typ, err)
+	}
+}
