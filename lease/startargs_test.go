@@ -1,0 +1,106 @@
+package lease_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/nonce"
+)
+
+// TestStartRejectsBadArguments: nil and typed-nil arguments, and a factory
+// that generates before any lease, are configuration errors naming the
+// argument, not panics, and claim nothing.
+func TestStartRejectsBadArguments(t *testing.T) {
+	var typedNil *nonce.Factory
+	generating, err := nonce.New(nonce.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nilStrategy *fake
+	for _, c := range []struct {
+		name string
+		ctx  context.Context
+		s    lease.Strategy
+		fs   []lease.Factory
+		want string
+	}{
+		{"nil context", nil, nil, nil, "nil context"},
+		{"nil strategy", t.Context(), nil, nil, "nil Strategy"},
+		{"typed-nil strategy", t.Context(), nilStrategy, nil, "nil Strategy"},
+		{"typed-nil factory", t.Context(), nil, []lease.Factory{typedNil}, "Factories[0] is nil"},
+		{"factory without AwaitLease", t.Context(), nil, []lease.Factory{generating}, "Factories[0] is already generating"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFake(&journal{}, 4)
+			s := c.s
+			if s == nil && c.name != "nil strategy" {
+				s = f
+			}
+			if c.fs == nil {
+				c.fs = []lease.Factory{&fakeFactory{j: &journal{}}}
+			}
+			m, err := lease.Start(c.ctx, s, lease.Options{Factories: c.fs, Logger: quiet})
+			if m != nil || !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Start = %v, %v; want ErrConfig naming %q", m, err, c.want)
+			}
+			if n := f.mem.Held(); n != 0 {
+				t.Errorf("%d machine IDs held after a rejected Start", n)
+			}
+		})
+	}
+}
+
+// TestOnAcquired: OnAcquired hears of every new lease, after the factories
+// run on it, at start and after a loss.
+func TestOnAcquired(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 512)
+		var got []int
+		r.opts.OnAcquired = func(id int) {
+			if !r.f.generating() {
+				t.Errorf("OnAcquired(%d) before the factories run", id)
+			}
+			got = append(got, id)
+		}
+		m := r.start()
+		r.s.mem.Steal(0, time.Hour)
+		time.Sleep(lease.DefaultRenewInterval)
+		synctest.Wait()
+		if len(got) != 2 || got[0] != 0 || got[1] != 1 || m.MachineID() != 1 {
+			t.Fatalf("OnAcquired heard %v (manager on %d), want [0 1]", got, m.MachineID())
+		}
+	})
+}
+
+// TestStartContextEndWarns: a manager stopped because Start's context ended
+// (rather than by Close) disables the factories and says so at WARN.
+func TestStartContextEndWarns(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 512)
+		c := &capture{}
+		r.opts.Logger = slog.New(c)
+		ctx, cancel := context.WithCancel(t.Context())
+		m, err := lease.Start(ctx, r.s, r.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		<-m.Done()
+		if r.f.generating() {
+			t.Error("factories still generate after Start's context ended")
+		}
+		warned := false
+		for _, rec := range c.atLeast(slog.LevelWarn) {
+			warned = warned || strings.Contains(rec.msg, "context passed to lease.Start ended")
+		}
+		if !warned {
+			t.Errorf("no warning that Start's context ended the manager:\n%s", c)
+		}
+	})
+}
