@@ -14,7 +14,7 @@ import (
 
 // coordinators is the suite's table: every fault test runs once per entry
 // (skipping the cases an entry cannot have, such as network faults on
-// SQLite). Adding a coordinator (etcd, issue 8) is one entry here plus its
+// SQLite). Adding a coordinator is one entry here plus its
 // setup and connect functions.
 var coordinators = []coordinator{
 	sqlCoordinator("postgres", migrations.Postgres),

@@ -19,75 +19,12 @@ import (
 func (s *suite) checkLifecycle(t *testing.T) {
 	contender := s.h.New(t)
 	holder := contender()
-
-	// Aborted acquisitions must not hold an ID: the fill below would come
-	// up short.
-	canceled, cancel := context.WithCancel(t.Context())
-	cancel()
-	for range 3 {
-		_, _ = callAcquire(t, canceled, holder, longTTL)
-	}
-
-	held := make(map[int]granted, s.h.Capacity)
-	for i := range s.h.Capacity {
-		g, err := acquire(t, holder, longTTL)
-		if err != nil {
-			t.Fatalf("Acquire %d of %d in an empty namespace: %v", i+1, s.h.Capacity, err)
-		}
-		s.checkID(t, "Acquire", g.MachineID)
-		if _, dup := held[g.MachineID]; dup {
-			t.Fatalf("machine ID %d handed out twice", g.MachineID)
-		}
-		held[g.MachineID] = g
-	}
-	if g, err := acquire(t, contender(), longTTL); !errors.Is(err, lease.ErrExhausted) {
-		t.Fatalf("Acquire in a full namespace: machine ID %d, err %v; want lease.ErrExhausted", g.MachineID, err)
-	}
-
-	// Release one ID: it, and only it, is free again; with a release hold,
-	// not before the hold has passed since the Release was sent.
+	held := s.fill(t, contender, holder)
 	freed := held[s.h.Capacity/2]
-	released := time.Now()
-	if err := callRelease(t, t.Context(), holder, freed.Lease); err != nil {
-		t.Fatalf("Release: %v", err)
-	}
 	b := contender()
-	var gb granted
-	if freed.ReleaseHold > 0 {
-		gb = s.awaitFree(t, b, s.h.ShortTTL, freed.MachineID, released.Add(freed.ReleaseHold),
-			fmt.Sprintf("its ReleaseHold (%v from the Release request)", freed.ReleaseHold))
-	} else {
-		var err error
-		gb, err = acquire(t, b, s.h.ShortTTL)
-		if errors.Is(err, lease.ErrExhausted) && s.h.ClockTick > 0 {
-			// Released in the coordinator's current clock tick: free
-			// from the next one (see Harness.ClockTick).
-			time.Sleep(s.h.ClockTick)
-			gb, err = acquire(t, b, s.h.ShortTTL)
-		}
-		if err != nil {
-			t.Fatalf("after releasing machine ID %d in a full namespace, Acquire failed: %v", freed.MachineID, err)
-		}
-	}
-	if gb.MachineID != freed.MachineID {
-		t.Fatalf("after releasing machine ID %d in a full namespace, Acquire gave %d", freed.MachineID, gb.MachineID)
-	}
-	s.checkTTL(t, "Acquire", gb, s.h.ShortTTL)
-
-	// Renewals extend: while b keeps renewing, well past its first TTL, no
-	// one else gets the ID.
+	gb := s.releaseAndReuse(t, holder, b, freed)
 	c := contender()
-	step := max(s.h.ShortTTL/4, time.Millisecond)
-	for end := time.Now().Add(3 * s.h.ShortTTL); time.Now().Before(end); {
-		time.Sleep(step)
-		gb = mustRenew(t, b, gb.Lease, s.h.ShortTTL)
-		s.checkTTL(t, "Renew", gb, s.h.ShortTTL)
-		if g, err := callAcquire(t, t.Context(), c, longTTL); err == nil {
-			t.Fatalf("machine ID %d handed out while its holder kept renewing it", g.MachineID)
-		} else if !transient(err) && !errors.Is(err, lease.ErrExhausted) {
-			t.Fatalf("Acquire in a full namespace: %v", err)
-		}
-	}
+	gb = s.renewalsExtend(t, b, c, gb)
 
 	// b stops renewing. The ID expires, and is taken over, but not before
 	// the TTL b was told, counted from when b sent its last renewal.
@@ -109,6 +46,82 @@ func (s *suite) checkLifecycle(t *testing.T) {
 		t.Fatalf("Renew by the old holder after its stale Release: %v; want lease.ErrLost", err)
 	}
 	mustRenew(t, c, gc.Lease, longTTL)
+}
+
+// fill takes every ID of the namespace with holder, after a few aborted
+// acquisitions (which must hold nothing: the fill would come up short),
+// and checks that one more is refused.
+func (s *suite) fill(t *testing.T, contender func() lease.Strategy, holder lease.Strategy) map[int]granted {
+	canceled, cancel := context.WithCancel(t.Context())
+	cancel()
+	for range 3 {
+		_, _ = callAcquire(t, canceled, holder, longTTL)
+	}
+	held := make(map[int]granted, s.h.Capacity)
+	for i := range s.h.Capacity {
+		g, err := acquire(t, holder, longTTL)
+		if err != nil {
+			t.Fatalf("Acquire %d of %d in an empty namespace: %v", i+1, s.h.Capacity, err)
+		}
+		s.checkID(t, "Acquire", g.MachineID)
+		if _, dup := held[g.MachineID]; dup {
+			t.Fatalf("machine ID %d handed out twice", g.MachineID)
+		}
+		held[g.MachineID] = g
+	}
+	if g, err := acquire(t, contender(), longTTL); !errors.Is(err, lease.ErrExhausted) {
+		t.Fatalf("Acquire in a full namespace: machine ID %d, err %v; want lease.ErrExhausted", g.MachineID, err)
+	}
+	return held
+}
+
+// releaseAndReuse releases freed in a full namespace and checks that it,
+// and only it, is free again for b; with a release hold, not before the
+// hold has passed since the Release was sent.
+func (s *suite) releaseAndReuse(t *testing.T, holder, b lease.Strategy, freed granted) granted {
+	released := time.Now()
+	if err := callRelease(t, t.Context(), holder, freed.Lease); err != nil {
+		t.Fatalf("Release: %v", err)
+	}
+	var gb granted
+	if freed.ReleaseHold > 0 {
+		gb = s.awaitFree(t, b, s.h.ShortTTL, freed.MachineID, released.Add(freed.ReleaseHold),
+			fmt.Sprintf("its ReleaseHold (%v from the Release request)", freed.ReleaseHold))
+	} else {
+		var err error
+		gb, err = acquire(t, b, s.h.ShortTTL)
+		if errors.Is(err, lease.ErrExhausted) && s.h.ClockTick > 0 {
+			// Released in the coordinator's current clock tick: free
+			// from the next one (see Harness.ClockTick).
+			time.Sleep(s.h.ClockTick)
+			gb, err = acquire(t, b, s.h.ShortTTL)
+		}
+		if err != nil {
+			t.Fatalf("after releasing machine ID %d in a full namespace, Acquire failed: %v", freed.MachineID, err)
+		}
+	}
+	if gb.MachineID != freed.MachineID {
+		t.Fatalf("after releasing machine ID %d in a full namespace, Acquire gave %d", freed.MachineID, gb.MachineID)
+	}
+	s.checkTTL(t, "Acquire", gb, s.h.ShortTTL)
+	return gb
+}
+
+// renewalsExtend checks that while b keeps renewing gb, well past its
+// first TTL, c never gets the ID; it returns b's last renewal.
+func (s *suite) renewalsExtend(t *testing.T, b, c lease.Strategy, gb granted) granted {
+	step := max(s.h.ShortTTL/4, time.Millisecond)
+	for end := time.Now().Add(3 * s.h.ShortTTL); time.Now().Before(end); {
+		time.Sleep(step)
+		gb = mustRenew(t, b, gb.Lease, s.h.ShortTTL)
+		s.checkTTL(t, "Renew", gb, s.h.ShortTTL)
+		if g, err := callAcquire(t, t.Context(), c, longTTL); err == nil {
+			t.Fatalf("machine ID %d handed out while its holder kept renewing it", g.MachineID)
+		} else if !transient(err) && !errors.Is(err, lease.ErrExhausted) {
+			t.Fatalf("Acquire in a full namespace: %v", err)
+		}
+	}
+	return gb
 }
 
 // takeOver polls Acquire on c until it succeeds, and checks that it did
