@@ -26,6 +26,12 @@ type Options struct {
 	// Default [DefaultCandidates]. More candidates mean fewer ErrConflict
 	// results when many processes start at once.
 	Candidates int
+	// Sharing says whether the table is shared with the Elixir NoNoncense
+	// library. Default [SharedByName]: shared when Table is
+	// "no_noncense_leases". On a shared PostgreSQL or MySQL table the
+	// strategy refuses to start (ErrConfig) unless the database's default
+	// time zone is UTC: the Elixir library reads its clock in that zone.
+	Sharing Sharing
 	// LowestFirst makes Acquire try free rows from ID 0 upwards. By default
 	// it starts at a random ID and wraps around, so processes starting
 	// together rarely race for the same rows. Deterministic order is for
@@ -46,6 +52,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Candidates < 1 || o.Candidates > leasekit.IDs {
 		return o, leasekit.Errorf(pkg, lease.ErrConfig, "Candidates %d outside 1..%d", o.Candidates, leasekit.IDs)
+	}
+	if o.Sharing < SharedByName || o.Sharing > GoOnly {
+		return o, leasekit.Errorf(pkg, lease.ErrConfig, "unknown Sharing %d", o.Sharing)
 	}
 	if o.Dialect != 0 && !o.Dialect.Valid() {
 		return o, leasekit.Errorf(pkg, lease.ErrConfig, "unknown dialect %d", o.Dialect)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/once-go/once/lease"
@@ -21,6 +22,7 @@ type Strategy struct {
 	opts    Options
 	q       *queries
 	dialect migrations.Dialect
+	checked atomic.Bool // the table passed ready's checks
 }
 
 var (
@@ -29,8 +31,11 @@ var (
 )
 
 // New returns a strategy on db's lease table. It does not touch the
-// database: a missing table shows up as an ErrConfig from the first call
-// (run [migrations.Apply] first). Errors match lease.ErrConfig.
+// database: before its first Acquire, Renew or Reclaim the strategy checks
+// the table's column types and, on a table shared with the Elixir library
+// (Options.Sharing), the database's default time zone; a missing table or
+// a failed check is an ErrConfig from that call (run [migrations.Apply]
+// first). Errors match lease.ErrConfig.
 func New(db *sql.DB, opts Options) (*Strategy, error) {
 	if db == nil {
 		return nil, leasekit.Errorf(pkg, lease.ErrConfig, "nil *sql.DB")
