@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/internal/leasekit"
 )
 
 // configErrors are server replies that retrying cannot fix: the client
@@ -74,7 +75,7 @@ func (s *Strategy) classify(op string, id int, err error) error {
 		what = fmt.Sprintf("%s of machine ID %d", op, id)
 	}
 	if isConfig(err) {
-		return fmt.Errorf("etcdlease: %s under %q: etcd refused the request: %w: %w", what, clip(s.opts.Prefix), lease.ErrConfig, err)
+		return leasekit.Errorf("etcdlease", lease.ErrConfig, "%s under %s: etcd refused the request: %w", what, leasekit.Quote(s.opts.Prefix), err)
 	}
-	return fmt.Errorf("etcdlease: %s under %q: %w: %w", what, clip(s.opts.Prefix), lease.ErrRetry, err)
+	return leasekit.Errorf("etcdlease", lease.ErrRetry, "%s under %s: %w", what, leasekit.Quote(s.opts.Prefix), err)
 }

@@ -3,6 +3,8 @@ package etcdlease_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,7 +81,8 @@ func (f faultLease) Revoke(ctx context.Context, id clientv3.LeaseID) (*clientv3.
 // operation: permission and authentication errors and refused request
 // shapes are ErrConfig; Unavailable, DeadlineExceeded, ended contexts, no
 // leader, and unknown errors are ErrRetry; a missing etcd lease is ErrLost
-// for Renew and nothing for Release.
+// for Renew (Release's first request grants the hold's etcd lease, which
+// cannot be missing: an unknown outcome).
 func TestErrorMapping(t *testing.T) {
 	real := client(t)
 	prefix := namespace(t, real)
@@ -112,7 +115,7 @@ func TestErrorMapping(t *testing.T) {
 		{"too many requests", rpctypes.ErrTooManyRequests, lease.ErrRetry, nil, lease.ErrRetry},
 		{"client closing", status.Error(codes.Canceled, "grpc: the client connection is closing"), lease.ErrRetry, nil, lease.ErrRetry},
 		{"unknown", errors.New("something odd"), lease.ErrRetry, nil, lease.ErrRetry},
-		{"lease not found", rpctypes.ErrLeaseNotFound, lease.ErrRetry, lease.ErrLost, nil},
+		{"lease not found", rpctypes.ErrLeaseNotFound, lease.ErrRetry, lease.ErrLost, lease.ErrRetry},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			fc := newClient(t, real.Endpoints()...)
@@ -160,8 +163,10 @@ func TestErrorMapping(t *testing.T) {
 	}
 }
 
-// TestClaimErrorRevokes: when a claim's outcome is unknown, or every
-// candidate was taken, the etcd lease granted for the attempt is revoked.
+// TestClaimErrorRevokes: when every candidate was taken, the etcd lease
+// granted for the attempt is revoked; when a claim's outcome is unknown,
+// the claim is returned beside ErrRetry, and releasing it revokes that
+// etcd lease.
 func TestClaimErrorRevokes(t *testing.T) {
 	real := client(t)
 	prefix := namespace(t, real)
@@ -190,10 +195,22 @@ func TestClaimErrorRevokes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.Acquire(ctx, time.Minute); !errors.Is(err, c.want) {
+			l, err := s.Acquire(ctx, time.Minute)
+			if !errors.Is(err, c.want) {
 				t.Fatalf("Acquire: %v, want %v", err, c.want)
 			}
-			if ttl := ttlOf(t, real, <-granted); ttl != -1 {
+			lid := <-granted
+			if c.txn != nil {
+				if l.MachineID != 3 || !strings.HasPrefix(l.Token, fmt.Sprintf("%016x.", uint64(lid))) {
+					t.Fatalf("Acquire returned %+v beside %v; want the claim of machine ID 3 on etcd lease %x", l, err, lid)
+				}
+				if err := other.Release(ctx, l); err != nil {
+					t.Fatalf("Release of the returned claim: %v", err)
+				}
+			} else if l.Token != "" {
+				t.Errorf("Acquire returned %+v beside %v: nothing was claimed", l, err)
+			}
+			if ttl := ttlOf(t, real, lid); ttl != -1 {
 				t.Errorf("granted etcd lease still alive (TTL %ds)", ttl)
 			}
 		})

@@ -1,10 +1,10 @@
 package etcdlease
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/internal/leasekit"
 )
 
 // DefaultPrefix is the key prefix used when [Options.Prefix] is empty.
@@ -18,8 +18,14 @@ const DefaultCandidates = 5
 // [Options.RequestTimeout] is zero.
 const DefaultRequestTimeout = 5 * time.Second
 
+// DefaultReleaseHold is how long a released machine ID stays taken when
+// [Options.ReleaseHold] is zero: twice the lease manager's default
+// HandoffSkew (1s), plus etcd's revoke tick (500ms), rounded up to etcd's
+// whole-second TTL.
+const DefaultReleaseHold = 3 * time.Second
+
 // Capacity is the number of machine IDs under a prefix (0..511).
-const Capacity = 512
+const Capacity = leasekit.IDs
 
 // maxTTLSeconds is etcd's largest lease TTL (MaxLeaseTTL).
 const maxTTLSeconds = 9_000_000_000
@@ -43,44 +49,60 @@ type Options struct {
 	// RequestTimeout bounds every etcd request (a call's context bounds it
 	// too). Default [DefaultRequestTimeout]; negative: only the context.
 	RequestTimeout time.Duration
+	// ReleaseHold is how long a machine ID stays taken after Release: the
+	// key moves to an etcd lease of that TTL (whole seconds, rounded up;
+	// etcd may grant more) instead of being deleted, so that nobody can
+	// acquire the ID before that much time has passed since its holder
+	// stopped generating. Leases report it as lease.Lease.ReleaseHold, and
+	// the lease manager's hand-off guard relies on it (see the package
+	// documentation). Keep it at least twice lease.Options.HandoffSkew for
+	// hand-offs without a wait. Default [DefaultReleaseHold] (3s).
+	// Negative: Release deletes the key at once (ReleaseHold 0), and every
+	// Acquire's first timestamp waits about twice HandoffSkew. Every holder
+	// sharing a prefix must use the same value.
+	ReleaseHold time.Duration
 }
 
 func (o Options) withDefaults() (Options, error) {
 	if o.Prefix == "" {
 		o.Prefix = DefaultPrefix
 	}
-	if len(o.Prefix) > maxPrefixLen || !printable(o.Prefix) {
-		return o, fmt.Errorf("etcdlease: Options.Prefix %q must be 1..%d printable bytes: %w", clip(o.Prefix), maxPrefixLen, lease.ErrConfig)
+	if len(o.Prefix) > maxPrefixLen || !leasekit.Printable(o.Prefix) {
+		return o, leasekit.Errorf("etcdlease", lease.ErrConfig, "Options.Prefix %s must be 1..%d printable bytes",
+			leasekit.Quote(o.Prefix), maxPrefixLen)
 	}
 	if last := o.Prefix[len(o.Prefix)-1]; '0' <= last && last <= '9' {
-		return o, fmt.Errorf("etcdlease: Options.Prefix %q must not end with a digit (end it with a separator such as '/'): %w",
-			clip(o.Prefix), lease.ErrConfig)
+		return o, leasekit.Errorf("etcdlease", lease.ErrConfig,
+			"Options.Prefix %s must not end with a digit (end it with a separator such as '/')", leasekit.Quote(o.Prefix))
 	}
 	switch {
 	case o.Candidates < 0:
-		return o, fmt.Errorf("etcdlease: Options.Candidates %d is negative: %w", o.Candidates, lease.ErrConfig)
+		return o, leasekit.Errorf("etcdlease", lease.ErrConfig, "Options.Candidates %d is negative", o.Candidates)
 	case o.Candidates == 0:
 		o.Candidates = DefaultCandidates
 	}
 	if o.RequestTimeout == 0 {
 		o.RequestTimeout = DefaultRequestTimeout
 	}
+	switch {
+	case o.ReleaseHold == 0:
+		o.ReleaseHold = DefaultReleaseHold
+	case o.ReleaseHold > maxTTLSeconds*time.Second:
+		return o, leasekit.Errorf("etcdlease", lease.ErrConfig, "Options.ReleaseHold %v is above etcd's maximum TTL", o.ReleaseHold)
+	}
 	return o, nil
 }
 
-func printable(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] <= ' ' || s[i] >= 0x7f {
-			return false
-		}
+// holdSeconds is the TTL of the etcd lease a released key moves to (whole
+// seconds, rounded up); 0 for a negative ReleaseHold: delete at once.
+func (o Options) holdSeconds() int64 {
+	if o.ReleaseHold <= 0 {
+		return 0
 	}
-	return true
+	return int64((o.ReleaseHold + time.Second - 1) / time.Second)
 }
 
-// clip shortens untrusted input quoted in an error message.
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "..."
-	}
-	return s
+// releaseHold is what every lease reports as lease.Lease.ReleaseHold.
+func (o Options) releaseHold() time.Duration {
+	return time.Duration(o.holdSeconds()) * time.Second
 }

@@ -3,15 +3,13 @@ package etcdlease
 import (
 	"context"
 	"errors"
-	"fmt"
-	mrand "math/rand/v2"
-	"slices"
 	"strconv"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/internal/leasekit"
 )
 
 // Strategy is a [lease.Strategy] backed by etcd. It is safe for concurrent
@@ -32,7 +30,7 @@ var (
 // [lease.ErrConfig]) but does no I/O; [Strategy.Check] verifies access.
 func New(c *clientv3.Client, opts Options) (*Strategy, error) {
 	if c == nil {
-		return nil, fmt.Errorf("etcdlease: nil client: %w", lease.ErrConfig)
+		return nil, leasekit.Errorf("etcdlease", lease.ErrConfig, "nil client")
 	}
 	o, err := opts.withDefaults()
 	if err != nil {
@@ -69,9 +67,9 @@ func (s *Strategy) Check(ctx context.Context) error {
 // granted). Errors wrap [lease.ErrExhausted] (all 512 keys exist),
 // [lease.ErrConflict] (racing contenders took every candidate),
 // [lease.ErrConfig] or [lease.ErrRetry] (see the package documentation).
-// Whenever no key is won, or the outcome of a claim is unknown, the
-// granted etcd lease is revoked (which deletes any key attached to it), so
-// an abandoned acquisition holds no ID.
+// When no key was won the granted etcd lease is revoked. When the outcome
+// of a claim is unknown, Acquire returns that claim (MachineID and Token
+// set) beside [lease.ErrRetry], for the caller to release.
 func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, error) {
 	ttl, err := ttlSeconds(d)
 	if err != nil {
@@ -82,29 +80,38 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, e
 		return lease.Lease{}, s.classify("acquire (list)", -1, err)
 	}
 	if len(free) == 0 {
-		return lease.Lease{}, fmt.Errorf("etcdlease: acquire under %q: all %d machine IDs held: %w", clip(s.opts.Prefix), Capacity, lease.ErrExhausted)
+		return lease.Lease{}, leasekit.Errorf("etcdlease", lease.ErrExhausted, "acquire under %s: all %d machine IDs held",
+			leasekit.Quote(s.opts.Prefix), Capacity)
 	}
 	g, err := s.grant(ctx, ttl)
 	if err != nil {
 		return lease.Lease{}, s.classify("acquire (grant)", -1, err)
 	}
-	token := newToken()
-	for _, id := range s.candidates(free) {
+	token := leasekit.NewTokenString()
+	tried := leasekit.Candidates(free, s.opts.Candidates, s.opts.LowestFirst)
+	for _, id := range tried {
 		won, err := s.claim(ctx, id, token, g.ID)
 		if err != nil {
-			s.revoke(ctx, g.ID) // the claim may have been applied
 			if isLeaseNotFound(err) {
-				err = fmt.Errorf("the granted lease expired before the claim: %w", err)
+				err = errors.Join(errors.New("the granted lease expired before the claim"), err)
 			}
-			return lease.Lease{}, s.classify("acquire (claim)", id, err)
+			// The claim may have been applied: report it.
+			return lease.Lease{MachineID: id, Token: leaseToken(g.ID, token)}, s.classify("acquire (claim)", id, err)
 		}
 		if won {
-			return lease.Lease{MachineID: id, Token: leaseToken(g.ID, token), TTL: time.Duration(g.TTL) * time.Second}, nil
+			return s.lease(id, g.ID, token, g.TTL), nil
 		}
 	}
 	s.revoke(ctx, g.ID)
-	return lease.Lease{}, fmt.Errorf("etcdlease: acquire under %q: contenders took all %d candidates: %w",
-		clip(s.opts.Prefix), min(len(free), s.opts.Candidates), lease.ErrConflict)
+	return lease.Lease{}, leasekit.Errorf("etcdlease", lease.ErrConflict, "acquire under %s: contenders took all %d candidates",
+		leasekit.Quote(s.opts.Prefix), len(tried))
+}
+
+// lease is the lease of machine ID id: key holding token on etcd lease
+// lid, granted for ttl seconds.
+func (s *Strategy) lease(id int, lid clientv3.LeaseID, token string, ttl int64) lease.Lease {
+	return lease.Lease{MachineID: id, Token: leaseToken(lid, token), TTL: time.Duration(ttl) * time.Second,
+		ReleaseHold: s.opts.releaseHold()}
 }
 
 // Renew extends l: it sends one keep-alive (KeepAliveOnce) for l's etcd
@@ -153,7 +160,7 @@ func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (l
 			return lease.Lease{}, s.classify("renew (new lease)", id, err)
 		}
 	}
-	return lease.Lease{MachineID: id, Token: leaseToken(cur, token), TTL: time.Duration(granted) * time.Second}, nil
+	return s.lease(id, cur, token, granted), nil
 }
 
 // keepAlive sends one keep-alive for lid.
@@ -161,28 +168,6 @@ func (s *Strategy) keepAlive(ctx context.Context, lid clientv3.LeaseID) (*client
 	rctx, cancel := s.request(ctx)
 	defer cancel()
 	return s.c.KeepAliveOnce(rctx, lid)
-}
-
-// Reclaim is Renew: the machine ID and token read back from a state file
-// are all it needs.
-func (s *Strategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
-	return s.Renew(ctx, l, d)
-}
-
-// Release revokes l's etcd lease, deleting its key. Releasing a lease that
-// expired or was already released is a harmless no-op and returns nil;
-// a revoke whose outcome is unknown wraps [lease.ErrRetry].
-func (s *Strategy) Release(ctx context.Context, l lease.Lease) error {
-	id, _, err := parseLease(l)
-	if err != nil {
-		return nil // not ours to release
-	}
-	rctx, cancel := s.request(ctx)
-	defer cancel()
-	if _, err := s.c.Revoke(rctx, id); err != nil && !isLeaseNotFound(err) {
-		return s.classify("release", l.MachineID, err)
-	}
-	return nil
 }
 
 // errNotHeld is returned by holder when the key is gone or holds another
@@ -197,10 +182,10 @@ func (s *Strategy) renewError(id int, err error) error {
 	var nh errNotHeld
 	switch {
 	case errors.As(err, &nh):
-		return fmt.Errorf("etcdlease: renew of machine ID %d under %q: %s: %w", id, clip(s.opts.Prefix), nh.why, lease.ErrLost)
+		return leasekit.Errorf("etcdlease", lease.ErrLost, "renew of machine ID %d under %s: %s", id, leasekit.Quote(s.opts.Prefix), nh.why)
 	case isLeaseNotFound(err):
-		return fmt.Errorf("etcdlease: renew of machine ID %d under %q: etcd lease not found (expired or revoked): %w: %w",
-			id, clip(s.opts.Prefix), lease.ErrLost, err)
+		return leasekit.Errorf("etcdlease", lease.ErrLost, "renew of machine ID %d under %s: etcd lease not found (expired or revoked): %w",
+			id, leasekit.Quote(s.opts.Prefix), err)
 	}
 	return s.classify("renew", id, err)
 }
@@ -247,7 +232,7 @@ func (s *Strategy) move(ctx context.Context, key, token string, old clientv3.Lea
 	}
 	if !r.Succeeded {
 		s.revoke(ctx, g.ID)
-		return 0, 0, fmt.Errorf("%w: the key changed while moving it to a longer etcd lease", lease.ErrRetry)
+		return 0, 0, errors.New("the key changed while moving it to a longer etcd lease")
 	}
 	s.revoke(ctx, old) // it has no key any more
 	return g.ID, g.TTL, nil
@@ -264,7 +249,7 @@ func (s *Strategy) free(ctx context.Context) ([]int, error) {
 	}
 	var held [Capacity]bool
 	for _, kv := range r.Kvs {
-		if id, ok := parseID(string(kv.Key[len(s.opts.Prefix):])); ok {
+		if id, ok := leasekit.ParseID(string(kv.Key[len(s.opts.Prefix):])); ok {
 			held[id] = true
 		}
 	}
@@ -280,28 +265,13 @@ func (s *Strategy) free(ctx context.Context) ([]int, error) {
 // rangeEnd ends the range of keys prefix+digits (':' follows '9').
 func (s *Strategy) rangeEnd() string { return s.opts.Prefix + ":" }
 
-// candidates picks up to Candidates of free (ascending): the lowest, or a
-// random sample.
-func (s *Strategy) candidates(free []int) []int {
-	n := min(s.opts.Candidates, len(free))
-	if s.opts.LowestFirst {
-		return free[:n]
-	}
-	free = slices.Clone(free)
-	for i := range n {
-		j := i + mrand.IntN(len(free)-i)
-		free[i], free[j] = free[j], free[i]
-	}
-	return free[:n]
-}
-
 // grant grants an etcd lease of ttl seconds.
 func (s *Strategy) grant(ctx context.Context, ttl int64) (*clientv3.LeaseGrantResponse, error) {
 	rctx, cancel := s.request(ctx)
 	defer cancel()
 	g, err := s.c.Grant(rctx, ttl)
 	if err == nil && g.TTL <= 0 {
-		err = fmt.Errorf("etcd granted lease %x with TTL %d", g.ID, g.TTL)
+		err = errors.New("etcd granted a lease with a TTL <= 0")
 	}
 	return g, err
 }
@@ -320,13 +290,10 @@ func (s *Strategy) claim(ctx context.Context, id int, token string, lid clientv3
 	return r.Succeeded, nil
 }
 
-// revokeTimeout bounds the revocation of an etcd lease nobody will use,
-// which runs even when the caller's context has ended.
-const revokeTimeout = 5 * time.Second
-
-// revoke revokes lid, best effort, detached from ctx's end.
+// revoke revokes lid, best effort (an etcd lease left behind holds no
+// key and expires by itself), within ctx.
 func (s *Strategy) revoke(ctx context.Context, lid clientv3.LeaseID) {
-	rctx, cancel := context.WithTimeout(clientv3.WithRequireLeader(context.WithoutCancel(ctx)), revokeTimeout)
+	rctx, cancel := s.request(ctx)
 	defer cancel()
 	_, _ = s.c.Revoke(rctx, lid)
 }
