@@ -55,11 +55,6 @@ func typeOfKey(key unsafe.Pointer) reflect.Type {
 // slotOf returns the first slot a type key is looked for in.
 func slotOf(key unsafe.Pointer) uint8 { return uint8(uintptr(key) >> 4) }
 
-// codecOf returns the cached codec of ID type T. Hot paths write
-// codecFor(typeKey[T]()) out instead: codecOf itself is over the inlining
-// budget, and the call it costs is as much as the lookup.
-func codecOf[T IDType]() *codec { return codecFor(typeKey[T]()) }
-
 // codecFor returns the codec of the ID type whose type key is key. It
 // inlines (cost 79 of 80 with Go 1.26; keep it this small): the miss path
 // is a plain, non-generic call.

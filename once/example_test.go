@@ -40,16 +40,39 @@ func Example() {
 	}
 	fmt.Println(id, id.Uint64(), id.Int64())
 
-	// hex (16 chars) and hex32 (13) are told apart by length, either case.
-	same := once.MustParse("CC08E17D9C800001")
-	fmt.Println(same == id, same)
-
-	_, err = once.Parse("zAjhfZyAAAF") // non-zero spare bits
-	fmt.Println(errors.Is(err, once.ErrInvalid), err)
+	// One ID, one spelling: other formats, upper case and non-zero spare
+	// bits are errors.
+	for _, s := range []string{"cc08e17d9c800001", "zAjhfZyAAAF"} {
+		_, err = once.Parse(s)
+		fmt.Println(errors.Is(err, once.ErrInvalid), err)
+	}
 	// Output:
 	// zAjhfZyAAAE 14702248913163780097 -3744495160545771519
-	// true zAjhfZyAAAE
+	// true once: invalid ID "cc08e17d9c800001": length 16, want 11 (url64)
 	// true once: invalid ID "zAjhfZyAAAF": non-zero spare bits in the last character (not the canonical url64 spelling)
+}
+
+func Example_zero() {
+	// The zero ID means "no ID": "" in text and JSON (as net/netip spells
+	// its zero value), never a real-looking spelling, and no database value.
+	type Account struct {
+		ID AccountID `json:"id"`
+	}
+	data, _ := json.Marshal(Account{})
+	fmt.Println(string(data))
+
+	var a Account
+	fmt.Println(json.Unmarshal(data, &a), a.ID.IsZero())
+
+	_, err := once.ParseAs[AccountID]("acct_AAAAAAAAAAA") // the url64 spelling of 0
+	fmt.Println(err)
+	_, err = a.ID.Value() // an insert with an unfilled ID fails
+	fmt.Println(errors.Is(err, once.ErrInvalid))
+	// Output:
+	// {"id":""}
+	// <nil> true
+	// once: invalid ID "acct_AAAAAAAAAAA": spells 0, the zero ID ("no ID"), whose only spelling is ""
+	// true
 }
 
 func Example_typed() {
@@ -167,14 +190,20 @@ func ExampleCheck() {
 	// true once: invalid options of once_test.badKind: PersistPrefix needs a text or raw DBFormat, not signed
 }
 
-func ExampleOptions_Parse() {
-	// Options known only at run time (tools, adapters).
+func ExampleOptions_ParseAny() {
+	// Tools and data migrations read every spelling the Elixir library's
+	// cast accepts: here upper-case hex, and url64 told apart by length.
 	opts := once.Options{Prefix: "usr_", Format: once.Hex}
-	id, err := opts.Parse("usr_338F28264E079F31")
-	fmt.Println(id.Uint64(), err)
-	text, _ := opts.AppendText(nil, id)
-	fmt.Println(string(text))
+	for _, s := range []string{"usr_338F28264E079F31", "usr_M48oJk4HnzE"} {
+		id, err := opts.ParseAny(s)
+		text, _ := opts.AppendText(nil, id) // the canonical spelling
+		fmt.Println(id.Uint64(), string(text), err)
+	}
+	// The ID types accept only the canonical spelling.
+	_, err := once.ParseAs[AccountID]("acct_338f28264e079f31")
+	fmt.Println(err)
 	// Output:
-	// 3715232362586939185 <nil>
-	// usr_338f28264e079f31
+	// 3715232362586939185 usr_338f28264e079f31 <nil>
+	// 3715232362586939185 usr_338f28264e079f31 <nil>
+	// once: invalid ID "acct_338f28264e079f31": length 16, want 11 (url64)
 }

@@ -46,9 +46,6 @@ func ParseFormat(s string) (Format, error) {
 	return 0, configError("unknown format " + quote(s) + " (want url64, hex, hex32, signed, unsigned or raw)")
 }
 
-// isText reports whether f is one of the text formats url64, hex, hex32.
-func (f Format) isText() bool { return f == URL64 || f == Hex || f == Hex32 }
-
 // isInteger reports whether f is signed or unsigned.
 func (f Format) isInteger() bool { return f == Signed || f == Unsigned }
 

@@ -50,70 +50,66 @@ func addSeeds(f *testing.F) {
 	}
 }
 
-// FuzzParse: parsing never panics; whatever parses formats canonically, and
-// the canonical text parses back to the same ID and formats to itself.
+// FuzzParse: the parsers never panic and fail only with ErrInvalid. The
+// strict parser (a type's ParseAs) accepts exactly the canonical spelling:
+// what it accepts formats back to the same text, byte for byte. The lenient
+// ParseAny accepts a superset: its result formats canonically, and the
+// canonical text parses strictly to the same ID (0 excepted, which has no
+// spelling for the ID types).
 func FuzzParse(f *testing.F) {
 	addSeeds(f)
 	opts := fuzzOptions(f)
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, o := range opts {
-			id, err := o.Parse(s)
-			if err != nil {
-				if !errors.Is(err, once.ErrInvalid) {
-					t.Fatalf("%+v Parse(%q): error %v is not ErrInvalid", o, s, err)
+			strict, errS := once.OptionsParse(o, s)
+			lenient, errL := o.ParseAny(s)
+			for _, err := range []error{errS, errL} {
+				if err == nil {
+					continue
 				}
-				if !id.IsZero() {
-					t.Fatalf("non-zero ID with an error")
+				if !errors.Is(err, once.ErrInvalid) {
+					t.Fatalf("%+v parse %q: error %v is not ErrInvalid", o, s, err)
 				}
 				if msg := err.Error(); !strings.HasPrefix(msg, "once: ") || len(msg) > 400 {
 					t.Fatalf("message %q", msg)
 				}
+			}
+			if errS != nil && !strict.IsZero() || errL != nil && !lenient.IsZero() {
+				t.Fatalf("non-zero ID with an error")
+			}
+			if errS == nil {
+				if strict.IsZero() {
+					t.Fatalf("%+v: %q parses strictly to the zero ID", o, s)
+				}
+				if canon, _ := o.AppendText(nil, strict); string(canon) != s {
+					t.Fatalf("%+v: strict parse of %q formats as %q", o, s, canon)
+				}
+				if errL != nil || lenient != strict {
+					t.Fatalf("%+v: strict %q = %d, lenient = %d, %v", o, s, strict.Uint64(), lenient.Uint64(), errL)
+				}
+			}
+			if errL != nil {
 				continue
 			}
-			canon, err := o.AppendText(nil, id)
+			canon, err := o.AppendText(nil, lenient)
 			if err != nil {
 				t.Fatal(err)
 			}
-			back, err := o.Parse(string(canon))
-			if err != nil || back != id {
-				t.Fatalf("%+v: %q -> %v -> %q -> %v, %v", o, s, id.Uint64(), canon, back.Uint64(), err)
+			if back, err := o.ParseAny(string(canon)); err != nil || back != lenient {
+				t.Fatalf("%+v: %q -> %d -> %q -> %d, %v", o, s, lenient.Uint64(), canon, back.Uint64(), err)
 			}
-			again, _ := o.AppendText(nil, back)
-			if !bytes.Equal(again, canon) {
-				t.Fatalf("canonical %q formats to %q", canon, again)
-			}
-			// Input already in the canonical lowercase spelling of the
-			// chosen format is returned unchanged.
-			if isCanonicalInput(o, s) && string(canon) != s {
-				t.Fatalf("%+v: canonical %q formats to %q", o, s, canon)
+			back, err := once.OptionsParse(o, string(canon))
+			if lenient.IsZero() != (err != nil) || back != lenient {
+				t.Fatalf("%+v: canonical %q of %d parses strictly to %d, %v", o, canon, lenient.Uint64(), back.Uint64(), err)
 			}
 		}
-		// Plain Parse agrees with the default options.
+		// Parse is the plain ID's strict parser.
 		a, errA := once.Parse(s)
-		b, errB := once.Options{}.Parse(s)
+		b, errB := once.OptionsParse(once.Options{}, s)
 		if a != b || (errA == nil) != (errB == nil) {
-			t.Fatalf("Parse and Options{}.Parse disagree on %q", s)
+			t.Fatalf("Parse and the default options disagree on %q", s)
 		}
 	})
-}
-
-// isCanonicalInput: s is prefix + the format's own spelling (by length for
-// text formats, digits without sign/leading zero for integers).
-func isCanonicalInput(o once.Options, s string) bool {
-	rest, ok := strings.CutPrefix(s, o.Prefix)
-	if !ok {
-		return false
-	}
-	switch o.Format {
-	case once.Signed, once.Unsigned:
-		return false // decimal spellings of the other range differ legitimately
-	case once.Hex:
-		return len(rest) == 16 && rest == strings.ToLower(rest)
-	case once.Hex32:
-		return len(rest) == 13 && rest == strings.ToLower(rest)
-	default:
-		return len(rest) == 11
-	}
 }
 
 // FuzzRoundTrip: text, JSON, Scan/Value and mask/unmask round-trip for any
@@ -135,14 +131,30 @@ func FuzzRoundTrip(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if back, err := o.Parse(string(txt)); err != nil || back != id {
+		if back, err := o.ParseAny(string(txt)); err != nil || back != id {
 			t.Fatalf("%+v: text %q -> %v, %v", o, txt, back, err)
 		}
-		dv, err := o.Value(id)
+		if v == 0 {
+			// The zero ID: no spelling, no database value.
+			if _, err := once.OptionsParse(o, string(txt)); !errors.Is(err, once.ErrInvalid) {
+				t.Fatalf("%+v: %q parses strictly: %v", o, txt, err)
+			}
+			if _, err := once.OptionsValue(o, id); !errors.Is(err, once.ErrInvalid) {
+				t.Fatalf("%+v: Value of the zero ID: %v", o, err)
+			}
+			if data := mustJSON(t, UserID(id)); string(data) != `""` {
+				t.Fatalf("zero UserID marshals as %s", data)
+			}
+			return
+		}
+		if back, err := once.OptionsParse(o, string(txt)); err != nil || back != id {
+			t.Fatalf("%+v: text %q -> %v, %v", o, txt, back, err)
+		}
+		dv, err := once.OptionsValue(o, id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if back, err := o.Scan(dv); err != nil || back != id {
+		if back, err := once.OptionsScan(o, dv); err != nil || back != id {
 			t.Fatalf("%+v: Scan(Value %#v) = %v, %v", o, dv, back, err)
 		}
 		// Typed JSON round trip (fixed types).
@@ -181,18 +193,18 @@ func FuzzScan(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, o := range dbFormats {
 			for _, src := range []any{data, string(data)} {
-				id, err := o.Scan(src)
+				id, err := once.OptionsScan(o, src)
 				if err != nil {
 					if !errors.Is(err, once.ErrInvalid) || !id.IsZero() {
 						t.Fatalf("%+v Scan(%q) = %v, %v", o, data, id, err)
 					}
 					continue
 				}
-				dv, err := o.Value(id)
+				dv, err := once.OptionsValue(o, id)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if back, err := o.Scan(dv); err != nil || back != id {
+				if back, err := once.OptionsScan(o, dv); err != nil || back != id {
 					t.Fatalf("%+v: %q -> %v -> %#v -> %v, %v", o, data, id, dv, back, err)
 				}
 			}

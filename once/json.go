@@ -6,13 +6,16 @@ import (
 )
 
 // errJSONNull is the error for JSON null into an ID.
-var errJSONNull = invalid("JSON value", "null", "null is not an ID (use *T or sql.Null[T] for nullable fields)")
+var errJSONNull = invalid("JSON value", "null", "null is not an ID (use *T for nullable fields)")
 
 // marshalJSON spells v as a JSON string, always (numbers lose precision in
-// JavaScript above 2^53).
+// JavaScript above 2^53); the zero ID is "".
 func (c *codec) marshalJSON(v uint64) ([]byte, error) {
 	if c.err != nil {
 		return nil, c.err
+	}
+	if v == 0 {
+		return []byte(`""`), nil
 	}
 	if c.mask {
 		m, err := c.maskValue(v)
@@ -28,20 +31,27 @@ func (c *codec) marshalJSON(v uint64) ([]byte, error) {
 	return append(b, '"'), nil
 }
 
-// unmarshalJSON accepts a JSON string spelled as parseText accepts, and a
-// JSON number only for unprefixed signed/unsigned types.
+// unmarshalJSON accepts a JSON string spelled as parseText accepts or ""
+// (the zero ID), and a JSON number in the canonical decimal spelling only
+// for unprefixed signed/unsigned types.
 func (c *codec) unmarshalJSON(data []byte) (uint64, error) {
 	if c.err != nil {
 		return 0, c.err
 	}
 	if n := len(data); n >= 2 && data[0] == '"' && data[n-1] == '"' {
 		s := data[1 : n-1]
+		if len(s) == 0 {
+			return 0, nil
+		}
 		if bytes.IndexByte(s, '\\') < 0 {
 			return parseText(c, s)
 		}
 		var str string // escapes: let encoding/json decode them (rare)
 		if err := json.Unmarshal(data, &str); err != nil {
 			return 0, invalid("JSON value", string(data), "not a valid JSON string")
+		}
+		if str == "" {
+			return 0, nil
 		}
 		return parseText(c, str)
 	}
@@ -53,12 +63,18 @@ func (c *codec) unmarshalJSON(data []byte) (uint64, error) {
 			return 0, invalid("JSON value", string(data),
 				"a JSON number; this ID type is spelled as a JSON string (numbers only for unprefixed signed/unsigned types)")
 		}
-		v, _, ok := parseDecimal(data)
+		v, ok := parseCanonical(data, c.format == Signed)
 		if !ok {
-			return 0, invalid("JSON value", string(data), explainDecimal(string(data), 0))
+			return 0, invalid("JSON value", string(data), explainCanonical(string(data), c.format == Signed, 0))
 		}
 		if c.mask {
-			return c.unmask(v)
+			var err error
+			if v, err = c.unmask(v); err != nil {
+				return 0, err
+			}
+			if v == 0 {
+				return 0, zeroText(string(data))
+			}
 		}
 		return v, nil
 	}

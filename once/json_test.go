@@ -37,7 +37,7 @@ func TestJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"id":"usr_M48oJk4HnzE","org":"org_6e7ig9ie0ufj2","plain":"M48oJk4HnzE","ptr":null,` +
-		`"null":{"V":"usr_AAAAAAAAAAA","Valid":false},"num":"-5","quote":"q\"\\\u003c_M48oJk4HnzE",` +
+		`"null":{"V":"","Valid":false},"num":"-5","quote":"q\"\\\u003c_M48oJk4HnzE",` +
 		`"many":{"usr_M48oJk4HnzE":"M48oJk4HnzE"}}`
 	if string(data) != want {
 		t.Errorf("Marshal:\n got %s\nwant %s", data, want)
@@ -61,11 +61,11 @@ func TestJSON(t *testing.T) {
 	}
 
 	// Numbers: only for unprefixed signed/unsigned types.
-	if err := json.Unmarshal([]byte(`{"num":-5,"opt":18446744073709551615}`), &back); err != nil ||
+	if err := json.Unmarshal([]byte(`{"num":-5,"opt":-1}`), &back); err != nil ||
 		back.Num.Int64() != -5 || back.Opt == nil || back.Opt.Int64() != -1 {
 		t.Errorf("numbers: %+v, %v", back, err)
 	}
-	for _, bad := range []string{`{"num":1.5}`, `{"num":1e3}`, `{"num":18446744073709551616}`, `{"id":12}`,
+	for _, bad := range []string{`{"num":1.5}`, `{"num":1e3}`, `{"num":18446744073709551616}`, `{"num":18446744073709551615}`, `{"num":-0}`, `{"num":0}`, `{"id":12}`,
 		`{"plain":12}`, `{"plain":null}`, `{"id":null}`, `{"id":true}`, `{"id":{}}`, `{"id":"usr_\u0041AAAAAAAAAB"}`} {
 		var m model
 		err := json.Unmarshal([]byte(bad), &m)
@@ -108,8 +108,8 @@ func TestText(t *testing.T) {
 		t.Errorf("UnmarshalText = %v, %v", back, err)
 	}
 	var p once.ID
-	if err := p.UnmarshalText([]byte("338F28264E079F31")); err != nil || p != id {
-		t.Errorf("UnmarshalText hex upper = %v, %v", p, err)
+	if err := p.UnmarshalText([]byte("338f28264e079f31")); !errors.Is(err, once.ErrInvalid) {
+		t.Errorf("UnmarshalText of hex into a url64 ID = %v, %v; want ErrInvalid", p, err)
 	}
 	b, _ = u.AppendText([]byte("id="))
 	if string(b) != "id=usr_M48oJk4HnzE" {

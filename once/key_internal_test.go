@@ -24,7 +24,7 @@ func TestTypeKeyDistinct(t *testing.T) {
 	if got := typeOfKey(typeKey[ID]()); got != reflect.TypeFor[ID]() {
 		t.Fatalf("typeOfKey = %v", got)
 	}
-	if codecOf[Typed[ka]]().prefix != "a_" || codecOf[Typed[kb]]().prefix != "b_" {
+	if codecFor(typeKey[Typed[ka]]()).prefix != "a_" || codecFor(typeKey[Typed[kb]]()).prefix != "b_" {
 		t.Fatal("codecs mixed up")
 	}
 }
@@ -53,7 +53,7 @@ func TestCodecOverflow(t *testing.T) {
 		}
 	}()
 	for range 3 {
-		c := codecOf[Typed[kc]]()
+		c := codecFor(typeKey[Typed[kc]]())
 		if c.prefix != "c_" || c.key != key {
 			t.Fatalf("codec %+v", c)
 		}
@@ -75,7 +75,7 @@ func (kd) Options() Options { return Options{Prefix: "d_", Format: Hex} }
 func TestCodecConcurrentFirstUse(t *testing.T) {
 	done := make(chan *codec)
 	for range 16 {
-		go func() { done <- codecOf[Typed[kd]]() }()
+		go func() { done <- codecFor(typeKey[Typed[kd]]()) }()
 	}
 	for range 16 {
 		if c := <-done; c.prefix != "d_" || c.format != Hex {
@@ -90,7 +90,7 @@ func BenchmarkOptionsLookup(b *testing.B) {
 	b.Run("cached", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if codecOf[Typed[ka]]().prefix == "" {
+			if codecFor(typeKey[Typed[ka]]()).prefix == "" {
 				b.Fatal()
 			}
 		}

@@ -170,10 +170,17 @@ type Kind interface {
 
 // Check validates the options of ID types at startup: pass kinds
 // (userKind{}) or IDs (UserID{}). It returns nil or the [ErrConfig] errors
-// of all invalid ones joined, each naming its type and option.
+// of all invalid ones joined, each naming its type and option; a nil or
+// pointer argument is such an error too, naming its position.
 func Check(kinds ...Kind) error {
 	var errs []error
-	for _, k := range kinds {
+	for i, k := range kinds {
+		typ := reflect.TypeOf(k)
+		if typ == nil || typ.Kind() == reflect.Pointer {
+			errs = append(errs, configError("Check: argument "+strconv.Itoa(i)+" is "+
+				nilName(typ)+"; want a kind or ID value"))
+			continue
+		}
 		var err error
 		if t, ok := k.(interface{ options() (Options, error) }); ok {
 			var o Options
@@ -184,10 +191,18 @@ func Check(kinds ...Kind) error {
 			err = k.Options().Check()
 		}
 		if err != nil {
-			errs = append(errs, inType(err, reflect.TypeOf(k).String()))
+			errs = append(errs, inType(err, typ.String()))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// nilName names a nil or pointer argument of Check.
+func nilName(t reflect.Type) string {
+	if t == nil {
+		return "nil"
+	}
+	return "a pointer (" + t.String() + ")"
 }
 
 // checkKind verifies that k is a zero-size, non-pointer kind value.

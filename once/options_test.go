@@ -42,16 +42,16 @@ func TestOptionsCheck(t *testing.T) {
 			t.Errorf("%+v: err = %v, want ErrConfig naming %s", c.opts, err, c.want)
 		}
 		// Every operation reports it: never a panic, never a fallback.
-		if _, err := c.opts.Parse("AAAAAAAAAAA"); !errors.Is(err, once.ErrConfig) {
+		if _, err := once.OptionsParse(c.opts, "AAAAAAAAAAA"); !errors.Is(err, once.ErrConfig) {
 			t.Errorf("%+v: Parse err = %v", c.opts, err)
 		}
 		if _, err := c.opts.AppendText(nil, once.FromUint64(1)); !errors.Is(err, once.ErrConfig) {
 			t.Errorf("%+v: AppendText err = %v", c.opts, err)
 		}
-		if _, err := c.opts.Value(once.FromUint64(1)); !errors.Is(err, once.ErrConfig) {
+		if _, err := once.OptionsValue(c.opts, once.FromUint64(1)); !errors.Is(err, once.ErrConfig) {
 			t.Errorf("%+v: Value err = %v", c.opts, err)
 		}
-		if _, err := c.opts.Scan(int64(1)); !errors.Is(err, once.ErrConfig) {
+		if _, err := once.OptionsScan(c.opts, int64(1)); !errors.Is(err, once.ErrConfig) {
 			t.Errorf("%+v: Scan err = %v", c.opts, err)
 		}
 		if _, err := c.opts.New(); !errors.Is(err, once.ErrConfig) {
@@ -225,10 +225,13 @@ func TestDecimalIsURL64(t *testing.T) {
 		}
 	}
 	// Integer formats read only decimals.
-	if _, err := (once.Options{Format: once.Unsigned}).Parse("M48oJk4HnzE"); !errors.Is(err, once.ErrInvalid) {
+	if _, err := once.OptionsParse(once.Options{Format: once.Unsigned}, "M48oJk4HnzE"); !errors.Is(err, once.ErrInvalid) {
 		t.Errorf("unsigned format accepted url64: %v", err)
 	}
-	if id, err := (once.Options{Format: once.Unsigned}).Parse("-1"); err != nil || id.Int64() != -1 {
-		t.Errorf("unsigned Parse(-1) = %v, %v (range is [-2^63, 2^64-1])", id, err)
+	if _, err := once.OptionsParse(once.Options{Format: once.Unsigned}, "-1"); !errors.Is(err, once.ErrInvalid) {
+		t.Errorf("unsigned Parse(-1) = %v; want ErrInvalid (range [0, 2^64-1])", err)
+	}
+	if id, err := (once.Options{Format: once.Unsigned}).ParseAny("-1"); err != nil || id.Int64() != -1 {
+		t.Errorf("unsigned ParseAny(-1) = %v, %v (range is [-2^63, 2^64-1])", id, err)
 	}
 }

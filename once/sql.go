@@ -11,6 +11,16 @@ import (
 var errNull = &idError{kind: ErrInvalid,
 	msg: "once: invalid database value NULL: use sql.Null[T] or *T for nullable columns"}
 
+// errZeroValue is the error of Value for the zero ID: storing 0 would read
+// back as no ID, and NULL into a primary key is an error or (SQLite) a
+// key the database picks.
+var errZeroValue = &idError{kind: ErrInvalid,
+	msg: `once: the zero ID ("no ID") has no database value: set the ID before the insert (once.New, once.NewAs, an adapter), or use *T or sql.Null[T] for a nullable column`}
+
+// errZeroStored is the error of Scan for a stored 0.
+var errZeroStored = &idError{kind: ErrInvalid,
+	msg: `once: invalid database value 0: the zero ID ("no ID") is never stored`}
+
 // value returns the database form of the stored value v per the DB format:
 // an int64 in i (other nil) for signed and unsigned below 2^63, else other.
 // Callers box i themselves, so that an inlined Value that does not escape
@@ -18,6 +28,9 @@ var errNull = &idError{kind: ErrInvalid,
 func (c *codec) value(v uint64) (i int64, other driver.Value, err error) {
 	if c.err != nil {
 		return 0, nil, c.err
+	}
+	if v == 0 {
+		return 0, nil, errZeroValue
 	}
 	switch c.db {
 	case Signed:
@@ -66,10 +79,16 @@ func (c *codec) scan(src any) (uint64, error) {
 	}
 	switch s := src.(type) {
 	case int64:
-		if c.db == Signed || c.db == Unsigned && s >= 0 {
+		if s == 0 {
+			return 0, errZeroStored
+		}
+		if c.db == Signed || c.db == Unsigned && s > 0 {
 			return uint64(s), nil
 		}
 	case uint64:
+		if s == 0 {
+			return 0, errZeroStored
+		}
 		if c.db == Unsigned || c.db == Signed && s <= math.MaxInt64 {
 			return s, nil
 		}
@@ -83,12 +102,17 @@ func (c *codec) scan(src any) (uint64, error) {
 	return 0, scanError(c, src)
 }
 
-// scanBytes decodes a []byte or string column value.
+// scanBytes decodes a []byte or string column value: decimal digits as the
+// drivers send them for integer columns, the canonical spelling for text
+// columns, 8 bytes for raw ones. A stored 0 is an error.
 func scanBytes[T text](c *codec, s T) (uint64, error) {
 	switch c.db {
 	case Signed, Unsigned:
 		v, neg, ok := parseDecimal(s)
-		if ok && (c.db == Signed && (neg || v <= math.MaxInt64) || c.db == Unsigned && (!neg || v == 0)) {
+		if ok && v == 0 {
+			return 0, errZeroStored
+		}
+		if ok && (c.db == Signed && (neg || v <= math.MaxInt64) || c.db == Unsigned && !neg) {
 			return v, nil
 		}
 		return 0, scanError(c, string(s))
@@ -101,17 +125,21 @@ func scanBytes[T text](c *codec, s T) (uint64, error) {
 		}
 		rest = s[len(p):]
 	}
+	var v uint64
+	var ok bool
 	if c.db == Raw {
 		if len(rest) != 8 {
 			return 0, scanError(c, string(s))
 		}
-		return uint64(rest[0])<<56 | uint64(rest[1])<<48 | uint64(rest[2])<<40 | uint64(rest[3])<<32 |
-			uint64(rest[4])<<24 | uint64(rest[5])<<16 | uint64(rest[6])<<8 | uint64(rest[7]), nil
+		v = uint64(rest[0])<<56 | uint64(rest[1])<<48 | uint64(rest[2])<<40 | uint64(rest[3])<<32 |
+			uint64(rest[4])<<24 | uint64(rest[5])<<16 | uint64(rest[6])<<8 | uint64(rest[7])
+	} else if v, ok = decodeCanonical(c.db, rest); !ok {
+		return 0, scanError(c, string(s))
 	}
-	if v, ok := decodeFormat(c.db, rest); ok {
-		return v, nil
+	if v == 0 {
+		return 0, errZeroStored
 	}
-	return 0, scanError(c, string(s))
+	return v, nil
 }
 
 // scanError explains why scan rejected src.
@@ -146,7 +174,7 @@ func scanError(c *codec, src any) error {
 		if c.db == Raw {
 			return invalid(what, s, strconv.Itoa(len(rest))+" bytes, want 8 (DB format raw)")
 		}
-		return invalid(what, s, explainEncoded(c.db, rest, len(s)-len(rest))+" (DB format "+db+")")
+		return invalid(what, s, explainEncoded(c.db, rest, len(s)-len(rest), false)+" (DB format "+db+")")
 	}
 	return &idError{kind: ErrInvalid, msg: "once: invalid database value of type " +
 		reflect.TypeOf(src).String() + ": unsupported for DB format " + db}
@@ -154,21 +182,19 @@ func scanError(c *codec, src any) error {
 
 func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
 
-// Value returns the database form of id per o.DBFormat.
-func (o Options) Value(id ID) (driver.Value, error) {
-	c, err := o.resolve()
-	if err != nil {
-		return nil, err
+// gormDataType is Typed.GormDataType: a column type that every GORM
+// dialect accepts for the DB format ("" for a misconfigured type, which
+// GORM reports as an unsupported data type).
+func (c *codec) gormDataType() string {
+	switch {
+	case c.err != nil:
+		return ""
+	case c.db == Signed:
+		return "bigint"
+	case c.db == Unsigned:
+		return "numeric(20)"
+	case c.db == Raw:
+		return "bytes"
 	}
-	return c.driverValue(id.v)
-}
-
-// Scan decodes a database value per o.DBFormat.
-func (o Options) Scan(src any) (ID, error) {
-	c, err := o.resolve()
-	if err != nil {
-		return ID{}, err
-	}
-	v, err := c.scan(src)
-	return ID{v}, err
+	return "string"
 }

@@ -46,7 +46,7 @@ func TestAppendTextBufferShapes(t *testing.T) {
 						}
 					}
 				}
-				back, err := o.Parse(string(got[3:]))
+				back, err := once.OptionsParse(o, string(got[3:]))
 				if err != nil || back.Uint64() != v {
 					t.Fatalf("prefix %q: parse %q = %v, %v", o.Prefix, got[3:], back, err)
 				}

@@ -30,8 +30,15 @@ type IDType interface {
 	options() (Options, error)
 }
 
-// ParseAs parses text as an ID of type T (see [Options] for the rules):
-// once.ParseAs[UserID]("usr_M48oJk4HnzE").
+// ParseAs parses the canonical text of a non-zero ID of type T:
+// once.ParseAs[UserID]("usr_M48oJk4HnzE"). One ID has one spelling, what
+// its String returns: the exact prefix, then the value (masked when the
+// type masks) in the type's Format: url64 (11 characters, zero spare
+// bits), lowercase hex (16) or hex32 (13, zero spare bit), or decimal with
+// no '+', no leading zero and no "-0", a '-' only for a negative signed
+// value, in range for the format. Everything else is an [ErrInvalid]
+// error: other formats, upper case, "" and every spelling of 0.
+// [Options.ParseAny] reads the other spellings, for tools and migrations.
 func ParseAs[T IDType](s string) (T, error) {
 	v, err := parseText(codecFor(typeKey[T]()), s)
 	return T{v}, err
@@ -86,23 +93,33 @@ func (t Typed[K]) Uint64() uint64 { return t.v }
 // Int64 returns the stored value as an int64 (the same 64 bits).
 func (t Typed[K]) Int64() int64 { return int64(t.v) }
 
-// String returns the text spelling (prefix, format, mask), or the error in
-// angle brackets when the type is misconfigured or cannot mask.
+// String returns the text spelling (prefix, format, mask), "" for the zero
+// ID, or the error in angle brackets when the type is misconfigured or
+// cannot mask.
 func (t Typed[K]) String() string { return codecFor(typeKey[Typed[K]]()).string(t.v) }
 
-// AppendText appends the text spelling to b. It implements
-// [encoding.TextAppender].
+// AppendText appends the text spelling to b, nothing for the zero ID. It
+// implements [encoding.TextAppender].
 func (t Typed[K]) AppendText(b []byte) ([]byte, error) {
 	return codecFor(typeKey[Typed[K]]()).appendText(b, t.v)
 }
 
-// MarshalText implements [encoding.TextMarshaler].
+// MarshalText implements [encoding.TextMarshaler]: the text spelling, or
+// empty for the zero ID (as [net/netip.Addr] spells its zero value).
 func (t Typed[K]) MarshalText() ([]byte, error) {
 	return codecFor(typeKey[Typed[K]]()).marshalText(t.v)
 }
 
-// UnmarshalText implements [encoding.TextUnmarshaler] like [ParseAs].
+// UnmarshalText implements [encoding.TextUnmarshaler] like [ParseAs],
+// except that empty text is the zero ID.
 func (t *Typed[K]) UnmarshalText(text []byte) error {
+	if len(text) == 0 {
+		if err := codecFor(typeKey[Typed[K]]()).err; err != nil {
+			return err
+		}
+		t.v = 0
+		return nil
+	}
 	v, err := parseText(codecFor(typeKey[Typed[K]]()), text)
 	if err != nil {
 		return err
@@ -111,14 +128,16 @@ func (t *Typed[K]) UnmarshalText(text []byte) error {
 	return nil
 }
 
-// MarshalJSON returns the text spelling as a JSON string.
+// MarshalJSON returns the text spelling as a JSON string, "" for the zero
+// ID.
 func (t Typed[K]) MarshalJSON() ([]byte, error) {
 	return codecFor(typeKey[Typed[K]]()).marshalJSON(t.v)
 }
 
-// UnmarshalJSON accepts a JSON string spelled as [ParseAs] accepts, and a
-// JSON number only for unprefixed signed/unsigned types. null is an error
-// (use *T or sql.Null[T] for nullable fields).
+// UnmarshalJSON accepts a JSON string spelled as [ParseAs] accepts or ""
+// (the zero ID), and a JSON number in the canonical decimal spelling only
+// for unprefixed signed/unsigned types. null is an error (use *T for
+// nullable fields).
 func (t *Typed[K]) UnmarshalJSON(data []byte) error {
 	v, err := codecFor(typeKey[Typed[K]]()).unmarshalJSON(data)
 	if err != nil {
@@ -129,7 +148,8 @@ func (t *Typed[K]) UnmarshalJSON(data []byte) error {
 }
 
 // Scan implements [database/sql.Scanner], decoding strictly per DBFormat.
-// NULL is an error (use sql.Null[T] or *T for nullable columns).
+// NULL and a stored 0 are errors (use sql.Null[T] or *T for nullable
+// columns).
 func (t *Typed[K]) Scan(src any) error {
 	v, err := codecFor(typeKey[Typed[K]]()).scan(src)
 	if err != nil {
@@ -142,6 +162,16 @@ func (t *Typed[K]) Scan(src any) error {
 // Value implements [database/sql/driver.Valuer] per DBFormat: int64 for
 // signed; int64, or the decimal string from 2^63 up, for unsigned; 8 bytes
 // for raw; the canonical text for text formats (prefixed when persisted).
+// The zero ID has no database value: Value returns an [ErrInvalid] error,
+// so an insert with an unfilled ID fails instead of storing 0 or NULL (a
+// nullable column takes *T or sql.Null[T], whose NULL never calls Value).
 func (t Typed[K]) Value() (driver.Value, error) {
 	return codecFor(typeKey[Typed[K]]()).driverValue(t.v)
 }
+
+// GormDataType names the column type GORM uses for a field of this type
+// when no adapter sets one, by DBFormat: "bigint" (signed), "numeric(20)"
+// (unsigned), GORM's "bytes" (raw) or "string" (text formats). Having it
+// keeps GORM from taking an ID primary key for an auto-increment integer;
+// oncegorm.Register picks the exact type per dialect.
+func (t Typed[K]) GormDataType() string { return codecFor(typeKey[Typed[K]]()).gormDataType() }
