@@ -63,7 +63,7 @@ func (s *Strategy) checkZone(ctx context.Context) error {
 	if utcZones[strings.ToLower(zone)] {
 		return nil
 	}
-	fix := "ALTER DATABASE <db> SET timezone = 'UTC' (then reconnect)"
+	fix := "ALTER DATABASE <db> SET timezone = 'UTC', then reconnect"
 	if s.dialect == migrations.MySQL {
 		fix = "default_time_zone = '+00:00' in the server's configuration"
 	}
