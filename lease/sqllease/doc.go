@@ -12,17 +12,47 @@
 //
 //	id SMALLINT PRIMARY KEY, token (16 bytes), expires_at (UTC, µs), lock_version INTEGER
 //
+// Before its first Acquire, Renew or Reclaim a strategy reads the table's
+// column types and refuses (lease.ErrConfig, naming the column, its type
+// and the type expected) any it cannot read and write exactly. expires_at
+// must be a zone-free timestamp with microseconds: PostgreSQL
+// timestamp(6) without time zone, MySQL DATETIME(6), SQLite TEXT. A
+// timestamptz or MySQL TIMESTAMP column is converted by each session's
+// time zone, and sessions in different zones would hold one ID twice.
+//
 // # Clock
 //
 // One clock decides: the database's, in UTC, read once per statement —
 // PostgreSQL statement_timestamp() AT TIME ZONE 'UTC', MySQL
-// UTC_TIMESTAMP(6), SQLite strftime(..., 'now') — so neither the session
-// time zone, nor DST, nor the application hosts' clocks matter. Timestamps
-// are read back as text, independent of drivers' time decoding. On SQLite,
-// which has no timestamp type, expires_at is TEXT in exactly one format,
-// 'YYYY-MM-DDTHH:MM:SS.ffffffZ' (fixed width, so text order is time order;
-// SQLite's own clock has millisecond resolution); rows whose value is not
-// in that format are never treated as free.
+// UTC_TIMESTAMP(6), SQLite strftime(..., 'now') — so among Go processes
+// neither the session time zone, nor DST, nor the application hosts'
+// clocks matter. Timestamps are read back as text, independent of drivers'
+// time decoding. On SQLite, which has no timestamp type, expires_at is
+// TEXT in exactly one format, 'YYYY-MM-DDTHH:MM:SS.ffffffZ' (fixed width,
+// so text order is time order; SQLite's own clock has millisecond
+// resolution); rows whose value is not in that format are never treated
+// as free.
+//
+// # Sharing the table with the Elixir library
+//
+// The Elixir NoNoncense library writes and compares expires_at with
+// CURRENT_TIMESTAMP: wall-clock time in the session's time zone, which is
+// the database's default because its drivers (Postgrex, MyXQL) set none.
+// It agrees with this package only when that default is UTC; otherwise
+// the Elixir side takes IDs Go holds (east of UTC) and Go takes IDs the
+// Elixir side holds (west of UTC). So on a table shared with it
+// (Options.Sharing; by default a table named "no_noncense_leases") a
+// strategy refuses to start (lease.ErrConfig) unless the database's
+// default time zone is UTC by name (UTC, Etc/UTC, GMT, +00:00, ...;
+// Europe/London is refused even in winter). Fix it with ALTER DATABASE
+// <db> SET timezone = 'UTC' (PostgreSQL) or default_time_zone = '+00:00'
+// (MySQL). On PostgreSQL the check reads the default that applies to this
+// database and role; a role-specific setting for the Elixir side's own
+// database user is beyond what it can see, and when this connection sets
+// its own TimeZone (a DSN parameter) and no database or role default
+// exists, the default cannot be read and the check refuses. Tables used
+// only by Go (Options.Sharing = GoOnly, or any other name) skip this
+// check.
 //
 // # Statements
 //
@@ -36,13 +66,17 @@
 // candidate claimed by a racing contender first is [lease.ErrConflict].
 // Renew sets expires_at = now + d and Release sets expires_at = now, both
 // WHERE id = :id AND token = :token; no row matched on Renew is
-// [lease.ErrLost], on Release it is harmless. Every write bumps
-// lock_version. All statements are single autocommit statements.
+// [lease.ErrLost], on Release it is harmless. Reclaim (a restart from the
+// manager's state file) renews and writes a new token in the same
+// statement, so the old token renews nothing afterwards and of two copies
+// of one state file only one reclaims. Every write bumps lock_version.
+// All statements are single autocommit statements.
 //
 // Lease.Token carries the 16-byte token as 32 hex digits. Lease.TTL is d
 // rounded up to whole microseconds, as stored. Lease.PrevExpiry is the
-// row's expires_at before the claim (zero if the row was never held), for
-// the manager's hand-off guard; Lease.CoordinatorNow is the database's
+// row's expires_at before the claim (1970 for a row never held), for the
+// manager's hand-off guard, which then costs no wait when the previous
+// holder's lease ended long ago; Lease.CoordinatorNow is the database's
 // clock at the claim (on MySQL, which lacks UPDATE ... RETURNING, at the
 // candidate query just before; zero after a MySQL renewal).
 //
@@ -55,8 +89,10 @@
 // failures, dead ports, a closed *sql.DB, timeouts and ended contexts
 // (which stay matchable with errors.Is), pool exhaustion, serialization
 // failures, deadlocks, lock timeouts, SQLITE_BUSY. Drivers are recognised
-// without importing them. A claim whose reply was lost is released in the
-// background, so an unknown outcome does not hold an ID until it expires.
+// without importing them. A call starts nothing that outlives it: when a
+// claim (Acquire, Reclaim) was sent but its reply was lost, the call
+// returns the lease it may have written beside lease.ErrRetry, and the
+// caller (the lease manager) releases it.
 //
 // On SQLite, whose busy wait ignores contexts, a call with a deadline runs
 // on one connection whose busy_timeout is lowered to the time left and

@@ -1,7 +1,10 @@
 -- Machine-ID lease table for github.com/once-go/once/lease/sqllease (MySQL, MariaDB).
 -- Same columns as the Elixir NoNoncense lease table. expires_at is a DATETIME(6)
--- holding UTC (DATETIME is never converted by the session time_zone); the
--- strategy reads the clock as UTC_TIMESTAMP(6).
+-- holding UTC (DATETIME is never converted by the session time_zone; the
+-- strategy refuses TIMESTAMP, which is). The Go strategy reads the clock as
+-- UTC_TIMESTAMP(6). The Elixir library uses CURRENT_TIMESTAMP in the server's
+-- default time zone: a table shared with it needs that default to be UTC
+-- (default_time_zone = '+00:00'); the Go strategy refuses a shared table otherwise.
 CREATE TABLE IF NOT EXISTS once_leases (
     id SMALLINT NOT NULL PRIMARY KEY,
     token VARBINARY(16) NULL,

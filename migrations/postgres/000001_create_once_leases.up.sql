@@ -1,8 +1,12 @@
 -- Machine-ID lease table for github.com/once-go/once/lease/sqllease (PostgreSQL).
 -- Same columns as the Elixir NoNoncense lease table. expires_at holds UTC
--- wall-clock time (timestamp without time zone, microseconds); the strategy
--- reads the clock as statement_timestamp() AT TIME ZONE 'UTC', so the session
--- time zone never matters.
+-- wall-clock time (timestamp without time zone, microseconds; the strategy
+-- refuses timestamptz, which each session's time zone converts). The Go
+-- strategy reads the clock as statement_timestamp() AT TIME ZONE 'UTC', so for
+-- Go processes the session time zone does not matter. The Elixir library uses
+-- CURRENT_TIMESTAMP in the database's default time zone: a table shared with it
+-- needs that default to be UTC (ALTER DATABASE <db> SET timezone = 'UTC'); the
+-- Go strategy refuses a shared table otherwise.
 CREATE TABLE IF NOT EXISTS once_leases (
     id SMALLINT PRIMARY KEY,
     token BYTEA,
