@@ -290,26 +290,3 @@ func TestBinaryPipe(t *testing.T) {
 	}
 	equalLines(t, "round trip", splitLines(string(back)), []string{"u_1", "u_-2", "u_3"})
 }
-
-// TestHelpExamples runs the examples shown in the help texts.
-func TestHelpExamples(t *testing.T) {
-	t.Setenv("ONCE_KEY", "an example base key of 32+ bytes!")
-	for _, ex := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"convert", "--to", "signed", "zAjhfZyAAAE"}, "-3744495160545771519"},
-		{[]string{"convert", "--int", "--to", "url64", "--", "-3744495160545771519"}, "zAjhfZyAAAE"},
-		{[]string{"convert", "--prefix", "usr_", "--to", "hex", "usr_M48oJk4HnzE"}, "usr_338f28264e079f31"},
-		{[]string{"mask", "--key-env", "ONCE_KEY", "--prefix", "usr_", "--int", "--to", "url64", "--", "usr_123"}, "usr_ZhR50oRoNfg"},
-		{[]string{"unmask", "--key-env", "ONCE_KEY", "--prefix", "usr_", "--to", "signed", "usr_ZhR50oRoNfg"}, "usr_123"},
-		{[]string{"inspect", "A4M3aB6CIAA"}, `{"value":"A4M3aB6CIAA","unsigned":"253106924390850560","timestamp":"2026-11-30T10:36:33.274Z","machine_id":17,"counter":0}`},
-	} {
-		equalLines(t, strings.Join(ex.args, " "), mustCLI(t, "", ex.args...), []string{ex.want})
-		c := ex.args[0]
-		help := strings.Join(mustCLI(t, "", c, "--help"), "\n")
-		if !strings.Contains(help, ex.want) {
-			t.Errorf("once %s --help does not show %q", c, ex.want)
-		}
-	}
-}

@@ -27,7 +27,7 @@ FORMAT with the prefix re-attached, one line per value, in order.
 				return fs.usageError(c, "%v", err)
 			}
 			return eachValue(e, "once convert", args, func(dst []byte, v string) ([]byte, error) {
-				id, err := in.Parse(v)
+				id, err := in.ParseAny(v)
 				if err != nil {
 					return dst, err
 				}

@@ -23,7 +23,7 @@ says so on standard error. Applications get their machine ID from a lease
 		fs := newFlagSet(e, "gen")
 		n := fs.Int("n", 1, "how many values to print (`N`)")
 		kind := fs.String("kind", "counter", "the nonce `kind`: counter, sortable or encrypted")
-		machine := fs.Int("machine-id", -1, "the machine ID `M`, 0..511 (required)")
+		machine := fs.Int("machine-id", 0, "the machine ID `M`, 0..511 (required)")
 		f := addIDFlags(fs, "the output `FORMAT`: url64, hex, hex32, signed or unsigned", false)
 		k := addKeyFlags(fs, "of encrypted values")
 		return fs, func(args []string) int {
@@ -33,10 +33,10 @@ says so on standard error. Applications get their machine ID from a lease
 			if *n < 0 {
 				return fs.usageError(c, "-n %d: want 0 or more", *n)
 			}
+			if !given(fs, "machine-id") {
+				return fs.usageError(c, "--machine-id M is required (0..%d)", nonce.MaxMachineID)
+			}
 			if *machine < 0 || *machine > nonce.MaxMachineID {
-				if *machine == -1 {
-					return fs.usageError(c, "--machine-id M is required (0..%d)", nonce.MaxMachineID)
-				}
 				return fs.usageError(c, "--machine-id %d: out of range 0..%d", *machine, nonce.MaxMachineID)
 			}
 			draw, err := genKind(*kind, k)

@@ -37,7 +37,7 @@ noise: unmask them first. VALUEs are parsed as by convert (--prefix, --int).`,
 				return fs.usageError(c, "%v", err)
 			}
 			return eachValue(e, "once inspect", args, func(dst []byte, v string) ([]byte, error) {
-				id, err := in.Parse(v)
+				id, err := in.ParseAny(v)
 				if err != nil {
 					return dst, err
 				}

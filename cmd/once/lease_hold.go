@@ -28,13 +28,13 @@ standard error and, once a new lease is held, another "machine_id=N" line is
 printed; if none is held at the end the exit status is 1.
 
 If no lease can be had within the acquire timeout (every ID held, or the
-coordinator unreachable), the reason goes to standard error and the exit
-status is 3. Any other failure (bad DSN, missing table, unsupported server,
-invalid durations) exits 1.
+coordinator unreachable all along), the reason goes to standard error and
+the exit status is 3. Any other failure (bad DSN, missing table, unsupported
+server) exits 1; invalid durations are a bad command line (exit 2).
 
-The durations are the lease manager's (lease.Options): the lease duration
-must be at least 30s, the renew interval longer than 10s and shorter than
-the lease duration minus 10s. A lease that is not released (kill -9) stays
+The durations are the lease manager's (lease.Options): --duration must be
+at least 30s, --renew-interval longer than 10s and shorter than --duration
+minus 10s. A lease that is not released (kill -9) stays
 taken until it expires: pick a short --duration for experiments, e.g.
 --duration 30s --renew-interval 11s.`,
 	flags: func(e *env, c *command) (*flagSet, func([]string) int) {
@@ -50,8 +50,8 @@ taken until it expires: pick a short --duration for experiments, e.g.
 			if len(args) > 0 {
 				return fs.usageError(c, "unexpected argument %s", quoteValue(args[0]))
 			}
-			if h.duration < 0 || h.renew < 0 || h.acquire < 0 || h.hold < 0 {
-				return fs.usageError(c, "durations must not be negative")
+			if err := h.check(); err != nil {
+				return fs.usageError(c, "%v", err)
 			}
 			return hold(e, fs, c, bf, h)
 		}
@@ -61,6 +61,34 @@ taken until it expires: pick a short --duration for experiments, e.g.
 type holdOptions struct {
 	duration, renew, acquire, hold time.Duration
 	verbose                        bool
+}
+
+// check applies the lease manager's rules for its durations (see
+// lease.Options) to the flags that set them, so that a bad value is
+// reported by its flag before any connection is made.
+func (h holdOptions) check() error {
+	for _, f := range []struct {
+		name string
+		d    time.Duration
+	}{{"duration", h.duration}, {"renew-interval", h.renew}, {"acquire-timeout", h.acquire}, {"for", h.hold}} {
+		if f.d < 0 {
+			return fmt.Errorf("--%s %v: must not be negative", f.name, f.d)
+		}
+	}
+	d, dName := h.duration, fmt.Sprintf("--duration %v", h.duration)
+	if d == 0 {
+		d, dName = lease.DefaultLeaseDuration, fmt.Sprintf("the default --duration %v", lease.DefaultLeaseDuration)
+	}
+	switch {
+	case d < lease.MinLeaseDuration:
+		return fmt.Errorf("--duration %v: must be at least %v", d, lease.MinLeaseDuration)
+	case h.renew == 0:
+	case h.renew <= lease.SafetyMargin:
+		return fmt.Errorf("--renew-interval %v: must be longer than %v", h.renew, lease.SafetyMargin)
+	case h.renew >= d-lease.SafetyMargin:
+		return fmt.Errorf("--renew-interval %v: must be shorter than %s minus %v", h.renew, dName, lease.SafetyMargin)
+	}
+	return nil
 }
 
 // signalContext is canceled by SIGINT or SIGTERM.

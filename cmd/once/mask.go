@@ -66,7 +66,7 @@ func maskFlags(e *env, c *command, mask bool) (*flagSet, func([]string) int) {
 		}
 		masked.Mask, masked.Generator = true, once.Bind(fac)
 		return eachValue(e, "once "+c.name, args, func(dst []byte, v string) ([]byte, error) {
-			id, err := in.Parse(v)
+			id, err := in.ParseAny(v)
 			if err != nil {
 				return dst, err
 			}
