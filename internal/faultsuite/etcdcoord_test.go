@@ -74,6 +74,23 @@ func etcdConnect(target, ns string, _ int) (*client, error) {
 	}, nil
 }
 
+// etcdHoldStrategy is a strategy on sp (the space of the etcd
+// coordinator) whose Release keeps the ID taken for hold (0: the default
+// hold; negative: none).
+func etcdHoldStrategy(t *testing.T, sp *space, hold time.Duration) lease.Strategy {
+	t.Helper()
+	c, err := clientv3.New(clientv3.Config{Endpoints: []string{sp.target}, DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatalf("etcd client: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	s, err := etcdlease.New(c, etcdlease.Options{Prefix: sp.ns, ReleaseHold: hold})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // etcdRevokeTick is how often etcd's lessor revokes expired leases (fixed
 // in the server): an ID becomes free 0..500ms, plus a raft commit, after
 // its lease's TTL ended. It is etcd's freeLag.

@@ -21,19 +21,23 @@ import (
 // sent + TTL - margin on its monotonic clock, which is at least a margin
 // before the coordinator's expiry E; its timestamps come from its wall
 // clock, skewOld ahead of true time: they are at most E - margin + skewOld.
-// The new holder gets the ID only after E, and its first timestamp is
+// The new holder gets the ID only after E, at A, and its first timestamp is
 //
 //	SQL (PrevExpiry = E reported): >= max(its clock, E + HandoffSkew)
 //	Redis (CoordinatorNow >= E):   >= max(its clock, E + HandoffSkew - min(margin, ReleaseHold))
-//	etcd (neither):                >= its clock >= E + skewNew
+//	etcd (neither):                >= A + skewNew + 2*HandoffSkew - min(margin, ReleaseHold)
 //
 // So the SQL hand-off is safe while skewOld < HandoffSkew + margin,
 // whatever the new holder's clock; the Redis one while skewOld <
 // HandoffSkew + margin - min(margin, ReleaseHold) (HandoffSkew with the
 // default ReleaseHold, 1s, above the suite's margin); the etcd one while
-// skewOld - skewNew < margin (10s in production, more than the default
-// HandoffSkew; a tenth of the lease here). TestHandoffSkew keeps every
+// skewOld - skewNew < 2*HandoffSkew. TestHandoffSkew keeps every
 // coordinator without PrevExpiry inside the margin.
+//
+// On etcd the new holder's first timestamp waits about 2*HandoffSkew -
+// margin on its clock: nothing in production (margin 10s), but 1.8s with
+// the suite's leases, their whole safe window. So the new holder on etcd
+// takes longer leases (newHolderLease).
 //
 // A release ends the old holder's generation just before the coordinator
 // frees the ID, not a margin before: see TestHandoffRelease.
@@ -49,6 +53,18 @@ func skews(c coordinator) (old, new time.Duration) {
 	}
 	// 160ms apart in all, inside the margin (0.2s).
 	return 120 * time.Millisecond, -40 * time.Millisecond
+}
+
+// newHolderLease returns the rig options of a hand-off's new holder on c,
+// skewed by skew. A coordinator that reports no clock reading (etcd) gets
+// 4s leases: its margin (400ms) and window (3.6s) leave the wait for the
+// hand-off guard, 2*HandoffSkew - margin = 1.6s, room for values.
+func newHolderLease(c coordinator, skew time.Duration) rigOptions {
+	o := rigOptions{skew: skew, acquireTimeout: 20 * time.Second}
+	if _, isRedis := redisMode(c); !c.prevExpiry && !isRedis {
+		o.leaseDur, o.renewEvery = 4*time.Second, 2*time.Second
+	}
+	return o
 }
 
 // TestHandoffSkew: a holder process with a skewed clock holds the only
@@ -101,7 +117,7 @@ func testHandoff(t *testing.T, c coordinator, oldSkew, newSkew time.Duration, st
 	}
 	time.Sleep(time.Until(exp))
 	freeAt := awaitFree(t, ctx, sp, id)
-	r := startRig(t, cl.mustStrategy(t, false), rigOptions{skew: newSkew, acquireTimeout: 20 * time.Second})
+	r := startRig(t, cl.mustStrategy(t, false), newHolderLease(c, newSkew))
 	if got := r.m.MachineID(); got != id {
 		t.Fatalf("new holder got machine ID %d, want the old holder's %d", got, id)
 	}
@@ -167,14 +183,17 @@ func testHandoff(t *testing.T, c coordinator, oldSkew, newSkew time.Duration, st
 // coordinator frees the ID (it disables its factories, then releases):
 // its timestamps reach the release time + releaseOldSkew. Only what the
 // coordinator reports guards the hand-off: SQL the release time as
-// PrevExpiry (notBefore = release + HandoffSkew), Redis the hold a
-// released ID stays taken (ReleaseHold: notBefore = CoordinatorNow +
-// HandoffSkew - min(margin, hold), CoordinatorNow being at least release
-// + hold) or, with no hold, CoordinatorNow + HandoffSkew. Without the
-// guard (a hold reported but not kept, or the margin subtracted in place
-// of min(margin, hold)) the new holder would start about
-// HandoffSkew - margin after the release, 150ms below the old holder's
-// last timestamps.
+// PrevExpiry (notBefore = release + HandoffSkew); Redis and etcd the hold
+// a released ID stays taken (ReleaseHold), Redis with its clock
+// (notBefore = CoordinatorNow + HandoffSkew - min(margin, hold),
+// CoordinatorNow being at least release + hold), etcd with the new
+// holder's (notBefore = its clock + 2*HandoffSkew - min(margin, hold),
+// its clock reading at least release + hold - HandoffSkew); with no hold,
+// the same without it. Without the guard (a hold reported but not kept,
+// or the margin subtracted in place of min(margin, hold)) the new holder
+// would start about HandoffSkew - margin after the release on Redis,
+// 150ms below the old holder's last timestamps, and at its own clock on
+// etcd, 1.25s below them.
 const (
 	releaseOldSkew = 950 * time.Millisecond
 	releaseNewSkew = -300 * time.Millisecond
@@ -186,16 +205,15 @@ const (
 // holder draws has a timestamp above the old holder's clock when it
 // stopped, and no value repeats.
 //
-// Redis runs twice: with the default ReleaseHold (the ID stays taken for
-// 1s after the release) and with none (ReleaseHold < 0: the ID is free at
-// once, and the new holder waits HandoffSkew instead). etcd is left out:
-// it reports no clock reading, and a released ID re-used at once relies
-// on the clocks agreeing (see lease/etcdlease).
+// Redis and etcd run twice: with the default ReleaseHold (the ID stays
+// taken for 1s after the release on Redis, 3s on etcd) and with none
+// (ReleaseHold < 0: the ID is free at once, and the new holder waits
+// HandoffSkew, on etcd 2*HandoffSkew, instead).
 func TestHandoffRelease(t *testing.T) {
 	t.Parallel()
-	forEachParallel(t, func(c coordinator) bool { return !strings.HasPrefix(c.name, "etcd") }, func(t *testing.T, c coordinator) {
-		mode, isRedis := redisMode(c)
-		if !isRedis {
+	forEachParallel(t, nil, func(t *testing.T, c coordinator) {
+		hold := holdStrategy(c)
+		if hold == nil {
 			testHandoffRelease(t, c, nil)
 			return
 		}
@@ -204,12 +222,26 @@ func TestHandoffRelease(t *testing.T) {
 			hold time.Duration
 		}{{"hold", 0}, {"nohold", -1}} {
 			t.Run(v.name, func(t *testing.T) {
-				testHandoffRelease(t, c, func(t *testing.T, sp *space) lease.Strategy {
-					return redisHoldStrategy(t, sp, mode, v.hold)
-				})
+				testHandoffRelease(t, c, func(t *testing.T, sp *space) lease.Strategy { return hold(t, sp, v.hold) })
 			})
 		}
 	})
+}
+
+// holdStrategy returns, for a coordinator whose strategy keeps a released
+// ID taken (Redis, etcd), a function making a strategy on a space of c
+// whose Release keeps the ID taken for hold (0: the default hold;
+// negative: none); nil for the others.
+func holdStrategy(c coordinator) func(t *testing.T, sp *space, hold time.Duration) lease.Strategy {
+	if mode, isRedis := redisMode(c); isRedis {
+		return func(t *testing.T, sp *space, hold time.Duration) lease.Strategy {
+			return redisHoldStrategy(t, sp, mode, hold)
+		}
+	}
+	if strings.HasPrefix(c.name, "etcd") {
+		return etcdHoldStrategy
+	}
+	return nil
 }
 
 // redisMode reports the mode of a Redis coordinator of the table (by its
@@ -268,7 +300,7 @@ func testHandoffRelease(t *testing.T, c coordinator, strategy func(*testing.T, *
 	}
 	// Start the new holder the moment the coordinator frees the ID.
 	freeAt := awaitFree(t, ctx, sp, id)
-	r := startRig(t, strategy(t, sp), rigOptions{skew: releaseNewSkew, acquireTimeout: 20 * time.Second})
+	r := startRig(t, strategy(t, sp), newHolderLease(c, releaseNewSkew))
 	if got := r.m.MachineID(); got != id {
 		t.Fatalf("new holder got machine ID %d, want the released %d", got, id)
 	}
@@ -290,8 +322,9 @@ func testHandoffRelease(t *testing.T, c coordinator, strategy func(*testing.T, *
 		t.Errorf("old holder drew timestamp %s after its clock at the disable, %s", clock(oldSeen), clock(oldPossible))
 	}
 	if !newMin.After(oldPossible) {
-		t.Errorf("new holder's first timestamp %s is not after the old holder's clock when it stopped, %s (%v below; old clock %+v, new %+v)",
-			clock(newMin), clock(oldPossible), oldPossible.Sub(newMin), releaseOldSkew, releaseNewSkew)
+		t.Errorf("new holder's first timestamp %s is not after the old holder's clock when it stopped, %s (%v below; %d of its %d values inside the old holder's time range; old clock %+v, new %+v)",
+			clock(newMin), clock(oldPossible), oldPossible.Sub(newMin), countAtOrBefore(newDraws, oldPossible), len(newDraws),
+			releaseOldSkew, releaseNewSkew)
 	}
 	seen := map[uint64]string{}
 	nOld := checkDraws(t, "old holder", oldDraws, old.rf.events(), releaseOldSkew, seen)
@@ -301,6 +334,18 @@ func testHandoffRelease(t *testing.T, c coordinator, strategy func(*testing.T, *
 		id, releaseOldSkew, releaseNewSkew, released.Sub(closeAt).Round(time.Millisecond), freeAt.Sub(released).Round(time.Millisecond),
 		act.at.Sub(freeAt).Round(time.Millisecond), clock(act.notBefore), clock(oldSeen), clock(oldPossible), clock(newMin),
 		newMin.Sub(oldPossible), nOld, nNew)
+}
+
+// countAtOrBefore counts the values drawn whose timestamps are at or
+// before t.
+func countAtOrBefore(draws []draw, t time.Time) int {
+	n := 0
+	for _, d := range draws {
+		if d.err == nil && !nonce.Split64(d.v, time.Time{}).Time.After(t) {
+			n++
+		}
+	}
+	return n
 }
 
 // awaitFree polls the coordinator until it shows machine ID id free, and
