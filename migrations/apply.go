@@ -9,6 +9,8 @@ import (
 )
 
 // Apply creates table for dialect d and fills it with its 512 free rows.
+// A zero d is detected from db's driver ([DetectDialect]); a d that
+// contradicts a recognised driver is [ErrConfig] and nothing runs.
 // It is idempotent: an existing table is kept (CREATE TABLE IF NOT EXISTS)
 // and only missing rows are inserted, so running it at every start, or from
 // several processes at once, is harmless. The embedded up file is used with
@@ -24,7 +26,7 @@ func Apply(ctx context.Context, db *sql.DB, d Dialect, table string) error {
 }
 
 // Down drops table (DROP TABLE IF EXISTS), taking every lease with it. An
-// empty table name means [DefaultTable].
+// empty table name means [DefaultTable]; d is found as for [Apply].
 func Down(ctx context.Context, db *sql.DB, d Dialect, table string) error {
 	return run(ctx, db, d, table, downFile, "down")
 }
@@ -80,6 +82,10 @@ func split(src string) []string {
 func run(ctx context.Context, db *sql.DB, d Dialect, table, file, what string) error {
 	if db == nil {
 		return configError("nil *sql.DB")
+	}
+	d, err := dialectFor(db, d)
+	if err != nil {
+		return err
 	}
 	if table == "" {
 		table = DefaultTable

@@ -176,8 +176,8 @@ func TestApplyRejects(t *testing.T) {
 			t.Errorf("Apply(%q) = %v; want ErrConfig", bad, err)
 		}
 	}
-	if err := migrations.Apply(ctx, db, 0, "t"); !errors.Is(err, migrations.ErrConfig) {
-		t.Errorf("Apply(dialect 0) = %v; want ErrConfig", err)
+	if err := migrations.Apply(ctx, db, 9, "t"); !errors.Is(err, migrations.ErrConfig) {
+		t.Errorf("Apply(dialect 9) = %v; want ErrConfig", err)
 	}
 	if err := migrations.Apply(ctx, nil, migrations.SQLite, "t"); !errors.Is(err, migrations.ErrConfig) {
 		t.Errorf("Apply(nil db) = %v; want ErrConfig", err)

@@ -74,3 +74,20 @@ func DetectDialect(db *sql.DB) (Dialect, error) {
 	}
 	return 0, configError("cannot tell the dialect of driver package " + quote(pkg) + "; set it explicitly")
 }
+
+// dialectFor returns d, or the dialect of db's driver when d is zero. A d
+// that differs from the dialect of a recognised driver is an error; with a
+// driver DetectDialect does not know, d is trusted.
+func dialectFor(db *sql.DB, d Dialect) (Dialect, error) {
+	found, err := DetectDialect(db)
+	if d == 0 {
+		if err != nil {
+			return 0, configError("no dialect given and " + strings.TrimPrefix(err.Error(), "migrations: "))
+		}
+		return found, nil
+	}
+	if err == nil && d.Valid() && found != d {
+		return 0, configError("dialect " + d.String() + " does not match db's " + found.String() + " driver; pass " + found.String() + " or 0 to detect it")
+	}
+	return d, nil
+}

@@ -5,8 +5,8 @@ import (
 	"strconv"
 )
 
-// ErrConfig reports a bad argument: an unknown dialect or an invalid table
-// name. Match it with [errors.Is]; the message carries the detail.
+// ErrConfig reports a bad argument: an unknown dialect, one that
+// contradicts the driver, or an invalid table name. Match it with [errors.Is]; the message carries the detail.
 var ErrConfig = errors.New("migrations: invalid configuration")
 
 type configErr struct{ msg string }
