@@ -3,12 +3,12 @@ package redislease
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/internal/leasekit"
 )
 
 // probeField is the field the hash-mode check names in an HSETEX FXX that
@@ -16,11 +16,12 @@ import (
 // lease layout.
 const probeField = "once.probe"
 
-// Check verifies that the server supports the configured mode and that the
-// other mode's data does not exist under NAME. Configuration problems wrap
+// Check verifies that the server supports the configured mode, that its
+// eviction policy cannot reach lease data, and that the other mode's data
+// does not exist under NAME. Configuration problems wrap
 // [lease.ErrConfig]; an unreachable or busy server wraps [lease.ErrRetry].
-// The first Acquire or Renew runs it when no Check has succeeded yet; call it
-// yourself to fail fast at startup.
+// The first Acquire, Renew or Reclaim runs it when no Check has succeeded
+// yet; call it yourself to fail fast at startup.
 //
 // Hash mode: HSETEX NAME FXX PX 1 FIELDS 1 once.probe "" must answer (it
 // writes nothing). "unknown command" (Redis < 8.0, Valkey < 9.0) or a syntax
@@ -29,27 +30,47 @@ const probeField = "once.probe"
 // redis_version of 7.2.4). WRONGTYPE (NAME is not a hash) is ErrConfig. Any
 // key {NAME}:0 .. {NAME}:511 (key-mode data) is ErrConfig.
 //
-// Key mode: SCRIPT LOAD of the three scripts must succeed (scripting
-// disabled or forbidden is ErrConfig), and NAME must not be a hash
-// (hash-mode data). The acquire script repeats that test atomically.
+// Key mode: NAME must not be a hash (hash-mode data).
+//
+// Both modes: SCRIPT LOAD of the mode's scripts must succeed (scripting
+// disabled or forbidden is ErrConfig), and the eviction policy must be
+// safe for the mode (see [Options.AcceptUnverifiedEviction] and the
+// package documentation). The acquire scripts repeat the other-mode test
+// atomically with every claim, and every Acquire, Renew and Reclaim reads
+// the eviction policy again.
 func (s *Strategy) Check(ctx context.Context) error {
-	_, err := bounded(ctx, func() (struct{}, error) {
-		if s.opts.Mode == ModeHash {
-			return struct{}{}, s.checkHash(ctx)
-		}
-		return struct{}{}, s.checkKey(ctx)
-	}, nil)
+	if err := ctx.Err(); err != nil {
+		return s.errorf(lease.ErrRetry, "check: %w", context.Cause(ctx))
+	}
+	if err := s.loadScripts(ctx); err != nil {
+		return err
+	}
+	var err error
+	if s.opts.Mode == ModeHash {
+		err = s.checkHash(ctx)
+	} else {
+		err = s.checkKey(ctx)
+	}
+	if err == nil {
+		err = s.checkEviction(ctx, true)
+	}
 	if err == nil {
 		s.checked.Store(true)
 	}
 	return err
 }
 
-func (s *Strategy) ensureChecked(ctx context.Context) error {
-	if s.checked.Load() {
-		return nil
+func (s *Strategy) loadScripts(ctx context.Context) error {
+	for _, sc := range modeScripts[s.opts.Mode] {
+		if err := sc.Load(ctx, s.c).Err(); err != nil {
+			if isConfigReply(err) {
+				return s.errorf(lease.ErrConfig, "needs Lua scripting (EVALSHA, SCRIPT LOAD), server is %s: %w",
+					s.serverVersion(ctx), err)
+			}
+			return s.classify(ctx, "check (SCRIPT LOAD)", err, false)
+		}
 	}
-	return s.Check(ctx)
+	return nil
 }
 
 func (s *Strategy) checkHash(ctx context.Context) error {
@@ -58,18 +79,17 @@ func (s *Strategy) checkHash(ctx context.Context) error {
 		var re redis.Error
 		switch {
 		case !isConfigReply(err):
-			return s.classify("check (HSETEX)", err, false)
+			return s.classify(ctx, "check (HSETEX)", err, false)
 		case errors.As(err, &re) && strings.HasPrefix(re.Error(), "WRONGTYPE"):
-			return fmt.Errorf("redislease: hash mode: key %q exists and is not a hash: %w: %w",
-				clip(s.opts.Name), lease.ErrConfig, err)
+			return s.errorf(lease.ErrConfig, "key exists and is not a hash: %w", err)
 		default:
-			return fmt.Errorf("redislease: hash mode needs HSETEX with FNX/FXX/PX (Redis >= 8.0 or Valkey >= 9.0), "+
-				"server is %s; use key mode: %w: %w", s.serverVersion(ctx), lease.ErrConfig, err)
+			return s.errorf(lease.ErrConfig, "needs HSETEX with FNX/FXX/PX (Redis >= 8.0 or Valkey >= 9.0), "+
+				"server is %s; use key mode: %w", s.serverVersion(ctx), err)
 		}
 	}
 	n, err := s.c.Do(ctx, append([]any{"EXISTS"}, anys(s.idKeys)...)...).Int64()
 	if err != nil {
-		return s.classify("check (EXISTS)", err, true)
+		return s.classify(ctx, "check (EXISTS)", err, true)
 	}
 	if n > 0 {
 		return s.otherModeError()
@@ -78,18 +98,9 @@ func (s *Strategy) checkHash(ctx context.Context) error {
 }
 
 func (s *Strategy) checkKey(ctx context.Context) error {
-	for _, sc := range []*redis.Script{acquireScript, renewScript, releaseScript} {
-		if err := sc.Load(ctx, s.c).Err(); err != nil {
-			if isConfigReply(err) {
-				return fmt.Errorf("redislease: key mode needs Lua scripting (EVALSHA, SCRIPT LOAD), server is %s: %w: %w",
-					s.serverVersion(ctx), lease.ErrConfig, err)
-			}
-			return s.classify("check (SCRIPT LOAD)", err, false)
-		}
-	}
 	typ, err := s.c.Do(ctx, "TYPE", s.opts.Name).Text()
 	if err != nil {
-		return s.classify("check (TYPE)", err, true)
+		return s.classify(ctx, "check (TYPE)", err, true)
 	}
 	if typ == "hash" {
 		return s.otherModeError()
@@ -100,11 +111,11 @@ func (s *Strategy) checkKey(ctx context.Context) error {
 // otherModeError reports the other layout's data under NAME.
 func (s *Strategy) otherModeError() error {
 	if s.opts.Mode == ModeHash {
-		return fmt.Errorf("redislease: hash mode refused: key-mode keys {%s}:<id> exist; "+
-			"two layouts on one NAME would hand out an ID twice: %w", clip(s.opts.Name), lease.ErrConfig)
+		return s.errorf(lease.ErrConfig, "refused: key-mode keys {NAME}:<id> exist; "+
+			"two layouts on one NAME would hand out an ID twice")
 	}
-	return fmt.Errorf("redislease: key mode refused: hash-mode hash %q exists; "+
-		"two layouts on one NAME would hand out an ID twice: %w", clip(s.opts.Name), lease.ErrConfig)
+	return s.errorf(lease.ErrConfig, "refused: a hash-mode hash NAME exists; "+
+		"two layouts on one NAME would hand out an ID twice")
 }
 
 // serverVersion describes the server from INFO server, best effort.
@@ -129,13 +140,17 @@ func parseVersion(info string) string {
 		}
 	}
 	switch {
-	case valkeyV != "":
-		return "Valkey " + clip(valkeyV)
-	case redisV != "":
-		return "Redis " + clip(redisV)
+	case plausible(valkeyV):
+		return "Valkey " + valkeyV
+	case plausible(redisV):
+		return "Redis " + redisV
 	}
 	return "of unknown version"
 }
+
+// plausible reports whether a version read from the server is short and
+// printable enough to put in a message.
+func plausible(v string) bool { return v != "" && len(v) <= 20 && leasekit.Printable(v) }
 
 func anys(ss []string) []any {
 	out := make([]any, len(ss))

@@ -1,14 +1,20 @@
 package redislease
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/internal/leasekit"
 )
+
+// pkg prefixes every error message.
+const pkg = "redislease"
 
 // configPrefixes are server replies that retrying cannot fix: the command or
 // its syntax is unsupported, the key has another type, ACLs forbid it.
@@ -41,6 +47,12 @@ func isConfigReply(err error) bool {
 	return false
 }
 
+// errorf returns an error wrapping sentinel whose message names the mode
+// and NAME: "redislease: <mode> on "<NAME>": <detail>: <sentinel>".
+func (s *Strategy) errorf(sentinel error, format string, args ...any) error {
+	return leasekit.Errorf(pkg, sentinel, "%s mode on %s: %w", s.opts.Mode, leasekit.Quote(s.opts.Name), fmt.Errorf(format, args...))
+}
+
 // classify wraps a client error for operation op. Everything is
 // [lease.ErrRetry] (transport, timeouts, pool exhaustion, a closed client,
 // context ends, and server replies such as LOADING, BUSY, READONLY,
@@ -50,10 +62,19 @@ func isConfigReply(err error) bool {
 // [lease.ErrConfig]. While a lease is held (Renew, Release) nothing is a
 // configuration error: the outcome is unknown and the manager keeps trying
 // until the lease's deadline.
-func (s *Strategy) classify(op string, err error, atStart bool) error {
-	if atStart && isConfigReply(err) {
-		return fmt.Errorf("redislease: %s %s on %q: server refused the command: %w: %w",
-			s.opts.Mode, op, clip(s.opts.Name), lease.ErrConfig, err)
+//
+// When ctx has ended, the error also wraps its cause (a command cut short
+// by ctx's deadline reports an i/o timeout otherwise).
+func (s *Strategy) classify(ctx context.Context, op string, err error, atStart bool) error {
+	cause := context.Cause(ctx)
+	if dl, ok := ctx.Deadline(); ok && cause == nil && !time.Now().Before(dl) {
+		cause = context.DeadlineExceeded // the socket deadline fired a moment before ctx's timer
 	}
-	return fmt.Errorf("redislease: %s %s on %q: %w: %w", s.opts.Mode, op, clip(s.opts.Name), lease.ErrRetry, err)
+	if cause != nil && !errors.Is(err, cause) {
+		err = fmt.Errorf("%w (%w)", err, cause)
+	}
+	if atStart && isConfigReply(err) {
+		return s.errorf(lease.ErrConfig, "%s: server refused the command: %w", op, err)
+	}
+	return s.errorf(lease.ErrRetry, "%s: %w", op, err)
 }

@@ -97,8 +97,8 @@ func TestContextEndIsRetry(t *testing.T) {
 }
 
 // TestHungServer: a server that never replies gives ErrRetry, by the
-// client's read timeout or, sooner, by the caller's context even when the
-// client ignores contexts (ContextTimeoutEnabled false).
+// client's read timeout or, sooner, by the caller's context's deadline on
+// a client built with ContextTimeoutEnabled.
 func TestHungServer(t *testing.T) {
 	addr := blackhole(t)
 	for _, m := range modes {
@@ -113,7 +113,7 @@ func TestHungServer(t *testing.T) {
 			}
 		})
 		t.Run(m.String()+"/context", func(t *testing.T) {
-			c := redis.NewClient(&redis.Options{Addr: addr, ReadTimeout: time.Hour, MaxRetries: -1, DisableIdentity: true})
+			c := redis.NewClient(&redis.Options{Addr: addr, ReadTimeout: time.Hour, MaxRetries: -1, DisableIdentity: true, ContextTimeoutEnabled: true})
 			defer c.Close()
 			s := strategy(t, c, m, "once_leases", false)
 			ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
@@ -273,36 +273,5 @@ func TestRealReplicaErrors(t *testing.T) {
 		if !errors.Is(err, lease.ErrRetry) || !strings.Contains(err.Error(), "BUSY") {
 			t.Fatalf("Renew during a long script = %v, want ErrRetry (BUSY)", err)
 		}
-	})
-}
-
-// TestAbandonedAcquireReleased: the caller's context ends while the server
-// applies the claim; Acquire returns ErrRetry at once and the claim is
-// released when its reply arrives, instead of holding the ID until its TTL.
-func TestAbandonedAcquireReleased(t *testing.T) {
-	forEach(t, targets, func(t *testing.T, tg target) {
-		c := client(t, tg.srv)
-		name := namespace(t, c)
-		slow := redis.NewClient(&redis.Options{Addr: delayProxy(t, testenv.Redis(t, tg.srv), 300*time.Millisecond), MaxRetries: -1})
-		t.Cleanup(func() { slow.Close() })
-		s := strategy(t, slow, tg.mode, name, true)
-		if err := s.Check(ctxT(t)); err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
-		defer cancel()
-		if _, err := s.Acquire(ctx, time.Hour); !errors.Is(err, lease.ErrRetry) || !errors.Is(err, context.DeadlineExceeded) {
-			t.Fatalf("Acquire = %v, want ErrRetry wrapping DeadlineExceeded", err)
-		}
-		// The claim lands (only replies are slow), then goes away again
-		// long before its one-hour TTL.
-		deadline := time.Now().Add(10 * time.Second)
-		for !held(t, c, tg.mode, name, 0) {
-			if time.Now().After(deadline) {
-				t.Fatal("the abandoned claim never reached the server")
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-		waitExpired(t, c, tg.mode, name, 0)
 	})
 }

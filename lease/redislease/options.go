@@ -1,19 +1,20 @@
 package redislease
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/internal/leasekit"
 )
 
 // DefaultName is the key (hash mode) or hash tag (key mode) used when
-// [Options.Name] is empty. The Elixir library's hash mode uses the same
-// default, so mixed fleets share it.
+// [Options.Name] is empty. The Elixir library's hash defaults to another
+// name, "no_noncense_leases": a fleet that shares leases with it sets
+// Options.Name to the name both use.
 const DefaultName = "once_leases"
 
-// DefaultCandidates is how many free machine IDs a hash-mode Acquire tries
+// DefaultCandidates is how many machine IDs an Acquire tries to claim
 // before it reports [lease.ErrConflict].
 const DefaultCandidates = 5
 
@@ -23,7 +24,7 @@ const DefaultCandidates = 5
 const DefaultReleaseHold = time.Second
 
 // Capacity is the number of machine IDs a NAME holds (0..511).
-const Capacity = 512
+const Capacity = leasekit.IDs
 
 // maxNameLen bounds NAME so the 512 key names stay small.
 const maxNameLen = 200
@@ -35,8 +36,8 @@ type Mode uint8
 const (
 	modeUnset Mode = iota
 	// ModeHash keeps every lease in one hash NAME with per-field TTLs
-	// (HSETEX). Needs Redis >= 8.0 or Valkey >= 9.0. Compatible with the
-	// Elixir library's layout.
+	// (HSETEX, from Lua scripts). Needs Redis >= 8.0 or Valkey >= 9.0.
+	// Compatible with the Elixir library's layout.
 	ModeHash
 	// ModeKey keeps one key {NAME}:<id> per lease, value = token, with a
 	// key TTL; acquire/renew/release are Lua scripts. Works on any Redis >= 6,
@@ -63,7 +64,7 @@ func ParseMode(s string) (Mode, error) {
 	case "key":
 		return ModeKey, nil
 	}
-	return modeUnset, fmt.Errorf("redislease: mode %q is not \"hash\" or \"key\": %w", clip(s), lease.ErrConfig)
+	return modeUnset, leasekit.Errorf(pkg, lease.ErrConfig, "mode %s is not \"hash\" or \"key\"", leasekit.Quote(s))
 }
 
 // Options configures a [Strategy].
@@ -74,13 +75,15 @@ type Options struct {
 	// {Name}:<id> (key mode). Default [DefaultName]. It must not contain
 	// '{' or '}' (they would break the single hash slot).
 	Name string
-	// Candidates is how many free IDs a hash-mode Acquire tries, one HSETEX
-	// each, before it gives up with [lease.ErrConflict]. Default
-	// [DefaultCandidates]. Key mode claims atomically and never conflicts.
+	// Candidates is how many IDs an Acquire tries to claim, one script call
+	// each, before it gives up with [lease.ErrConflict]. Each call claims
+	// one named ID (so a call whose reply is lost can report the lease it
+	// may have claimed) and, when a racing contender took it first, names
+	// the next free ID to try. Default [DefaultCandidates].
 	Candidates int
-	// LowestFirst makes Acquire take the lowest free IDs. By default hash mode
-	// picks its candidates at random among the free IDs and key mode scans
-	// from a random offset, which spreads boot-time contenders apart.
+	// LowestFirst makes Acquire take the lowest free ID. By default it
+	// starts at a random ID and moves to a free ID drawn at random, which
+	// spreads boot-time contenders apart.
 	LowestFirst bool
 	// ReleaseHold is how long a machine ID stays taken after Release:
 	// instead of deleting the lease, Release shortens it to ReleaseHold
@@ -96,21 +99,29 @@ type Options struct {
 	// waits about HandoffSkew. Every holder sharing NAME must use the same
 	// value (see the package documentation).
 	ReleaseHold time.Duration
+	// AcceptUnverifiedEviction lets the strategy run on a server that does
+	// not report its eviction policy (INFO memory forbidden or incomplete),
+	// accepting the risk that the server evicts held leases under memory
+	// pressure and hands a machine ID in use to another process. By
+	// default such a server is refused with [lease.ErrConfig]. A policy
+	// that is read and unsafe is refused either way (see the package
+	// documentation).
+	AcceptUnverifiedEviction bool
 }
 
 func (o Options) withDefaults() (Options, error) {
 	if o.Mode != ModeHash && o.Mode != ModeKey {
-		return o, fmt.Errorf("redislease: Options.Mode must be ModeHash or ModeKey (got %d): %w", o.Mode, lease.ErrConfig)
+		return o, leasekit.Errorf(pkg, lease.ErrConfig, "Options.Mode must be ModeHash or ModeKey (got %d)", o.Mode)
 	}
 	if o.Name == "" {
 		o.Name = DefaultName
 	}
-	if len(o.Name) > maxNameLen || strings.ContainsAny(o.Name, "{}") || !printable(o.Name) {
-		return o, fmt.Errorf("redislease: Options.Name %q must be 1..%d printable bytes without '{' or '}': %w",
-			clip(o.Name), maxNameLen, lease.ErrConfig)
+	if len(o.Name) > maxNameLen || strings.ContainsAny(o.Name, "{}") || !leasekit.Printable(o.Name) {
+		return o, leasekit.Errorf(pkg, lease.ErrConfig, "Options.Name %s must be 1..%d printable bytes without '{' or '}'",
+			leasekit.Quote(o.Name), maxNameLen)
 	}
 	if o.Candidates < 0 {
-		return o, fmt.Errorf("redislease: Options.Candidates %d is negative: %w", o.Candidates, lease.ErrConfig)
+		return o, leasekit.Errorf(pkg, lease.ErrConfig, "Options.Candidates %d is negative", o.Candidates)
 	}
 	if o.Candidates == 0 {
 		o.Candidates = DefaultCandidates
@@ -128,21 +139,4 @@ func (o Options) holdMillis() int64 {
 		return 0
 	}
 	return int64((o.ReleaseHold-1)/time.Millisecond) + 1
-}
-
-func printable(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] <= ' ' || s[i] == 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
-// clip shortens untrusted input quoted in an error message.
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "..."
-	}
-	return s
 }

@@ -81,6 +81,9 @@ func fakeServer(t *testing.T, reply *atomic.Pointer[string]) string {
 						out = ":0"
 					case cmd == "TYPE":
 						out = "+none"
+					case cmd == "INFO":
+						info := "# Memory\r\nmaxmemory:0\r\nmaxmemory_policy:noeviction"
+						out = "$" + strconv.Itoa(len(info)) + "\r\n" + info
 					case cmd == "SCRIPT":
 						out = "$40\r\n" + strings.Repeat("0", 40)
 					default:
@@ -131,11 +134,19 @@ func privateRedis(t *testing.T, args ...string) string {
 	if err != nil {
 		testenv.Unavailable(t, "redis-server binary not found")
 	}
+	return startServer(t, bin, args...)
+}
+
+// startServer starts the Redis-protocol server bin on a free loopback port
+// with extra arguments, stops it when the test ends, and returns its
+// address once it answers.
+func startServer(t *testing.T, bin string, args ...string) string {
+	t.Helper()
 	addr := testenv.DeadAddr(t)
 	_, port, _ := net.SplitHostPort(addr)
 	cmd := exec.Command(bin, append([]string{"--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir()}, args...)...)
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("start redis-server: %v", err)
+		t.Fatalf("start %s: %v", bin, err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
@@ -144,7 +155,7 @@ func privateRedis(t *testing.T, args ...string) string {
 		if err := c.Ping(context.Background()).Err(); err == nil || strings.HasPrefix(err.Error(), "MASTERDOWN") {
 			return addr
 		} else if time.Now().After(deadline) {
-			t.Fatalf("private redis-server on %s did not start: %v", addr, err)
+			t.Fatalf("private server %s on %s did not start: %v", bin, addr, err)
 		}
 	}
 }

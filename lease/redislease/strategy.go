@@ -2,8 +2,7 @@ package redislease
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
+	"errors"
 	"fmt"
 	mrand "math/rand/v2"
 	"strconv"
@@ -14,20 +13,22 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/internal/leasekit"
 )
 
 // Client is the part of a go-redis v9 client the strategy uses.
 // *redis.Client, *redis.ClusterClient, *redis.Ring and every
 // redis.UniversalClient satisfy it.
 //
-// go-redis bounds a call by the context's deadline only when the client was
-// built with ContextTimeoutEnabled; the strategy additionally stops waiting
-// when the context ends, so a call never outlives its context (the command
-// itself then ends at the client's read timeout).
+// Build the client with ContextTimeoutEnabled (as [Open] does): go-redis
+// bounds a command by the context's deadline only then. Without it a call
+// may outlive its context by the client's read and write timeouts; the
+// lease manager stops waiting at its deadline and releases whatever such a
+// call may have claimed once it returns. The strategy itself starts
+// nothing that outlives a call.
 type Client interface {
 	redis.Scripter
 	Do(ctx context.Context, args ...any) *redis.Cmd
-	Pipelined(ctx context.Context, fn func(redis.Pipeliner) error) ([]redis.Cmder, error)
 }
 
 var _ Client = redis.UniversalClient(nil)
@@ -37,8 +38,8 @@ var _ Client = redis.UniversalClient(nil)
 type Strategy struct {
 	c       Client
 	opts    Options
-	keys    []string // hash mode: nil; key mode: NAME, {NAME}:0 .. {NAME}:511
-	idKeys  []string // {NAME}:0 .. {NAME}:511 (both modes: conflict checks)
+	keys    []string // NAME, {NAME}:0 .. {NAME}:511: the acquire scripts' KEYS
+	idKeys  []string // {NAME}:0 .. {NAME}:511
 	holdMS  int64    // Options.ReleaseHold in whole ms; 0: delete at once
 	checked atomic.Bool
 	closer  interface{ Close() error }
@@ -52,7 +53,7 @@ var _ lease.Strategy = (*Strategy)(nil)
 // unsupported server is reported as [lease.ErrConfig] before any lease is taken.
 func New(c Client, opts Options) (*Strategy, error) {
 	if c == nil {
-		return nil, fmt.Errorf("redislease: nil client: %w", lease.ErrConfig)
+		return nil, leasekit.Errorf(pkg, lease.ErrConfig, "nil client")
 	}
 	o, err := opts.withDefaults()
 	if err != nil {
@@ -64,10 +65,7 @@ func New(c Client, opts Options) (*Strategy, error) {
 	for id := range Capacity {
 		keys = append(keys, idKey(o.Name, id))
 	}
-	s.idKeys = keys[1:]
-	if o.Mode == ModeKey {
-		s.keys = keys
-	}
+	s.keys, s.idKeys = keys, keys[1:]
 	return s, nil
 }
 
@@ -83,11 +81,11 @@ func Open(dsn string, opts Options) (*Strategy, error) {
 	if strings.Contains(dsn, "://") {
 		var err error
 		if ro, err = redis.ParseURL(dsn); err != nil {
-			return nil, fmt.Errorf("redislease: bad DSN: %w: %w", lease.ErrConfig, err)
+			return nil, leasekit.Errorf(pkg, lease.ErrConfig, "bad DSN: %w", err)
 		}
 	} else {
 		if dsn == "" {
-			return nil, fmt.Errorf("redislease: empty address: %w", lease.ErrConfig)
+			return nil, leasekit.Errorf(pkg, lease.ErrConfig, "empty address")
 		}
 		ro = &redis.Options{Addr: dsn}
 	}
@@ -126,9 +124,12 @@ func (s *Strategy) Deterministic() bool { return false }
 
 // Acquire claims a free machine ID for d (rounded up to whole milliseconds;
 // the server clock applies it). Errors wrap [lease.ErrExhausted] (every ID
-// held), [lease.ErrConflict] (hash mode: every candidate raced away),
-// [lease.ErrConfig] (unsupported server, the other mode's data under NAME) or
-// [lease.ErrRetry] (transport, timeout, server busy: try again).
+// held), [lease.ErrConflict] (every candidate raced away),
+// [lease.ErrConfig] (unsupported server, an eviction policy that can
+// reach lease data, the other mode's data under NAME) or [lease.ErrRetry]
+// (transport, timeout, server busy: try again). When the claim was sent
+// and its reply lost, the ErrRetry comes with the lease it may have
+// claimed (MachineID and Token), for the caller to release.
 //
 // PrevExpiry is left zero (Redis does not keep an expired lease's expiry),
 // but the chosen ID was free on the server's clock at CoordinatorNow, so any
@@ -139,47 +140,62 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, e
 	if err != nil {
 		return lease.Lease{}, err
 	}
-	if err := s.ensureChecked(ctx); err != nil {
+	if err := s.ready(ctx, true); err != nil {
 		return lease.Lease{}, err
 	}
-	// The commands run detached from ctx (bounded by detachedLimit and the
-	// client's timeouts): when ctx ends first, Acquire returns ErrRetry at
-	// once, and a claim the server applied anyway is released, not leaked.
-	return bounded(ctx, func() (lease.Lease, error) {
-		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), detachedLimit)
-		defer cancel()
-		if s.opts.Mode == ModeHash {
-			return s.hashAcquire(dctx, ms)
-		}
-		return s.keyAcquire(dctx, ms)
-	}, s.releaseAbandoned)
-}
-
-// detachedLimit bounds an acquisition that outlives its caller's context.
-const detachedLimit = time.Minute
-
-// releaseAbandoned gives back a lease whose Acquire completed after the
-// caller's context ended: the caller saw ErrRetry and will never use it.
-// Nobody generated with it, so there is nothing to hold the ID for: it is
-// deleted at once.
-func (s *Strategy) releaseAbandoned(l lease.Lease, err error) {
-	if err != nil {
-		return
+	script := acquireScript
+	if s.opts.Mode == ModeHash {
+		script = hashAcquireScript
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), abandonedReleaseTimeout)
-	defer cancel()
-	_ = s.release(ctx, l, 0)
+	pick, id := -1, 0
+	if !s.opts.LowestFirst {
+		pick, id = mrand.IntN(1<<30), mrand.IntN(Capacity)
+	}
+	for range s.opts.Candidates {
+		token := leasekit.NewTokenString()
+		r, err := script.Run(ctx, s.c, s.keys, id, token, ms, pick).Slice()
+		if err != nil {
+			return claimed(id, token, err), s.classify(ctx, "acquire (script)", err, true)
+		}
+		code, now, next, err := scriptReply(r)
+		if err != nil {
+			return claimed(id, token, err), s.classify(ctx, "acquire (script)", err, false)
+		}
+		switch {
+		case code == int64(id):
+			return lease.Lease{MachineID: id, Token: token, TTL: time.Duration(ms) * time.Millisecond,
+				CoordinatorNow: now, ReleaseHold: s.releaseHold()}, nil
+		case code == -1:
+			return lease.Lease{}, s.errorf(lease.ErrExhausted, "acquire: all %d machine IDs held", Capacity)
+		case code == -2:
+			return lease.Lease{}, s.otherModeError()
+		case code == -3 && leasekit.ValidID(int(next)):
+			id = int(next)
+		default:
+			return lease.Lease{}, s.classify(ctx, "acquire (script)", fmt.Errorf("unexpected reply %d, %d", code, next), false)
+		}
+	}
+	return lease.Lease{}, s.errorf(lease.ErrConflict, "acquire: %d candidates taken by racing contenders", s.opts.Candidates)
 }
 
-// abandonedReleaseTimeout bounds the release of an abandoned acquisition.
-const abandonedReleaseTimeout = 10 * time.Second
+// claimed is what Acquire returns beside a failed claim script: the lease
+// it may have claimed, unless the server positively refused the script
+// (an error reply: the script wrote nothing).
+func claimed(id int, token string, err error) lease.Lease {
+	var re redis.Error
+	if errors.As(err, &re) && !errors.Is(err, redis.Nil) {
+		return lease.Lease{}
+	}
+	return lease.Lease{MachineID: id, Token: token}
+}
 
 // Renew extends l for d. A renewal applied twice (a replay after a lost
 // reply) succeeds both times. Errors wrap [lease.ErrLost] when the server
 // says the lease is not ours (expired, taken over, released and its
-// release hold over, or l is malformed), [lease.ErrRetry] otherwise, and
-// [lease.ErrConfig] when the server check (see [Strategy.Check]) fails on
-// a first call.
+// release hold over, its token replaced by [Strategy.Reclaim], or l is
+// malformed) and when the server's eviction policy now can reach lease
+// data (see [Strategy.Check]), [lease.ErrRetry] otherwise, and
+// [lease.ErrConfig] when the server check fails on a first call.
 func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
 	ms, err := millis(d)
 	if err != nil {
@@ -188,116 +204,88 @@ func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (l
 	if err := validLease(l); err != nil {
 		return lease.Lease{}, err
 	}
-	if err := s.ensureChecked(ctx); err != nil {
+	if err := s.ready(ctx, false); err != nil {
 		return lease.Lease{}, err
 	}
-	return bounded(ctx, func() (lease.Lease, error) {
-		if s.opts.Mode == ModeHash {
-			return s.hashRenew(ctx, l, ms)
-		}
-		return s.keyRenew(ctx, l, ms)
-	}, nil)
+	script, keys, args := renewScript, []string{s.idKeys[l.MachineID]}, []any{l.Token, ms}
+	if s.opts.Mode == ModeHash {
+		script, keys, args = hashRenewScript, s.keys[:1], []any{l.MachineID, l.Token, ms}
+	}
+	op := fmt.Sprintf("renew of ID %d (script)", l.MachineID)
+	r, err := script.Run(ctx, s.c, keys, args...).Slice()
+	if err != nil {
+		return lease.Lease{}, s.classify(ctx, op, err, false)
+	}
+	ok, now, _, err := scriptReply(r)
+	if err != nil {
+		return lease.Lease{}, s.classify(ctx, op, err, false)
+	}
+	if ok != 1 {
+		return lease.Lease{}, s.errorf(lease.ErrLost, "renew of ID %d: lease no longer held", l.MachineID)
+	}
+	l.TTL = time.Duration(ms) * time.Millisecond
+	l.CoordinatorNow = now
+	l.PrevExpiry = time.Time{}
+	l.ReleaseHold = s.releaseHold()
+	return l, nil
 }
 
 // Release gives l up: it shortens l's lease to [Options.ReleaseHold], so
 // the machine ID stays taken that long and then frees itself (with a
 // negative ReleaseHold it deletes the lease at once). It only ever touches
-// l's own data, matched by its token: releasing a lease that expired or
-// was taken over is a harmless no-op and returns nil. Transport errors
-// wrap [lease.ErrRetry].
+// l's own data, matched by its token: releasing a lease that expired, was
+// taken over or whose token was replaced is a harmless no-op and returns
+// nil. Transport errors wrap [lease.ErrRetry].
 //
 // Until the hold runs out the lease is still l's: Renew or Reclaim of l
 // succeeds and extends it again. The lease manager never renews a lease
-// it released, except through a renewal it abandoned (timed out) that
+// it released, except through a renewal that outlived its deadline and
 // reaches the server late, after the release; the manager releases the
-// lease again once such a call has returned (see lease.Manager.Close), so
-// it stays extended only if the server applies the renewal after that
-// too (the same window a SQL renewal that commits late has).
+// lease again once such a call has returned.
 func (s *Strategy) Release(ctx context.Context, l lease.Lease) error {
-	return s.release(ctx, l, s.holdMS)
-}
-
-// release shortens l to holdMS milliseconds, or deletes it when holdMS is 0.
-func (s *Strategy) release(ctx context.Context, l lease.Lease, holdMS int64) error {
 	if validLease(l) != nil {
 		return nil // not ours to release; nothing to do
 	}
-	_, err := bounded(ctx, func() (struct{}, error) {
-		if s.opts.Mode == ModeHash {
-			return struct{}{}, s.hashRelease(ctx, l, holdMS)
-		}
-		return struct{}{}, s.keyRelease(ctx, l, holdMS)
-	}, nil)
-	return err
+	if err := ctx.Err(); err != nil {
+		return s.errorf(lease.ErrRetry, "release of ID %d: %w", l.MachineID, context.Cause(ctx))
+	}
+	if s.opts.Mode == ModeHash {
+		return s.hashRelease(ctx, l)
+	}
+	return s.keyRelease(ctx, l)
 }
 
 // releaseHold is the hold leases report.
 func (s *Strategy) releaseHold() time.Duration { return time.Duration(s.holdMS) * time.Millisecond }
 
-// bounded runs fn but returns as soon as ctx ends, whatever the client's
-// timeout settings. An abandoned fn finishes in the background; its result
-// then goes to abandoned (when not nil).
-func bounded[T any](ctx context.Context, fn func() (T, error), abandoned func(T, error)) (T, error) {
-	var zero T
+// ready runs before every Acquire, Renew and Reclaim: it fails at once
+// when ctx has ended, runs the server check when none has passed yet, and
+// reads the eviction policy (atStart: no lease is held yet).
+func (s *Strategy) ready(ctx context.Context, atStart bool) error {
 	if err := ctx.Err(); err != nil {
-		return zero, fmt.Errorf("redislease: %w: %w", lease.ErrRetry, err)
+		return s.errorf(lease.ErrRetry, "%w", context.Cause(ctx))
 	}
-	if ctx.Done() == nil {
-		return fn()
+	if !s.checked.Load() {
+		return s.Check(ctx)
 	}
-	type result struct {
-		v   T
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		v, err := fn()
-		ch <- result{v, err}
-	}()
-	select {
-	case r := <-ch:
-		return r.v, r.err
-	case <-ctx.Done():
-		if abandoned != nil {
-			go func() {
-				r := <-ch
-				abandoned(r.v, r.err)
-			}()
-		}
-		return zero, fmt.Errorf("redislease: %w: %w", lease.ErrRetry, context.Cause(ctx))
-	}
+	return s.checkEviction(ctx, atStart)
 }
 
 // millis converts d to whole milliseconds, rounding up so the granted TTL is
 // never below the requested one.
 func millis(d time.Duration) (int64, error) {
 	if d <= 0 {
-		return 0, fmt.Errorf("redislease: lease duration %v is not positive: %w", d, lease.ErrConfig)
+		return 0, leasekit.Errorf(pkg, lease.ErrConfig, "lease duration %v is not positive", d)
 	}
 	return int64((d + time.Millisecond - 1) / time.Millisecond), nil
 }
 
 func validLease(l lease.Lease) error {
-	if l.MachineID < 0 || l.MachineID >= Capacity || l.Token == "" {
-		return fmt.Errorf("redislease: malformed lease (machine ID %d, token of %d bytes): %w",
-			l.MachineID, len(l.Token), lease.ErrLost)
+	if !leasekit.ValidID(l.MachineID) || l.Token == "" {
+		return leasekit.Errorf(pkg, lease.ErrLost, "malformed lease (machine ID %d, token of %d bytes)",
+			l.MachineID, len(l.Token))
 	}
 	return nil
-}
-
-// newToken returns 16 random bytes, base64url without padding (22 chars).
-func newToken() string {
-	var b [16]byte
-	rand.Read(b[:])
-	return base64.RawURLEncoding.EncodeToString(b[:])
-}
-
-// startOffset is where the search for a free ID begins.
-func (s *Strategy) startOffset() int {
-	if s.opts.LowestFirst {
-		return 0
-	}
-	return mrand.IntN(Capacity)
 }
 
 func idKey(name string, id int) string {

@@ -16,15 +16,41 @@ func TestParseVersion(t *testing.T) {
 	}
 }
 
-func TestParseID(t *testing.T) {
-	for f, want := range map[string]int{"0": 0, "17": 17, "511": 511, "512": -1, "token.1.x": -1, "": -1, "-1": -1, "1000": -1, "1a": -1} {
-		id, ok := parseID(f)
-		if (want < 0) == ok || (ok && id != want) {
-			t.Errorf("parseID(%q) = %d, %v; want %d", f, id, ok, want)
+func TestParseMemoryInfo(t *testing.T) {
+	for info, want := range map[string]memoryInfo{
+		"# Memory\r\nused_memory:1\r\nmaxmemory:0\r\nmaxmemory_policy:noeviction\r\n": {0, "noeviction", true},
+		"maxmemory:5242880\r\nmaxmemory_policy:volatile-lru\r\n":                      {5242880, "volatile-lru", true},
+		"maxmemory:5242880\r\n":                           {5242880, "", false},
+		"maxmemory:-1\r\nmaxmemory_policy:noeviction\r\n": {-1, "noeviction", false},
+		"maxmemory_policy:noeviction\r\n":                 {0, "noeviction", false},
+		"":                                                {},
+	} {
+		if got := parseMemoryInfo(info); got != want {
+			t.Errorf("parseMemoryInfo(%q) = %+v, want %+v", info, got, want)
 		}
 	}
-	free := freeIDs([]string{"0", "token.0.abc", "2", "meta", "511"})
-	if len(free) != Capacity-3 || free[0] != 1 || free[1] != 3 || free[len(free)-1] != 510 {
-		t.Errorf("freeIDs = %v...", free[:3])
+}
+
+func TestSafePolicy(t *testing.T) {
+	for _, c := range []struct {
+		mode      Mode
+		maxmemory int64
+		policy    string
+		safe      bool
+	}{
+		{ModeKey, 0, "allkeys-lru", true},
+		{ModeHash, 0, "allkeys-lru", true},
+		{ModeKey, 1 << 20, "noeviction", true},
+		{ModeHash, 1 << 20, "noeviction", true},
+		{ModeKey, 1 << 20, "volatile-lru", false},
+		{ModeHash, 1 << 20, "volatile-lru", true},
+		{ModeHash, 1 << 20, "volatile-ttl", true},
+		{ModeHash, 1 << 20, "allkeys-lfu", false},
+		{ModeKey, 1 << 20, "allkeys-random", false},
+		{ModeHash, 1 << 20, "volatile-something-new", false},
+	} {
+		if got := safePolicy(c.mode, c.maxmemory, c.policy); got != c.safe {
+			t.Errorf("safePolicy(%v, %d, %s) = %v, want %v", c.mode, c.maxmemory, c.policy, got, c.safe)
+		}
 	}
 }

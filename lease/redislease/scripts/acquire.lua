@@ -1,23 +1,37 @@
--- Key mode acquire: claim the first free machine ID at or after a start offset.
+-- Key mode acquire: claim one machine ID, the caller's candidate.
 --
 -- KEYS[1]      NAME (the hash-mode key; checked, never written)
 -- KEYS[2..n+1] {NAME}:0 .. {NAME}:n-1, one key per machine ID
--- ARGV[1]      start offset (0..n-1), ARGV[2] token, ARGV[3] TTL in milliseconds
+-- ARGV[1] candidate ID (0..n-1), ARGV[2] token, ARGV[3] TTL in milliseconds,
+-- ARGV[4] pick: -1 names the lowest free ID as the next candidate, else
+-- the free ID at pick modulo the number of free IDs.
 --
--- Returns {id, time_s, time_us}: id >= 0 when claimed, -1 when every ID is
--- held, -2 when NAME holds a hash (hash-mode data: refuse to mix layouts).
--- Every key is declared in KEYS and shares NAME's hash slot, so the script
--- is Redis Cluster correct.
+-- Returns {code, time_s, time_us, next}: code is the candidate when
+-- claimed, -1 when every ID is held, -2 when NAME holds a hash (hash-mode
+-- data: refuse to mix layouts), -3 when the candidate is held (next is a
+-- free ID to try instead). Claiming only the caller's candidate lets the
+-- caller name the lease a lost reply may have claimed. Every key is
+-- declared in KEYS and shares NAME's hash slot, and TIME is read on the
+-- node that applies the claim.
 local now = redis.call('TIME')
 if redis.call('TYPE', KEYS[1]).ok == 'hash' then
-  return {-2, now[1], now[2]}
+  return {-2, now[1], now[2], 0}
 end
-local n = #KEYS - 1
-local start = tonumber(ARGV[1]) % n
-for i = 0, n - 1 do
-  local id = (start + i) % n
-  if redis.call('SET', KEYS[id + 2], ARGV[2], 'NX', 'PX', ARGV[3]) then
-    return {id, now[1], now[2]}
+local c = tonumber(ARGV[1])
+if redis.call('SET', KEYS[c + 2], ARGV[2], 'NX', 'PX', ARGV[3]) then
+  return {c, now[1], now[2], 0}
+end
+local free = {}
+for id = 0, #KEYS - 2 do
+  if redis.call('EXISTS', KEYS[id + 2]) == 0 then
+    free[#free + 1] = id
   end
 end
-return {-1, now[1], now[2]}
+if #free == 0 then
+  return {-1, now[1], now[2], 0}
+end
+local pick = tonumber(ARGV[4])
+if pick < 0 then
+  return {-3, now[1], now[2], free[1]}
+end
+return {-3, now[1], now[2], free[pick % #free + 1]}

@@ -1,0 +1,38 @@
+-- Hash mode acquire: claim one machine ID, the caller's candidate, with
+-- the Elixir library's layout ("<id>" -> token, "token.<id>.<token>" ->
+-- "<id>", one HSETEX FNX with one TTL).
+--
+-- KEYS[1]      NAME (the hash)
+-- KEYS[2..n+1] {NAME}:0 .. {NAME}:n-1, the key-mode keys (checked, never written)
+-- ARGV[1] candidate ID (0..n-1), ARGV[2] token, ARGV[3] TTL in milliseconds,
+-- ARGV[4] pick: -1 names the lowest free ID as the next candidate, else
+-- the free ID at pick modulo the number of free IDs.
+--
+-- Returns {code, time_s, time_us, next} as the key-mode acquire script:
+-- the candidate when claimed, -1 when every ID is held, -2 when a key-mode
+-- key exists (refuse to mix layouts), -3 when the candidate is held (next
+-- is a free ID to try instead). The check for key-mode data is atomic with
+-- the claim, and TIME is read on the node that applies it.
+local now = redis.call('TIME')
+if redis.call('EXISTS', unpack(KEYS, 2)) > 0 then
+  return {-2, now[1], now[2], 0}
+end
+local c = ARGV[1]
+if redis.call('HSETEX', KEYS[1], 'FNX', 'PX', ARGV[3], 'FIELDS', 2,
+    c, ARGV[2], 'token.' .. c .. '.' .. ARGV[2], c) == 1 then
+  return {tonumber(c), now[1], now[2], 0}
+end
+local free = {}
+for id = 0, #KEYS - 2 do
+  if redis.call('HEXISTS', KEYS[1], tostring(id)) == 0 then
+    free[#free + 1] = id
+  end
+end
+if #free == 0 then
+  return {-1, now[1], now[2], 0}
+end
+local pick = tonumber(ARGV[4])
+if pick < 0 then
+  return {-3, now[1], now[2], free[1]}
+end
+return {-3, now[1], now[2], free[pick % #free + 1]}
