@@ -13,10 +13,18 @@ import (
 )
 
 func init() {
+	// go-redis logs connection failures on its own; the CLI reports them
+	// once, in its own words.
+	redis.SetLogger(silentRedis{})
 	registerDriver(&leaseDriver{name: "redis", modes: []string{"hash", "key"}, noMigrate: true,
 		dsn:  "redis://[USER:PASS@]HOST:PORT/DB (also rediss://, unix://, or HOST:PORT)",
 		open: openRedis})
 }
+
+// silentRedis is a go-redis logger that drops everything.
+type silentRedis struct{}
+
+func (silentRedis) Printf(context.Context, string, ...any) {}
 
 // openRedis connects to one Redis or Valkey server and checks that it
 // supports the mode (and that the other mode's data is not under NAME).

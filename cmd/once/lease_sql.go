@@ -4,10 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
+	"log"
 	"strings"
 	"time"
 
-	_ "github.com/go-sql-driver/mysql" // "mysql"
+	"github.com/go-sql-driver/mysql"
 	_ "github.com/jackc/pgx/v5/stdlib" // "pgx"
 
 	"github.com/once-go/once/internal/sqlitedrv"
@@ -16,6 +18,9 @@ import (
 )
 
 func init() {
+	// go-sql-driver/mysql logs some connection failures on its own before
+	// returning them; the CLI reports them once, in its own words.
+	mysql.SetLogger(log.New(io.Discard, "", 0))
 	registerDriver(&leaseDriver{name: "postgres", dsn: "postgres://USER@HOST:5432/DB?sslmode=disable",
 		open: openSQL("pgx", migrations.Postgres)})
 	registerDriver(&leaseDriver{name: "mysql", dsn: "USER@tcp(HOST:3306)/DB?parseTime=true (MySQL 8+, MariaDB 10.5+)",
