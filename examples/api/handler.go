@@ -5,8 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"mime"
 	"net/http"
-	"strings"
 
 	"github.com/once-go/once/migrations"
 	"github.com/once-go/once/nonce"
@@ -68,17 +68,19 @@ func (a *api) index(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (a *api) createUser(w http.ResponseWriter, r *http.Request) {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		writeError(w, http.StatusBadRequest, "body: want Content-Type: application/json")
+		return
+	}
 	var in struct {
 		Email string `json:"email"`
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
+	if err := decodeJSON(w, r, &in); err != nil {
 		writeError(w, http.StatusBadRequest, "body: want {\"email\": \"...\"}: "+err.Error())
 		return
 	}
-	if !strings.Contains(in.Email, "@") || len(in.Email) > 320 {
-		writeError(w, http.StatusBadRequest, "email: want an address such as ada@example.com")
+	if err := checkEmail(in.Email); err != nil {
+		writeError(w, http.StatusBadRequest, "email: "+err.Error())
 		return
 	}
 	id, err := once.NewAs[UserID]()

@@ -126,12 +126,31 @@ func checkRoutes(t *testing.T, base string) {
 	}
 }
 
-// call sends a request and decodes a JSON object answer (nil if none).
+// call sends a request (a body as JSON) and decodes a JSON object answer
+// (nil if none).
 func call(t *testing.T, method, url, body string) (int, map[string]any) {
+	t.Helper()
+	contentType := ""
+	if body != "" {
+		contentType = "application/json"
+	}
+	return send(t, method, url, body, contentType)
+}
+
+// post sends a POST with the given content type ("" for none).
+func post(t *testing.T, url, body, contentType string) (int, map[string]any) {
+	t.Helper()
+	return send(t, "POST", url, body, contentType)
+}
+
+func send(t *testing.T, method, url, body, contentType string) (int, map[string]any) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -2,7 +2,7 @@
 // masked once IDs.
 //
 //	go run ./examples/api            # SQLite in os.TempDir(), listening on 127.0.0.1:8080
-//	curl -si localhost:8080/users -d '{"email":"ada@example.com"}'
+//	curl -si localhost:8080/users -H 'Content-Type: application/json' -d '{"email":"ada@example.com"}'
 //	curl -si localhost:8080/users/usr_...
 //
 // DATABASE_URL selects PostgreSQL or MySQL instead, ADDR the listen address.
@@ -69,7 +69,7 @@ func run(ctx context.Context, out io.Writer, getenv func(string) string) (err er
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: newHandler(db.SQL, db.Dialect, table), ReadHeaderTimeout: 5 * time.Second}
+	srv := newServer(newHandler(db.SQL, db.Dialect, table))
 	fmt.Fprintf(out, "%s, machine ID %d\nlistening on http://%s\n", db.Where, l.Manager.MachineID(), ln.Addr())
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -91,4 +91,18 @@ func run(ctx context.Context, out io.Writer, getenv func(string) string) (err er
 		err = serr
 	}
 	return err
+}
+
+// newServer returns a server for h that bounds every phase of a connection:
+// a client that stops sending half way through a request, or never reads
+// the answer, is cut off.
+func newServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      15 * time.Second,
+		IdleTimeout:       60 * time.Second,
+		MaxHeaderBytes:    16 << 10,
+	}
 }
