@@ -1,0 +1,166 @@
+// Command readme is the program the README's Go snippets come from: each
+// region between "// readme:begin NAME" and "// readme:end NAME" is the
+// README block marked <!-- readme:NAME -->, and readme_test.go checks that
+// they are equal.
+//
+//	ONCE_KEY=$(head -c 32 /dev/urandom | base64) go run ./examples/readme [-orm gorm,bun,sqlx]
+//
+// It opens DATABASE_URL (a SQLite file when unset; postgres://... or
+// mysql://... switch), creates the lease table, holds a machine-ID lease on
+// the same database, stores a user and two posts with each ORM chosen (the
+// -orm flag, or ORM in the environment; all three by default), reads the
+// posts back and prints each as JSON next to its stored bigint. Any failure
+// exits with status 1.
+package main
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/sqllease"
+	"github.com/once-go/once/migrations"
+	"github.com/once-go/once/nonce"
+	"github.com/once-go/once/once"
+)
+
+// orms are the ORM parts of the program by -orm name: save stores a user and
+// two posts in the ORM's own tables and returns the posts as read back; posts
+// is the name of the posts table.
+var orms = map[string]struct {
+	save  func(context.Context, *sql.DB) ([]Post, error)
+	posts string
+}{
+	"gorm": {saveGORM, "gorm_posts"},
+	"bun":  {saveBun, "posts"},
+	"sqlx": {saveSqlx, "sqlx_posts"},
+}
+
+func main() {
+	// ctx lives as long as the process: the lease manager runs until it ends.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Stdout, os.Args[1:])
+	stop()
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "readme:", err)
+		os.Exit(1)
+	}
+}
+
+// run is the program: ctx bounds the lease manager's life, args are the
+// command-line arguments, and DATABASE_URL, ONCE_KEY and ORM come from the
+// environment.
+func run(ctx context.Context, out io.Writer, args []string) (err error) {
+	flags := flag.NewFlagSet("readme", flag.ContinueOnError)
+	ormFlag := flags.String("orm", cmp.Or(os.Getenv("ORM"), "gorm,bun,sqlx"), "ORMs to use, comma-separated: gorm, bun, sqlx")
+	if err := flags.Parse(args); err != nil {
+		return err
+	}
+	names := strings.Split(*ormFlag, ",")
+	for _, name := range names {
+		if _, ok := orms[name]; !ok {
+			return fmt.Errorf("-orm: unknown ORM %.20q (want gorm, bun or sqlx)", name)
+		}
+	}
+
+	db, pool, err := openDB(ctx, os.Getenv("DATABASE_URL"))
+	if err != nil {
+		return err
+	}
+	defer func() {
+		err = errors.Join(err, db.Close())
+		if pool != nil {
+			pool.Close()
+		}
+	}()
+
+	// readme:begin migrate
+	// Create the lease table once_leases (512 rows) unless it exists; the
+	// dialect (0: not given) is detected from db's driver.
+	if err := migrations.Apply(ctx, db, 0, ""); err != nil {
+		return err
+	}
+	// readme:end migrate
+
+	// readme:begin key
+	// ONCE_KEY is used as is, as raw bytes (not decoded), and must be at least
+	// 32 bytes: e.g. the output of head -c 32 /dev/urandom | base64.
+	key := []byte(os.Getenv("ONCE_KEY"))
+	if len(key) == 0 {
+		return errors.New("ONCE_KEY is not set (32+ bytes, e.g. $(head -c 32 /dev/urandom | base64))")
+	}
+	ids, err := nonce.New(nonce.Config{BaseKey: key, AwaitLease: true}) // generates once a lease is held
+	if err != nil {
+		return err
+	}
+	once.SetGenerator(ids) // new IDs and masking for every ID type
+	// readme:end key
+
+	// readme:begin lease
+	strategy, err := sqllease.New(db, sqllease.Options{}) // table once_leases, dialect from the driver
+	if err != nil {
+		return err
+	}
+	// ctx must live as long as the app: when it ends, the manager stops and
+	// new IDs fail. AcquireTimeout bounds how long Start waits for an ID.
+	m, err := lease.Start(ctx, strategy, lease.Options{
+		Factories:      []lease.Factory{ids},
+		AcquireTimeout: 30 * time.Second,
+		OnAcquired:     func(machineID int) { log.Printf("once: machine ID %d", machineID) },
+		OnLost:         func(reason error) { log.Printf("once: lease lost, no new IDs until the next one: %v", reason) },
+	})
+	if err != nil {
+		return err // lease.ErrTimeout: no free machine ID in time; lease.ErrConfig: fix the setup
+	}
+	// Close stops generation and releases the machine ID; run returns its error.
+	defer func() { err = errors.Join(err, m.Close(context.Background())) }()
+	// readme:end lease
+
+	fmt.Fprintf(out, "machine ID %d\n", m.MachineID())
+	for _, name := range names {
+		posts, err := orms[name].save(ctx, db)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if len(posts) != 2 {
+			return fmt.Errorf("%s: read back %d posts, want 2", name, len(posts))
+		}
+		for _, p := range posts {
+			js, err := json.Marshal(p)
+			if err != nil {
+				return err
+			}
+			stored, err := storedID(ctx, db, pool, orms[name].posts, p.ID)
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			fmt.Fprintf(out, "%-4s  %s  %d\n", name, js, stored)
+		}
+	}
+	return nil
+}
+
+// storedID reads the bigint that table holds for id, with pgx itself on
+// PostgreSQL (the pool shared with database/sql) and through db elsewhere.
+func storedID(ctx context.Context, db *sql.DB, pool *pgxpool.Pool, table string, id PostID) (stored int64, err error) {
+	if pool != nil {
+		err = pool.QueryRow(ctx, `SELECT id FROM `+table+` WHERE id = $1`, id).Scan(&stored)
+	} else {
+		err = db.QueryRowContext(ctx, `SELECT id FROM `+table+` WHERE id = ?`, id).Scan(&stored)
+	}
+	return stored, err
+}

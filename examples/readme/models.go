@@ -1,0 +1,34 @@
+package main
+
+import "github.com/once-go/once/once"
+
+// readme:begin models
+type userKind struct{}
+
+func (userKind) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
+
+type postKind struct{}
+
+func (postKind) Options() once.Options { return once.Options{Prefix: "pst_", Mask: true} }
+
+// UserID is "usr_" and 11 characters in text and JSON, a bigint in the table.
+// A UserID where a PostID belongs does not compile.
+type (
+	UserID = once.Typed[userKind]
+	PostID = once.Typed[postKind]
+)
+
+// The tags serve GORM, bun (`bun:",pk"`) and sqlx (`db`); keep your ORM's.
+type User struct {
+	ID    UserID `json:"id" bun:",pk"` // set before the INSERT, never auto-increment
+	Email string `json:"email"`
+}
+
+type Post struct {
+	ID       PostID  `json:"id" bun:",pk"`
+	AuthorID UserID  `json:"author_id" db:"author_id"`
+	EditorID *UserID `json:"editor_id,omitzero" db:"editor_id"` // nullable: nil is NULL, and absent from JSON
+	Title    string  `json:"title"`
+}
+
+// readme:end models
