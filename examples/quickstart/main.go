@@ -1,25 +1,38 @@
-// Command quickstart stores a few users with typed, masked once IDs through
-// GORM and shows what the application sees next to what the database holds.
+// Command quickstart is the whole wiring of once in one function: open the
+// database, create the lease table, take a machine-ID lease, make the nonce
+// factory the generator of IDs, and let GORM fill typed, masked IDs before
+// each INSERT. It prints what the application shows next to what the
+// database holds.
 //
 //	go run ./examples/quickstart
 //
 // With no configuration it uses the SQLite file once-quickstart.db in the
 // system's temp directory, as both the application database and the lease
-// coordinator; DATABASE_URL=postgres://... or mysql://... switches database.
+// coordinator; DATABASE_URL=postgres://..., mysql://... or a plain driver
+// DSN switches database (see parseDatabaseURL). ONCE_KEY is the masking key.
 package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
-	"github.com/once-go/once/adapters/gorm"
-	"github.com/once-go/once/examples/internal/exampledb"
-	"github.com/once-go/once/examples/internal/examplegorm"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+
+	oncegorm "github.com/once-go/once/adapters/gorm"
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/sqllease"
+	"github.com/once-go/once/migrations"
+	"github.com/once-go/once/nonce"
 	"github.com/once-go/once/once"
 )
 
@@ -33,49 +46,94 @@ func (userKind) Options() once.Options { return once.Options{Prefix: "usr_", Mas
 
 // User is a GORM model whose primary key is a UserID.
 type User struct {
-	ID    UserID `json:"id"`
+	ID    UserID `json:"id"` // bigint primary key, filled before INSERT
 	Email string `json:"email"`
 }
 
+// demoKey masks IDs when ONCE_KEY is not set. It is public: masked IDs
+// made with it hide nothing.
+const demoKey = "once-quickstart-demo-key-do-not-use-in-production"
+
 func main() {
+	// The application's lifetime: it ends on SIGINT or SIGTERM. The lease
+	// manager lives as long as this context, so it must not be a start-up
+	// timeout (lease.Options.AcquireTimeout bounds the start-up).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Stdout, os.Getenv("DATABASE_URL"), "quickstart_users"); err != nil {
+	if err := run(ctx, os.Stdout, os.Getenv("DATABASE_URL"), os.Getenv("ONCE_KEY"), "quickstart_users"); err != nil {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, out io.Writer, databaseURL, table string) (err error) {
-	db, err := exampledb.Open(ctx, databaseURL, "once-quickstart.db")
+// run wires everything on one connection pool and stores three users in
+// table. key is used as raw bytes, exactly as the Elixir library reads its
+// key: the same ONCE_KEY gives the same masked IDs in both.
+func run(ctx context.Context, out io.Writer, databaseURL, key, table string) (err error) {
+	// 1. The application's database: one pool for the app and the lease.
+	dbc, err := parseDatabaseURL(databaseURL)
+	if err != nil {
+		return err
+	}
+	db, err := sql.Open(dbc.driver, dbc.dsn)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	if err := db.PingContext(ctx); err != nil {
+		return fmt.Errorf("connect to %s: %w", dbc.where, err)
+	}
 	hint := ""
 	if databaseURL == "" {
 		hint = " (DATABASE_URL=postgres://... or mysql://... to switch)"
 	}
-	fmt.Fprintf(out, "database  %s%s\n", db.Where, hint)
+	fmt.Fprintf(out, "database  %s%s\n", dbc.where, hint)
 
-	// Lease a machine ID from the same database: IDs are generated only
-	// while the lease is held.
-	l, err := exampledb.StartLease(ctx, db, os.Stderr)
+	// 2. The lease table (idempotent; the dialect is found from the driver).
+	if err := migrations.Apply(ctx, db, 0, migrations.DefaultTable); err != nil {
+		return err
+	}
+
+	// 3. A nonce factory that makes IDs only while a lease is held, and the
+	// lease manager that holds one. Start blocks until a machine ID is
+	// leased (at most AcquireTimeout), then renews it in the background
+	// until Close or the end of ctx.
+	baseKey := []byte(key)
+	if key == "" {
+		baseKey = []byte(demoKey)
+		fmt.Fprintln(out, "NOTE      ONCE_KEY is not set: IDs are masked with the public demo key and hide nothing.\n"+
+			"          Set ONCE_KEY to 32+ random bytes, used as is, e.g. export ONCE_KEY=$(openssl rand -hex 32)")
+	}
+	ids, err := nonce.New(nonce.Config{AwaitLease: true, BaseKey: baseKey})
+	if err != nil {
+		return fmt.Errorf("ONCE_KEY: %w", err)
+	}
+	strategy, err := sqllease.New(db, sqllease.Options{})
 	if err != nil {
 		return err
 	}
+	m, err := lease.Start(ctx, strategy, lease.Options{
+		Factories:      []lease.Factory{ids},
+		AcquireTimeout: 20 * time.Second,
+		Logger:         slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	})
+	if err != nil {
+		return err // lease.ErrTimeout: no free machine ID in time; lease.ErrConfig: fix the set-up
+	}
 	defer func() {
-		if cerr := l.Close(); cerr != nil && err == nil {
-			err = cerr
-		}
+		// Close disables the factory, then releases the machine ID.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		err = errors.Join(err, m.Close(cctx))
 		fmt.Fprintln(out, "lease     released")
 	}()
-	fmt.Fprintf(out, "lease     machine ID %d (table once_leases)\n", l.Manager.MachineID())
-	if l.DemoKey {
-		fmt.Fprintln(out, exampledb.DemoKeyNote)
-	}
+	once.SetGenerator(ids)
+	defer once.SetGenerator(nil)
+	fmt.Fprintf(out, "lease     machine ID %d (table %s)\n", m.MachineID(), migrations.DefaultTable)
 
-	g, err := examplegorm.Open(db)
+	// 4. GORM on the same pool, with the plugin that fills IDs before each
+	// INSERT and gives ID columns their types (never auto-increment).
+	g, err := gorm.Open(gormDialector(dbc.driver, db), &gorm.Config{Logger: logger.Discard})
 	if err != nil {
 		return err
 	}
@@ -85,8 +143,6 @@ func run(ctx context.Context, out io.Writer, databaseURL, table string) (err err
 	if err := g.Table(table).AutoMigrate(&User{}); err != nil {
 		return err
 	}
-
-	// The plugin fills the IDs before the INSERT: no round trip.
 	users := []User{{Email: "ada@example.com"}, {Email: "grace@example.com"}, {Email: "edsger@example.com"}}
 	if err := g.Table(table).Create(&users).Error; err != nil {
 		return err

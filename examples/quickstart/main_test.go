@@ -32,13 +32,14 @@ func TestQuickstart(t *testing.T) {
 		}},
 		{"postgres", func(t *testing.T) (string, *sql.DB) { return testenv.PostgresDSN(), testenv.Postgres(t) }},
 		{"mariadb", func(t *testing.T) (string, *sql.DB) { return "mysql://" + testenv.MySQLDSN(), testenv.MySQL(t) }},
+		{"mariadb-plain-dsn", func(t *testing.T) (string, *sql.DB) { return testenv.MySQLDSN(), testenv.MySQL(t) }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			url, db := c.url(t)
 			table := testenv.Unique(t, "qs")
 			t.Cleanup(func() { db.Exec("DROP TABLE IF EXISTS " + table) })
 			var out bytes.Buffer
-			if err := run(context.Background(), &out, url, table); err != nil {
+			if err := run(context.Background(), &out, url, "", table); err != nil {
 				t.Fatalf("%v\n%s", err, out.String())
 			}
 			s := out.String()

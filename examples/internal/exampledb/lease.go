@@ -30,7 +30,8 @@ type Lease struct {
 
 // StartLease creates the lease table if needed (migrations.Apply), takes a
 // machine ID from it with the SQL strategy on the same pool, and makes the
-// nonce factory keyed with ONCE_KEY (at least 32 bytes; DemoKey when unset)
+// nonce factory keyed with ONCE_KEY (its raw bytes, at least 32, as the
+// Elixir library reads the same variable; DemoKey when unset)
 // the default generator of once IDs. The manager renews the lease until
 // Close or the end of ctx. Warnings of the lease manager go to logTo.
 func StartLease(ctx context.Context, db *DB, logTo io.Writer) (*Lease, error) {
@@ -70,5 +71,5 @@ func (l *Lease) Close() error {
 
 // DemoKeyNote is the warning the examples print when DemoKey is in use.
 const DemoKeyNote = `NOTE: ONCE_KEY is not set, so IDs are masked with the public demo key: they
-      hide nothing. In production set ONCE_KEY to 32+ random bytes, e.g.
-      export ONCE_KEY=$(openssl rand -base64 32)`
+      hide nothing. In production set ONCE_KEY to 32+ random bytes, used as
+      is (not decoded), e.g. export ONCE_KEY=$(openssl rand -hex 32)`
