@@ -87,7 +87,7 @@ func given(fs *flagSet, name string) bool {
 // errorf writes one line "<who>: <message>" to stderr.
 func errorf(e *env, who, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	msg = strings.ReplaceAll(msg, "\n", " ")
+	msg = strings.NewReplacer("\n", " ", "\t", " ").Replace(msg)
 	fmt.Fprintf(e.stderr, "%s: %s\n", who, msg)
 }
 

@@ -24,8 +24,8 @@ type leaseDriver struct {
 	modes []string // the accepted --mode values; nil: --mode is not accepted
 	// noMigrate: the coordinator needs no migration (lease migrate says so).
 	noMigrate bool
-	// open connects to the coordinator named by cfg. It may check the
-	// connection; it must not create anything (that is migrate).
+	// open prepares a client of the coordinator named by cfg. It makes no
+	// request (backend.check does) and creates nothing (that is migrate).
 	open func(ctx context.Context, cfg backendConfig) (*backend, error)
 }
 
@@ -39,6 +39,9 @@ type backendConfig struct {
 // backend is an opened coordinator.
 type backend struct {
 	strategy lease.Strategy
+	// check makes one request: it tells a coordinator that cannot be
+	// reached, or cannot serve leases, from one that can.
+	check func(ctx context.Context) error
 	// list returns one row per machine ID, in ID order (lease ls).
 	list func(ctx context.Context) ([]leaseRow, error)
 	// migrate creates what the coordinator needs (nil if noMigrate).
@@ -106,8 +109,11 @@ func addBackendFlags(fs *flagSet, modes bool) *backendFlags {
 // usageError is returned by backendFlags.open for a bad command line.
 type usageError struct{ error }
 
-// open validates the flags and opens the backend.
-func (f *backendFlags) open(ctx context.Context) (*backend, error) {
+// open validates the flags and opens the backend. With check, it also
+// checks the connection, for up to pingTimeout: the commands that run once
+// (ls, migrate) fail fast on an unreachable coordinator; hold leaves the
+// retries to the lease manager, which keeps trying for the acquire timeout.
+func (f *backendFlags) open(ctx context.Context, check bool) (*backend, error) {
 	d := drivers[f.driver]
 	switch {
 	case f.driver == "":
@@ -124,8 +130,21 @@ func (f *backendFlags) open(ctx context.Context) (*backend, error) {
 		}
 		return nil, usageError{fmt.Errorf("--mode %s: unknown mode (want %s)", quoteValue(f.mode), strings.Join(d.modes, ", "))}
 	}
-	return d.open(ctx, backendConfig{dsn: f.dsn, table: f.table, mode: f.mode})
+	be, err := d.open(ctx, backendConfig{dsn: f.dsn, table: f.table, mode: f.mode})
+	if err != nil || !check {
+		return be, err
+	}
+	cctx, cancel := context.WithTimeout(ctx, pingTimeout)
+	defer cancel()
+	if err := be.check(cctx); err != nil {
+		be.close()
+		return nil, err
+	}
+	return be, nil
 }
+
+// pingTimeout bounds the connection check of ls and migrate.
+const pingTimeout = 10 * time.Second
 
 // fail reports err from a lease command: exit 2 for a usage error, else 1.
 func fail(e *env, fs *flagSet, c *command, err error) int {
@@ -163,7 +182,7 @@ on standard error and exits 0.`,
 			}
 			ctx, cancel := signalContext()
 			defer cancel()
-			be, err := bf.open(ctx)
+			be, err := bf.open(ctx, true)
 			if err != nil {
 				return fail(e, fs, c, err)
 			}
@@ -205,7 +224,7 @@ server's TIME plus PTTL) and token.`,
 			}
 			ctx, cancel := signalContext()
 			defer cancel()
-			be, err := bf.open(ctx)
+			be, err := bf.open(ctx, true)
 			if err != nil {
 				return fail(e, fs, c, err)
 			}

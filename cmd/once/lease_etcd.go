@@ -66,8 +66,8 @@ func etcdConfig(dsn string) (clientv3.Config, error) {
 	return cfg, nil
 }
 
-// openEtcd connects to an etcd cluster and checks that the key range of
-// the prefix can be read.
+// openEtcd prepares a client of an etcd cluster; its check reads the key
+// range of the prefix.
 func openEtcd(ctx context.Context, cfg backendConfig) (*backend, error) {
 	ccfg, err := etcdConfig(cfg.dsn)
 	if err != nil {
@@ -83,17 +83,16 @@ func openEtcd(ctx context.Context, cfg backendConfig) (*backend, error) {
 		c.Close()
 		return nil, usageError{fmt.Errorf("--table: %w", err)}
 	}
-	cctx, cancel := context.WithTimeout(ctx, pingTimeout)
-	defer cancel()
-	if err := s.Check(cctx); err != nil {
-		c.Close()
-		if errors.Is(err, lease.ErrConfig) {
-			return nil, err
+	check := func(ctx context.Context) error {
+		err := s.Check(ctx)
+		if err == nil || errors.Is(err, lease.ErrConfig) {
+			return err
 		}
-		return nil, fmt.Errorf("connecting to etcd at %s: %w", strings.Join(ccfg.Endpoints, ","), err)
+		return fmt.Errorf("connecting to etcd at %s: %w", strings.Join(ccfg.Endpoints, ","), err)
 	}
 	return &backend{
 		strategy: s,
+		check:    check,
 		list:     func(ctx context.Context) ([]leaseRow, error) { return etcdRows(ctx, c, s) },
 		close:    c.Close,
 	}, nil

@@ -116,7 +116,7 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 	who := "once " + c.name
 	ctx, cancel := signalContext()
 	defer cancel()
-	be, err := bf.open(ctx)
+	be, err := bf.open(ctx, false)
 	if err != nil {
 		return fail(e, fs, c, err)
 	}

@@ -26,8 +26,9 @@ type silentRedis struct{}
 
 func (silentRedis) Printf(context.Context, string, ...any) {}
 
-// openRedis connects to one Redis or Valkey server and checks that it
-// supports the mode (and that the other mode's data is not under NAME).
+// openRedis prepares a client of one Redis or Valkey server; its check
+// verifies that the server supports the mode (and that the other mode's
+// data is not under NAME).
 func openRedis(ctx context.Context, cfg backendConfig) (*backend, error) {
 	mode, err := redislease.ParseMode(cfg.mode)
 	if err != nil {
@@ -48,14 +49,9 @@ func openRedis(ctx context.Context, cfg backendConfig) (*backend, error) {
 		c.Close()
 		return nil, usageError{err}
 	}
-	cctx, cancel := context.WithTimeout(ctx, pingTimeout)
-	defer cancel()
-	if err := s.Check(cctx); err != nil {
-		c.Close()
-		return nil, err
-	}
 	return &backend{
 		strategy: s,
+		check:    s.Check,
 		list:     func(ctx context.Context) ([]leaseRow, error) { return redisRows(ctx, c, mode, s.Key()) },
 		close:    c.Close,
 	}, nil

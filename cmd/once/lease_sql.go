@@ -7,7 +7,6 @@ import (
 	"io"
 	"log"
 	"strings"
-	"time"
 
 	"github.com/go-sql-driver/mysql"
 	_ "github.com/jackc/pgx/v5/stdlib" // "pgx"
@@ -28,9 +27,6 @@ func init() {
 	registerDriver(&leaseDriver{name: "sqlite", dsn: "PATH (a file; busy timeout 10s added) or file:PATH?... (used as is)",
 		open: openSQL(sqlitedrv.DriverName, migrations.SQLite)})
 }
-
-// pingTimeout bounds the connection check when a backend is opened.
-const pingTimeout = 10 * time.Second
 
 // sqliteDSN turns a plain file path into a DSN that waits for locks held by
 // other processes instead of failing at once.
@@ -59,12 +55,6 @@ func openSQL(driver string, d migrations.Dialect) func(context.Context, backendC
 		if err != nil {
 			return nil, fmt.Errorf("opening %s: %w", d, err)
 		}
-		pctx, cancel := context.WithTimeout(ctx, pingTimeout)
-		defer cancel()
-		if err := db.PingContext(pctx); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("connecting to %s: %w", d, err)
-		}
 		s, err := sqllease.New(db, sqllease.Options{Dialect: d, Table: table})
 		if err != nil {
 			db.Close()
@@ -72,9 +62,15 @@ func openSQL(driver string, d migrations.Dialect) func(context.Context, backendC
 		}
 		return &backend{
 			strategy: s,
-			list:     func(ctx context.Context) ([]leaseRow, error) { return sqlRows(ctx, s) },
-			migrate:  func(ctx context.Context) error { return migrations.Apply(ctx, db, d, table) },
-			close:    db.Close,
+			check: func(ctx context.Context) error {
+				if err := db.PingContext(ctx); err != nil {
+					return fmt.Errorf("connecting to %s: %w", d, err)
+				}
+				return nil
+			},
+			list:    func(ctx context.Context) ([]leaseRow, error) { return sqlRows(ctx, s) },
+			migrate: func(ctx context.Context) error { return migrations.Apply(ctx, db, d, table) },
+			close:   db.Close,
 		}, nil
 	}
 }
