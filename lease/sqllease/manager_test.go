@@ -56,14 +56,17 @@ func (c *contender) event(e lease.Event) {
 
 func testManagers(t *testing.T, d migrations.Dialect, db *sql.DB) {
 	db.SetMaxOpenConns(racePool(d))
-	// The acquire timeout only bounds a failing run: the losers are
+	// The acquire timeout only bounds a failing run (the losers are
 	// stopped as soon as the winners hold every row and they have seen
-	// ErrExhausted. Releases of 512 winners closing at once queue through
-	// the pool (on SQLite, one writer at a time) and may each wait that
-	// long on a loaded machine.
-	timeout, release := 30*time.Second, 30*time.Second
+	// ErrExhausted), so it can be generous: SQLite under the race detector
+	// on a loaded 2-core machine has taken more than 30 s for its 512
+	// serialized claims through a pool of 4 connections. The winners'
+	// releases, queued the same way when they all close at once, may each
+	// wait as long.
+	timeout, release := 2*time.Minute, time.Minute
 	table := newTable(t, db, d)
-	ctx := ctxT(t)
+	ctx, cancelAll := context.WithTimeout(t.Context(), 2*timeout+2*release)
+	defer cancelAll()
 	quiet := slog.New(slog.DiscardHandler)
 
 	var (
