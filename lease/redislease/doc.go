@@ -12,21 +12,28 @@
 // [ModeHash] keeps every lease in one hash NAME with per-field TTLs (HSETEX
 // FNX/FXX PX). Pick it on Redis >= 8.0 or Valkey >= 9.0, and whenever
 // services using the Elixir library share the leases: the field layout is
-// exactly theirs ("<id>" -> token, "token.<id>.<token>" -> "<id>"). All
-// leases are visible with one HGETALL. Hash mode sends plain commands and
-// needs no scripting.
+// exactly theirs ("<id>" -> token, "token.<id>.<token>" -> "<id>"). Their
+// hash is named "no_noncense_leases" by default, ours [DefaultName]: set
+// [Options.Name] to the name the fleet shares. All leases are visible with
+// one HGETALL.
 //
-// [ModeKey] keeps one key {NAME}:<id> = token per lease with a key TTL, and
-// acquires, renews and releases with small Lua scripts (embedded in this
-// package, run with EVALSHA). Pick it on Redis 6 and 7, on managed services
-// without HSETEX, and on Redis Cluster: the {NAME} hash tag puts every key
-// in one slot and the scripts declare all keys they touch.
+// [ModeKey] keeps one key {NAME}:<id> = token per lease with a key TTL.
+// Pick it on Redis 6 and 7, on managed services without HSETEX, and on
+// Redis Cluster.
+//
+// Both modes acquire, renew and reclaim with small Lua scripts (embedded
+// in this package, run with EVALSHA). Each script declares every key it
+// touches, all in NAME's hash slot (the {NAME} hash tag), checks for the
+// other mode's data in the same atomic step as a claim, and reads the
+// server's TIME on the node that applies the write, so both modes are
+// Redis Cluster correct.
 //
 // # Server checks and errors
 //
-// [Strategy.Check] (run by the first Acquire or Renew, or call it at
-// startup) probes the command the mode needs and reports an unsupported
-// server as [lease.ErrConfig], never as a conflict. At run time a renewal
+// [Strategy.Check] (run by the first Acquire, Renew or Reclaim, or call it
+// at startup) probes the commands the mode needs and the eviction policy,
+// and reports an unsupported server as [lease.ErrConfig], never as a
+// conflict. At run time a renewal
 // the server positively refuses is [lease.ErrLost]; transport errors,
 // timeouts, pool exhaustion and server replies such as LOADING, BUSY,
 // READONLY, MASTERDOWN, CLUSTERDOWN or TRYAGAIN are [lease.ErrRetry].
@@ -64,9 +71,24 @@
 // In such a mixed fleet give every strategy of this package a negative
 // ReleaseHold.
 //
+// # Data loss and eviction
+//
 // Data loss on the server (FLUSHALL, a failover to a replica that missed
-// the latest writes, a restart without persistence) frees every ID at once:
-// another process may acquire an ID that is still in use until the holder's
-// next renewal reports [lease.ErrLost]. Run Redis with persistence and
-// keep renewal intervals short when that window matters.
+// the latest writes, a restart without persistence, eviction under
+// maxmemory) frees IDs at once: another process may acquire an ID that is
+// still in use until the holder's next renewal reports [lease.ErrLost]. Run
+// Redis with persistence and keep renewal intervals short when that
+// window matters.
+//
+// Eviction is refused rather than risked. The strategy reads maxmemory and
+// maxmemory_policy from INFO memory (CONFIG is disabled on several managed
+// services; INFO rarely is; on Redis Cluster from every primary) at Check
+// and again on every Acquire, Renew and Reclaim, and accepts maxmemory 0,
+// the policy noeviction and, in hash mode only, the volatile-* policies
+// (they evict only keys with a TTL of their own; the hash NAME has none,
+// its fields expire: tested on Redis 8 and Valkey 9). Any other policy is
+// [lease.ErrConfig] before a lease is held, and [lease.ErrLost] on a
+// renewal (a policy changed at run time), so that the lease manager stops
+// generation at once. A server that does not report its policy is
+// refused too, unless [Options.AcceptUnverifiedEviction] is set.
 package redislease
