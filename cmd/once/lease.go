@@ -34,6 +34,9 @@ type backendConfig struct {
 	dsn   string
 	table string // "" = the driver's default
 	mode  string // "" unless the driver has modes
+	// create: the command creates what is missing (migrate); the others
+	// create nothing, not even an SQLite file.
+	create bool
 }
 
 // backend is an opened coordinator.
@@ -93,6 +96,7 @@ hash tag of the keys {NAME}:ID); default once_leases.
 // backendFlags are the flags every lease command has.
 type backendFlags struct {
 	driver, dsn, table, mode string
+	create                   bool // see backendConfig
 }
 
 func addBackendFlags(fs *flagSet, modes bool) *backendFlags {
@@ -130,7 +134,7 @@ func (f *backendFlags) open(ctx context.Context, check bool) (*backend, error) {
 		}
 		return nil, usageError{fmt.Errorf("--mode %s: unknown mode (want %s)", quoteValue(f.mode), strings.Join(d.modes, ", "))}
 	}
-	be, err := d.open(ctx, backendConfig{dsn: f.dsn, table: f.table, mode: f.mode})
+	be, err := d.open(ctx, backendConfig{dsn: f.dsn, table: f.table, mode: f.mode, create: f.create})
 	if err != nil || !check {
 		return be, err
 	}
@@ -172,6 +176,7 @@ on standard error and exits 0.`,
 	flags: func(e *env, c *command) (*flagSet, func([]string) int) {
 		fs := newFlagSet(e, c.name)
 		bf := addBackendFlags(fs, false)
+		bf.create = true
 		return fs, func(args []string) int {
 			if len(args) > 0 {
 				return fs.usageError(c, "unexpected argument %s", quoteValue(args[0]))

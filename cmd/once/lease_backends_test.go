@@ -36,7 +36,7 @@ func leaseBackends() []leaseBackend {
 		}},
 		{name: "sqlite", sql: true, setup: func(t *testing.T) ([]string, func(*testing.T, int)) {
 			path := testenv.SQLitePath(t)
-			db, err := sql.Open(sqlitedrv.DriverName, sqliteDSN(path))
+			db, err := sql.Open(sqlitedrv.DriverName, "file:"+path+"?_pragma=busy_timeout(10000)")
 			if err != nil {
 				t.Fatal(err)
 			}

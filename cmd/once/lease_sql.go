@@ -3,9 +3,13 @@ package main
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/go-sql-driver/mysql"
@@ -28,13 +32,37 @@ func init() {
 		open: openSQL(sqlitedrv.DriverName, migrations.SQLite)})
 }
 
-// sqliteDSN turns a plain file path into a DSN that waits for locks held by
-// other processes instead of failing at once.
-func sqliteDSN(dsn string) string {
-	if strings.HasPrefix(dsn, "file:") {
-		return dsn
+// sqliteDSN turns --dsn into the driver's DSN: a plain path becomes a file:
+// URI that waits up to 10 s for locks held by other processes; a file: URI
+// is used as is. Unless create, the database is opened without creating
+// it (mode=rw, unless the URI sets a mode). Missing files and directories
+// are reported here, in terms of --dsn: SQLite's own error for them is
+// "unable to open database file".
+func sqliteDSN(dsn string, create bool) (string, error) {
+	uri := strings.HasPrefix(dsn, "file:")
+	path := dsn
+	if uri {
+		path, _, _ = strings.Cut(strings.TrimPrefix(dsn, "file:"), "?")
+	} else {
+		dsn = "file:" + dsn + "?_pragma=busy_timeout(10000)"
 	}
-	return "file:" + dsn + "?_pragma=busy_timeout(10000)"
+	if path != "" && !strings.HasPrefix(path, ":") { // not ":memory:"
+		dir := filepath.Dir(path)
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return "", fmt.Errorf("--dsn %s: no such directory %s", quoteValue(path), quoteValue(dir))
+		}
+		if _, err := os.Stat(path); !create && errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("--dsn %s: no such file (once lease migrate creates the database)", quoteValue(path))
+		}
+	}
+	if !create && !strings.Contains(dsn, "mode=") {
+		sep := "?"
+		if strings.Contains(dsn, "?") {
+			sep = "&"
+		}
+		dsn += sep + "mode=rw"
+	}
+	return dsn, nil
 }
 
 // openSQL returns the open function of an SQL driver.
@@ -42,7 +70,10 @@ func openSQL(driver string, d migrations.Dialect) func(context.Context, backendC
 	return func(ctx context.Context, cfg backendConfig) (*backend, error) {
 		dsn := cfg.dsn
 		if d == migrations.SQLite {
-			dsn = sqliteDSN(dsn)
+			var err error
+			if dsn, err = sqliteDSN(dsn, cfg.create); err != nil {
+				return nil, err
+			}
 		}
 		table := cfg.table
 		if table == "" {

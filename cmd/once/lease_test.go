@@ -347,11 +347,6 @@ func TestLeaseHoldInProcess(t *testing.T) {
 	if r.code != 0 || len(r.lines()) != 512 || !strings.HasPrefix(r.lines()[id], strconv.Itoa(id)+" free ") {
 		t.Fatalf("ls after hold: %v", r)
 	}
-	// Durations below the manager's minimums are refused (exit 1).
-	r = cli("", append(append([]string{"lease", "hold"}, flags...), "--duration", "10s")...)
-	if r.code != exitFail || r.stdout != "" || !strings.Contains(r.stderr, "LeaseDuration") {
-		t.Fatalf("hold --duration 10s: %v", r)
-	}
 	// A missing table is a failure (exit 1), not a usage error.
 	r = cli("", append([]string{"lease", "hold", "--table", "nope", "--acquire-timeout", "2s"}, flags...)...)
 	if r.code != exitFail || r.stdout != "" {
@@ -370,7 +365,7 @@ func TestLeaseHoldReacquire(t *testing.T) {
 	}
 	p := startHold(t, append(flags, shortLease...)...)
 	first := p.machineID(t)
-	db, err := sql.Open(sqlitedrv.DriverName, sqliteDSN(path))
+	db, err := sql.Open(sqlitedrv.DriverName, "file:"+path+"?_pragma=busy_timeout(10000)")
 	if err != nil {
 		t.Fatal(err)
 	}
