@@ -10,6 +10,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
@@ -61,7 +62,7 @@ func main() { exampledb.Main("bun", run) }
 
 // run is the example proper: db is open and a machine-ID lease on it is
 // held (exampledb.Run), so once IDs can be made.
-func run(ctx context.Context, out io.Writer, db *exampledb.DB) error {
+func run(ctx context.Context, out io.Writer, db *exampledb.DB) (err error) {
 	var b *bun.DB
 	switch db.Dialect {
 	case migrations.Postgres:
@@ -75,12 +76,18 @@ func run(ctx context.Context, out io.Writer, db *exampledb.DB) error {
 	if err := oncebun.Register(b, (*User)(nil), (*Post)(nil)); err != nil {
 		return err
 	}
-	drop := func() {
-		b.NewDropTable().Model((*Post)(nil)).IfExists().Exec(ctx)
-		b.NewDropTable().Model((*User)(nil)).IfExists().Exec(ctx)
+	drop := func() error {
+		for _, m := range []any{(*Post)(nil), (*User)(nil)} {
+			if _, err := b.NewDropTable().Model(m).IfExists().Exec(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	drop()
-	defer drop()
+	if err := drop(); err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, drop()) }()
 	for _, m := range []any{(*User)(nil), (*Post)(nil)} {
 		if _, err := b.NewCreateTable().Model(m).Exec(ctx); err != nil {
 			return err
@@ -105,7 +112,10 @@ func run(ctx context.Context, out io.Writer, db *exampledb.DB) error {
 	if err := b.NewSelect().Model(&got).Relation("Posts").Where("?TableAlias.id = ?", id).Scan(ctx); err != nil {
 		return err
 	}
-	js, _ := json.MarshalIndent(got, "", "  ")
+	js, err := json.MarshalIndent(got, "", "  ")
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(out, "loaded %s\n", js)
 	return nil
 }

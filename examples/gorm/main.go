@@ -10,6 +10,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
@@ -50,7 +51,7 @@ func main() { exampledb.Main("gorm", run) }
 
 // run is the example proper: db is open and a machine-ID lease on it is
 // held (exampledb.Run), so once IDs can be made.
-func run(ctx context.Context, out io.Writer, db *exampledb.DB) error {
+func run(ctx context.Context, out io.Writer, db *exampledb.DB) (err error) {
 	g, err := examplegorm.Open(db)
 	if err != nil {
 		return err
@@ -60,10 +61,10 @@ func run(ctx context.Context, out io.Writer, db *exampledb.DB) error {
 		return err
 	}
 	m := g.Migrator()
-	defer m.DropTable(&Post{}, &User{})
 	if err := m.DropTable(&Post{}, &User{}); err != nil {
 		return err
 	}
+	defer func() { err = errors.Join(err, m.DropTable(&Post{}, &User{})) }()
 	if err := g.AutoMigrate(&User{}, &Post{}); err != nil {
 		return err
 	}
@@ -74,7 +75,10 @@ func run(ctx context.Context, out io.Writer, db *exampledb.DB) error {
 	if err := g.Create(&u).Error; err != nil {
 		return err
 	}
-	js, _ := json.MarshalIndent(u, "", "  ")
+	js, err := json.MarshalIndent(u, "", "  ")
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(out, "created %s\n", js)
 
 	// A client sends "usr_..." back: parse it, then query by it.

@@ -46,7 +46,14 @@ func main() {
 func run(ctx context.Context, out io.Writer) error {
 	getenv := os.Getenv
 	// ONCE_ID_OFFSET separates StatefulSets that share one ID space.
-	offset, _ := strconv.Atoi(getenv("ONCE_ID_OFFSET"))
+	offset := 0
+	if v := getenv("ONCE_ID_OFFSET"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("ONCE_ID_OFFSET: want a whole number, got %.20q", v)
+		}
+		offset = n
+	}
 	key := getenv("ONCE_KEY")
 	if key == "" {
 		key = "once-examples-demo-key-do-not-use-in-production"

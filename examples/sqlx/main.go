@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -34,11 +35,17 @@ func main() { exampledb.Main("sqlx", run) }
 
 // run is the example proper: db is open and a machine-ID lease on it is
 // held (exampledb.Run), so once IDs can be made.
-func run(ctx context.Context, out io.Writer, db *exampledb.DB) error {
+func run(ctx context.Context, out io.Writer, db *exampledb.DB) (err error) {
 	driver := map[migrations.Dialect]string{migrations.Postgres: "pgx", migrations.MySQL: "mysql", migrations.SQLite: "sqlite"}[db.Dialect]
 	x := sqlx.NewDb(db.SQL, driver)
-	x.ExecContext(ctx, `DROP TABLE IF EXISTS sqlx_example_users`)
-	defer x.ExecContext(ctx, `DROP TABLE IF EXISTS sqlx_example_users`)
+	drop := func() error {
+		_, err := x.ExecContext(ctx, `DROP TABLE IF EXISTS sqlx_example_users`)
+		return err
+	}
+	if err := drop(); err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, drop()) }()
 	// ColumnType: "bigint" for UserID (signed DB format) on PostgreSQL and MySQL.
 	idType, err := oncesqlx.ColumnType(x, UserID{})
 	if err != nil {
