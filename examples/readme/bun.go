@@ -1,5 +1,6 @@
 package main
 
+// readme:begin bun
 import (
 	"context"
 	"database/sql"
@@ -14,7 +15,6 @@ import (
 	"github.com/once-go/once/migrations"
 )
 
-// readme:begin bun
 // BeforeAppendModel fills a new user's ID before bun builds the INSERT.
 func (u *User) BeforeAppendModel(ctx context.Context, q bun.Query) error {
 	return oncebun.BeforeAppendModel(ctx, q, u)

@@ -1,5 +1,6 @@
 package main
 
+// readme:begin gorm
 import (
 	"context"
 	"database/sql"
@@ -14,7 +15,6 @@ import (
 	"github.com/once-go/once/migrations"
 )
 
-// readme:begin gorm
 // saveGORM stores a user and two posts with GORM on the app's pool and
 // reads the posts back. Its tables are gorm_users and gorm_posts, apart from
 // bun's and sqlx's.

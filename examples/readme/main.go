@@ -77,18 +77,17 @@ func run(ctx context.Context, out io.Writer, args []string) (err error) {
 		}
 	}
 
+	// readme:begin migrate
 	db, pool, err := openDB(ctx, os.Getenv("DATABASE_URL"))
 	if err != nil {
 		return err
 	}
-	defer func() {
+	defer func() { // last: after the lease manager's Close, deferred below
 		err = errors.Join(err, db.Close())
 		if pool != nil {
 			pool.Close()
 		}
 	}()
-
-	// readme:begin migrate
 	// Create the lease table once_leases (512 rows) unless it exists; the
 	// dialect (0: not given) is detected from db's driver.
 	if err := migrations.Apply(ctx, db, 0, ""); err != nil {
@@ -108,6 +107,9 @@ func run(ctx context.Context, out io.Writer, args []string) (err error) {
 		return err
 	}
 	once.SetGenerator(ids) // new IDs and masking for every ID type
+	if err := once.Check(UserID{}, PostID{}); err != nil {
+		return err // invalid ID options, reported at startup
+	}
 	// readme:end key
 
 	// readme:begin lease

@@ -1,8 +1,8 @@
 package main
 
+// readme:begin models
 import "github.com/once-go/once/once"
 
-// readme:begin models
 type userKind struct{}
 
 func (userKind) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
@@ -11,7 +11,8 @@ type postKind struct{}
 
 func (postKind) Options() once.Options { return once.Options{Prefix: "pst_", Mask: true} }
 
-// UserID is "usr_" and 11 characters in text and JSON, a bigint in the table.
+// A UserID is "usr_" and 11 masked characters in text and JSON, a bigint in
+// the table; the zero UserID ("no ID") is "" in JSON and has no database value.
 // A UserID where a PostID belongs does not compile.
 type (
 	UserID = once.Typed[userKind]

@@ -1,5 +1,6 @@
 package main
 
+// readme:begin sqlx
 import (
 	"context"
 	"database/sql"
@@ -10,7 +11,6 @@ import (
 	"github.com/once-go/once/migrations"
 )
 
-// readme:begin sqlx
 // saveSqlx stores a user and two posts with sqlx on the app's pool, in the
 // tables sqlx_users and sqlx_posts, and reads the posts back.
 func saveSqlx(ctx context.Context, db *sql.DB) ([]Post, error) {
