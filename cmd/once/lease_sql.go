@@ -8,6 +8,8 @@ import (
 	"io"
 	"io/fs"
 	"log"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,9 +28,9 @@ func init() {
 	mysql.SetLogger(log.New(io.Discard, "", 0))
 	registerDriver(&leaseDriver{name: "postgres", dsn: "postgres://USER@HOST:5432/DB?sslmode=disable",
 		open: openSQL("pgx", migrations.Postgres)})
-	registerDriver(&leaseDriver{name: "mysql", dsn: "USER@tcp(HOST:3306)/DB?parseTime=true (MySQL 8+, MariaDB 10.5+)",
+	registerDriver(&leaseDriver{name: "mysql", dsn: "USER@tcp(HOST:3306)/DB, also mysql://USER@HOST:3306/DB or mysql://USER@tcp(HOST:3306)/DB (MySQL 8+, MariaDB 10.5+)",
 		open: openSQL("mysql", migrations.MySQL)})
-	registerDriver(&leaseDriver{name: "sqlite", dsn: "PATH (a file; busy timeout 10s added) or file:PATH?... (used as is)",
+	registerDriver(&leaseDriver{name: "sqlite", dsn: "PATH (a file, created only by lease migrate; busy timeout 10s added) or file:PATH?... (used as is; mode=rw added but for migrate)",
 		open: openSQL(sqlitedrv.DriverName, migrations.SQLite)})
 }
 
@@ -65,15 +67,58 @@ func sqliteDSN(dsn string, create bool) (string, error) {
 	return dsn, nil
 }
 
+// mysqlDSN accepts a go-sql-driver DSN (USER@tcp(HOST:PORT)/DB?...) as is,
+// and the spellings of a DATABASE_URL that the examples accept: mysql:// or
+// mariadb:// followed by such a DSN, or by USER[:PASS]@HOST[:PORT]/DB?...
+// (port 3306 by default).
+func mysqlDSN(dsn string) (string, error) {
+	scheme, rest, ok := strings.Cut(dsn, "://")
+	if !ok || (scheme != "mysql" && scheme != "mariadb") {
+		return dsn, nil
+	}
+	if strings.Contains(rest, "@tcp(") || strings.Contains(rest, "@unix(") || strings.HasPrefix(rest, "tcp(") || strings.HasPrefix(rest, "unix(") {
+		cfg, err := mysql.ParseDSN(rest)
+		if err != nil {
+			return "", usageError{fmt.Errorf("--dsn: %v", err)}
+		}
+		return cfg.FormatDSN(), nil
+	}
+	u, err := url.Parse("mysql://" + rest)
+	if err != nil || u.Host == "" {
+		return "", usageError{fmt.Errorf("--dsn: not %s://USER[:PASS]@HOST[:PORT]/DB or %s://USER[:PASS]@tcp(HOST:PORT)/DB", scheme, scheme)}
+	}
+	cfg := mysql.NewConfig()
+	if u.User != nil {
+		cfg.User = u.User.Username()
+		cfg.Passwd, _ = u.User.Password()
+	}
+	cfg.Net, cfg.Addr, cfg.DBName = "tcp", u.Host, strings.TrimPrefix(u.Path, "/")
+	if u.Port() == "" {
+		cfg.Addr = net.JoinHostPort(u.Hostname(), "3306")
+	}
+	if u.RawQuery != "" {
+		// The query parameters are go-sql-driver's: let its parser read them.
+		q, err := mysql.ParseDSN(cfg.FormatDSN() + "?" + u.RawQuery)
+		if err != nil {
+			return "", usageError{fmt.Errorf("--dsn: %v", err)}
+		}
+		cfg = q
+	}
+	return cfg.FormatDSN(), nil
+}
+
 // openSQL returns the open function of an SQL driver.
 func openSQL(driver string, d migrations.Dialect) func(context.Context, backendConfig) (*backend, error) {
 	return func(ctx context.Context, cfg backendConfig) (*backend, error) {
-		dsn := cfg.dsn
-		if d == migrations.SQLite {
-			var err error
-			if dsn, err = sqliteDSN(dsn, cfg.create); err != nil {
-				return nil, err
-			}
+		dsn, err := cfg.dsn, error(nil)
+		switch d {
+		case migrations.SQLite:
+			dsn, err = sqliteDSN(dsn, cfg.create)
+		case migrations.MySQL:
+			dsn, err = mysqlDSN(dsn)
+		}
+		if err != nil {
+			return nil, err
 		}
 		table := cfg.table
 		if table == "" {
