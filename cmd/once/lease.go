@@ -24,6 +24,8 @@ type leaseDriver struct {
 	modes []string // the accepted --mode values; nil: --mode is not accepted
 	// noMigrate: the coordinator needs no migration (lease migrate says so).
 	noMigrate bool
+	// releaseHold: the driver takes --release-hold (lease hold).
+	releaseHold bool
 	// open prepares a client of the coordinator named by cfg. It makes no
 	// request (backend.check does) and creates nothing (that is migrate).
 	open func(ctx context.Context, cfg backendConfig) (*backend, error)
@@ -37,6 +39,9 @@ type backendConfig struct {
 	// create: the command creates what is missing (migrate); the others
 	// create nothing, not even an SQLite file.
 	create bool
+	// releaseHold is --release-hold when given, else nil (the driver's
+	// default).
+	releaseHold *time.Duration
 }
 
 // backend is an opened coordinator.
@@ -97,6 +102,42 @@ hash tag of the keys {NAME}:ID); default once_leases.
 type backendFlags struct {
 	driver, dsn, table, mode string
 	create                   bool // see backendConfig
+	releaseHold              optionalDuration
+}
+
+// optionalDuration is a duration flag that records whether it was given.
+type optionalDuration struct {
+	d   time.Duration
+	set bool
+}
+
+func (o *optionalDuration) String() string {
+	if o == nil || !o.set {
+		return ""
+	}
+	return o.d.String()
+}
+
+func (o *optionalDuration) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return errors.New("not a duration such as 1s or 500ms")
+	}
+	o.d, o.set = d, true
+	return nil
+}
+
+// addReleaseHold registers --release-hold (lease hold).
+func (f *backendFlags) addReleaseHold(fs *flagSet) {
+	var names []string
+	for _, n := range driverNames() {
+		if drivers[n].releaseHold {
+			names = append(names, n)
+		}
+	}
+	fs.Var(&f.releaseHold, "release-hold", "how long (`DUR`) a machine ID stays taken after hold releases it ("+
+		strings.Join(names, ", ")+"; default 1s); 0 frees it at once. Every holder sharing the NAME must use the same "+
+		"value: 0 when holders that delete on release (the Elixir library) share it")
 }
 
 func addBackendFlags(fs *flagSet, modes bool) *backendFlags {
@@ -134,7 +175,17 @@ func (f *backendFlags) open(ctx context.Context, check bool) (*backend, error) {
 		}
 		return nil, usageError{fmt.Errorf("--mode %s: unknown mode (want %s)", quoteValue(f.mode), strings.Join(d.modes, ", "))}
 	}
-	be, err := d.open(ctx, backendConfig{dsn: f.dsn, table: f.table, mode: f.mode, create: f.create})
+	cfg := backendConfig{dsn: f.dsn, table: f.table, mode: f.mode, create: f.create}
+	if f.releaseHold.set {
+		switch {
+		case !d.releaseHold:
+			return nil, usageError{fmt.Errorf("--driver %s takes no --release-hold", f.driver)}
+		case f.releaseHold.d < 0:
+			return nil, usageError{fmt.Errorf("--release-hold %v: must not be negative (0 frees a released ID at once)", f.releaseHold.d)}
+		}
+		cfg.releaseHold = &f.releaseHold.d
+	}
+	be, err := d.open(ctx, cfg)
 	if err != nil || !check {
 		return be, err
 	}

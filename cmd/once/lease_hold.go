@@ -18,7 +18,7 @@ import (
 
 var leaseHoldCmd = &command{
 	name:    "lease hold",
-	usage:   "lease hold --driver D [--mode hash|key] --dsn DSN [--table T] [--duration DUR] [--renew-interval DUR] [--acquire-timeout DUR] [--for DUR] [--verbose]",
+	usage:   "lease hold --driver D [--mode hash|key] --dsn DSN [--table T] [--duration DUR] [--renew-interval DUR] [--acquire-timeout DUR] [--release-hold DUR] [--for DUR] [--verbose]",
 	summary: "hold a machine-ID lease (renewing it) and print machine_id=N",
 	about: `Starts a lease manager on the coordinator. As soon as the lease is held it
 prints "machine_id=N" on its own line (and flushes), then holds the lease,
@@ -40,6 +40,7 @@ taken until it expires: pick a short --duration for experiments, e.g.
 	flags: func(e *env, c *command) (*flagSet, func([]string) int) {
 		fs := newFlagSet(e, c.name)
 		bf := addBackendFlags(fs, true)
+		bf.addReleaseHold(fs)
 		var h holdOptions
 		fs.DurationVar(&h.duration, "duration", 0, "the lease duration `DUR` requested on every acquire and renewal (default 8h, at least 30s)")
 		fs.DurationVar(&h.renew, "renew-interval", 0, "the longest time (`DUR`) between renewals (default 30m or half the duration; more than 10s)")

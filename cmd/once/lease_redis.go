@@ -16,7 +16,7 @@ func init() {
 	// go-redis logs connection failures on its own; the CLI reports them
 	// once, in its own words.
 	redis.SetLogger(silentRedis{})
-	registerDriver(&leaseDriver{name: "redis", modes: []string{"hash", "key"}, noMigrate: true,
+	registerDriver(&leaseDriver{name: "redis", modes: []string{"hash", "key"}, noMigrate: true, releaseHold: true,
 		dsn:  "redis://[USER:PASS@]HOST:PORT/DB (also rediss://, unix://, or HOST:PORT)",
 		open: openRedis})
 }
@@ -44,7 +44,14 @@ func openRedis(ctx context.Context, cfg backendConfig) (*backend, error) {
 	}
 	ro.ContextTimeoutEnabled = true
 	c := redis.NewClient(ro)
-	s, err := redislease.New(c, redislease.Options{Mode: mode, Name: cfg.table})
+	opts := redislease.Options{Mode: mode, Name: cfg.table}
+	if h := cfg.releaseHold; h != nil {
+		opts.ReleaseHold = *h
+		if *h == 0 {
+			opts.ReleaseHold = -1 // redislease: delete on release
+		}
+	}
+	s, err := redislease.New(c, opts)
 	if err != nil {
 		c.Close()
 		return nil, usageError{err}
