@@ -11,14 +11,15 @@ import (
 // stenciling), so K{}.Options() is an indirect call that does not inline;
 // on a typical server it costs more than parsing an ID. The codec of each ID
 // type is therefore built once, on first use, and found again through a
-// small lock-free table keyed by the type's runtime type word.
-//
-// The lookup (codecFor) is kept within the compiler's inlining budget, so a
-// typed method costs one call (to the codec method that does the work), not
-// three: every slot always holds a codec (empty ones the keyless noCodec),
-// and the slot index is a shift of the key, which needs no nil check and no
-// multiplication. Type descriptors lie apart in memory by more than 16
-// bytes, so consecutive types land in consecutive slots.
+// small lock-free table of slots keyed by the type's runtime type word: the
+// first word of an interface holding a *T, which the runtime never moves
+// (typeKey). The lookup (codecFor) stays within the compiler's inlining
+// budget, so a typed method costs one call: every slot always holds a codec
+// (empty ones the keyless noCodec) and the slot index is a shift of the
+// key. It earns the layout trick: BenchmarkCodecLookup (cache_internal_test.go)
+// measured ~6 ns for a lookup here against ~80 ns for a copy-on-write
+// map[reflect.Type]*codec, and ~60 against ~110 ns for a whole prefixed
+// ParseAs, on a loaded 2-core machine.
 
 const (
 	cacheSize  = 256 // slots; the index is a uint8

@@ -178,7 +178,18 @@ func parseText[T text](c *codec, s T) (uint64, error) {
 		}
 		rest = s[len(p):]
 	}
-	v, ok := decodeCanonical(c.format, rest)
+	var v uint64
+	var ok bool
+	switch c.format { // decodeCanonical, written out: it does not inline
+	case URL64:
+		v, ok = decodeURL64(rest)
+	case Hex:
+		v, ok = decodeHex(hexDec, rest)
+	case Hex32:
+		v, ok = decodeHex32(hex32Dec, rest)
+	default:
+		v, ok = parseCanonical(rest, c.format == Signed)
+	}
 	if !ok {
 		return 0, explainText(c, string(s))
 	}
