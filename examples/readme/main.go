@@ -3,7 +3,7 @@
 // README block marked <!-- readme:NAME -->, and readme_test.go checks that
 // they are equal.
 //
-//	ONCE_KEY=$(head -c 32 /dev/urandom | base64) go run ./examples/readme [-orm gorm,bun,sqlx]
+//	ONCE_KEY=$(openssl rand -hex 32) go run ./examples/readme [-orm gorm,bun,sqlx]
 //
 // It opens DATABASE_URL (a SQLite file when unset; postgres://... or
 // mysql://... switch), creates the lease table, holds a machine-ID lease on
@@ -97,10 +97,10 @@ func run(ctx context.Context, out io.Writer, args []string) (err error) {
 
 	// readme:begin key
 	// ONCE_KEY is used as is, as raw bytes (not decoded), and must be at least
-	// 32 bytes: e.g. the output of head -c 32 /dev/urandom | base64.
+	// 32 bytes: e.g. the output of openssl rand -hex 32.
 	key := []byte(os.Getenv("ONCE_KEY"))
 	if len(key) == 0 {
-		return errors.New("ONCE_KEY is not set (32+ bytes, e.g. $(head -c 32 /dev/urandom | base64))")
+		return errors.New("ONCE_KEY is not set (32+ bytes, e.g. $(openssl rand -hex 32))")
 	}
 	ids, err := nonce.New(nonce.Config{BaseKey: key, AwaitLease: true}) // generates once a lease is held
 	if err != nil {
