@@ -118,11 +118,14 @@ func TestHelpExamples(t *testing.T) {
 	}
 }
 
+// readmePath is the README whose CLI section TestREADMEExamples runs.
+var readmePath = "../../README.md"
+
 // TestREADMEExamples: the CLI section of the README shows each of the
 // deterministic commands, with the key it uses, and every one of them
 // reproduces exactly.
 func TestREADMEExamples(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile(readmePath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,8 @@ Formats (the same 64 bits, big-endian):
   unsigned  decimal uint64                         14702248913163780097
   Input without --int is told apart by length (11 url64, 13 hex32, 16 hex;
   hex and hex32 in either case); with --int it is a decimal integer in
-  [-2^63, 2^64-1] (signed or unsigned spelling). Output is canonical.
+  [-2^63, 2^64-1] (signed or unsigned spelling, a leading "+" and zeros
+  allowed). Output is canonical.
 `
 
 const exitRules = `Exit status:

@@ -83,8 +83,8 @@ type keyFlags struct {
 func addKeyFlags(fs *flagSet, what string) *keyFlags {
 	k := new(keyFlags)
 	fs.StringVar(&k.cipher, "cipher", "blowfish", "the 64-bit block `cipher` "+what+": blowfish, speck or des3")
-	fs.StringVar(&k.keyHex, "key-hex", "", "the base key as `HEX` digits (at least 32 bytes); visible to other users in the process list, prefer --key-env")
-	fs.StringVar(&k.keyEnv, "key-env", "", "read the base key from the environment variable `NAME`: its raw bytes, at least 32 (a key with a zero byte cannot be passed this way)")
+	fs.StringVar(&k.keyHex, "key-hex", "", "the base key as `HEX` digits spelling its raw bytes (at least 32 bytes); visible to other users in the process list, prefer --key-env")
+	fs.StringVar(&k.keyEnv, "key-env", "", "read the base key from the environment variable `NAME` (e.g. ONCE_KEY): its raw bytes as they are, not decoded, at least 32 (a key with a zero byte cannot be passed this way)")
 	return k
 }
 

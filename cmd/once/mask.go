@@ -6,8 +6,13 @@ const maskAbout = `The masked spelling of an ID is E(stored) under a 64-bit bloc
 from a base key (the factory's Cipher64, as once.Options{Mask: true} shows
 it); the database holds the stored value. VALUEs are parsed as by convert
 (--prefix, --int), and printed in --to FORMAT with the prefix re-attached.
-The base key is given as --key-hex HEX or, better (the process list shows
-arguments), --key-env NAME. Key material never appears in messages.`
+The base key is given as --key-env NAME or as --key-hex HEX (the process list
+shows arguments: prefer --key-env). It is used as raw bytes, as the Elixir
+library reads its key: --key-env takes the variable's bytes as they are (a
+key made with "openssl rand -base64 32" is its 44 characters, not the 32
+bytes they encode), --key-hex the bytes its digits spell. Use the key and
+cipher of the application (its ONCE_KEY, in the examples). Key material
+never appears in messages.`
 
 var maskCmd = &command{
 	name:    "mask",
