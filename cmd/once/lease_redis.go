@@ -54,7 +54,7 @@ func openRedis(ctx context.Context, cfg backendConfig) (*backend, error) {
 	s, err := redislease.New(c, opts)
 	if err != nil {
 		c.Close()
-		return nil, usageError{err}
+		return nil, usageError{fmt.Errorf("--table: %w", err)}
 	}
 	return &backend{
 		strategy: s,

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5"
 	_ "github.com/jackc/pgx/v5/stdlib" // "pgx"
 
 	"github.com/once-go/once/internal/sqlitedrv"
@@ -116,6 +117,10 @@ func openSQL(driver string, d migrations.Dialect) func(context.Context, backendC
 			dsn, err = sqliteDSN(dsn, cfg.create)
 		case migrations.MySQL:
 			dsn, err = mysqlDSN(dsn)
+		case migrations.Postgres:
+			if _, perr := pgx.ParseConfig(dsn); perr != nil { // pgx masks the password
+				err = usageError{fmt.Errorf("--dsn: %v", perr)}
+			}
 		}
 		if err != nil {
 			return nil, err

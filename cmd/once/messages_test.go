@@ -27,6 +27,8 @@ func TestMessagesNameFlags(t *testing.T) {
 		{append(hold, "--renew-interval", "5s"), []string{"--renew-interval 5s", "longer than 10s"}},
 		{append(hold, "--duration", "30s", "--renew-interval", "25s"), []string{"--renew-interval 25s", "--duration 30s"}},
 		{append(hold, "--duration", "-1s"), []string{"--duration -1s"}},
+		{[]string{"lease", "ls", "--driver", "postgres", "--dsn", "postgres://u@127.0.0.1:1/db?sslmode=bogus"}, []string{"--dsn: "}},
+		{[]string{"lease", "ls", "--driver", "redis", "--mode", "key", "--dsn", "127.0.0.1:1", "--table", "a{b"}, []string{"--table: "}},
 	} {
 		r := cli("", c.args...)
 		ok := r.code == exitUsage && r.stdout == ""
