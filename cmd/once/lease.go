@@ -24,8 +24,9 @@ type leaseDriver struct {
 	modes []string // the accepted --mode values; nil: --mode is not accepted
 	// noMigrate: the coordinator needs no migration (lease migrate says so).
 	noMigrate bool
-	// releaseHold: the driver takes --release-hold (lease hold).
-	releaseHold bool
+	// releaseHold is the default of --release-hold (lease hold); 0: the
+	// driver takes no --release-hold.
+	releaseHold time.Duration
 	// open prepares a client of the coordinator named by cfg. It makes no
 	// request (backend.check does) and creates nothing (that is migrate).
 	open func(ctx context.Context, cfg backendConfig) (*backend, error)
@@ -129,15 +130,28 @@ func (o *optionalDuration) Set(s string) error {
 
 // addReleaseHold registers --release-hold (lease hold).
 func (f *backendFlags) addReleaseHold(fs *flagSet) {
-	var names []string
+	var defaults []string
 	for _, n := range driverNames() {
-		if drivers[n].releaseHold {
-			names = append(names, n)
+		if d := drivers[n]; d.releaseHold > 0 {
+			defaults = append(defaults, fmt.Sprintf("%s: default %v", n, d.releaseHold))
 		}
 	}
 	fs.Var(&f.releaseHold, "release-hold", "how long (`DUR`) a machine ID stays taken after hold releases it ("+
-		strings.Join(names, ", ")+"; default 1s); 0 frees it at once. Every holder sharing the NAME must use the same "+
-		"value: 0 when holders that delete on release (the Elixir library) share it")
+		strings.Join(defaults, "; ")+"); 0 frees it at once. Every holder sharing the NAME or prefix must use the "+
+		"same value: 0 when holders that delete on release (the Elixir library) share it")
+}
+
+// releaseHold is the ReleaseHold option of the Redis and etcd strategies
+// for --release-hold: 0 (their default) when it is not given, negative
+// (delete on release) for --release-hold 0.
+func releaseHold(cfg backendConfig) time.Duration {
+	switch {
+	case cfg.releaseHold == nil:
+		return 0
+	case *cfg.releaseHold == 0:
+		return -1
+	}
+	return *cfg.releaseHold
 }
 
 func addBackendFlags(fs *flagSet, modes bool) *backendFlags {
@@ -178,7 +192,7 @@ func (f *backendFlags) open(ctx context.Context, check bool) (*backend, error) {
 	cfg := backendConfig{dsn: f.dsn, table: f.table, mode: f.mode, create: f.create}
 	if f.releaseHold.set {
 		switch {
-		case !d.releaseHold:
+		case d.releaseHold == 0:
 			return nil, usageError{fmt.Errorf("--driver %s takes no --release-hold", f.driver)}
 		case f.releaseHold.d < 0:
 			return nil, usageError{fmt.Errorf("--release-hold %v: must not be negative (0 frees a released ID at once)", f.releaseHold.d)}

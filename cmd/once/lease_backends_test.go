@@ -12,6 +12,7 @@ import (
 
 	"github.com/once-go/once/internal/sqlitedrv"
 	"github.com/once-go/once/internal/testenv"
+	"github.com/once-go/once/lease/etcdlease"
 	"github.com/once-go/once/lease/redislease"
 	"github.com/once-go/once/migrations"
 )
@@ -181,18 +182,22 @@ func fingerprintFormat(fp string) string {
 }
 
 // releaseHold is how long after a release a backend may still show the ID
-// held: Redis keeps a released ID taken for redislease's ReleaseHold (the
-// hand-off guard, see its doc), SQL frees it at once.
+// held: Redis and etcd keep a released ID taken for their strategy's
+// ReleaseHold (the hand-off guard, see their docs), SQL frees it at once.
 func (b leaseBackend) releaseHold() time.Duration {
-	if b.sql {
+	switch {
+	case b.sql:
 		return 0
+	case b.name == "etcd":
+		return etcdlease.DefaultReleaseHold
 	}
 	return redislease.DefaultReleaseHold
 }
 
 // lsAfterRelease runs ls until settled reports true of its rows, for up to
-// the backend's release hold (plus a second for the server's expiry
-// cycle), and returns the last rows: on SQL backends it looks once.
+// the backend's release hold (plus a second for the server's expiry cycle,
+// etcd's revoke tick), and returns the last rows: on SQL backends it looks
+// once.
 func lsAfterRelease(t *testing.T, b leaseBackend, flags []string, settled func([]lsRow) bool) []lsRow {
 	t.Helper()
 	deadline := time.Now().Add(b.releaseHold())

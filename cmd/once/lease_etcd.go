@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	registerDriver(&leaseDriver{name: "etcd", noMigrate: true,
+	registerDriver(&leaseDriver{name: "etcd", noMigrate: true, releaseHold: etcdlease.DefaultReleaseHold,
 		dsn:  "http://[USER:PASS@]HOST:2379[,http://HOST:PORT...] (also https://, HOST:PORT); --table is the key prefix (default once_leases/)",
 		open: openEtcd})
 }
@@ -78,7 +78,7 @@ func openEtcd(ctx context.Context, cfg backendConfig) (*backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connecting to etcd: %w", err)
 	}
-	s, err := etcdlease.New(c, etcdlease.Options{Prefix: cfg.table})
+	s, err := etcdlease.New(c, etcdlease.Options{Prefix: cfg.table, ReleaseHold: releaseHold(cfg)})
 	if err != nil {
 		c.Close()
 		return nil, usageError{fmt.Errorf("--table: %w", err)}

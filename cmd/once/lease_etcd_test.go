@@ -89,7 +89,7 @@ func TestEtcdLeaseHoldSignal(t *testing.T) {
 	if code := p.wait(); code != 0 {
 		t.Fatalf("hold after SIGTERM: exit %d, stderr %s", code, p.errb.String())
 	}
-	rows = ls(t, flags)
+	rows = lsAfterRelease(t, leaseBackend{name: "etcd"}, flags, func(rows []lsRow) bool { return !rows[id].held })
 	if rows[id].held || len(heldIDs(rows)) != 3 || !rows[id].expiry.IsZero() || rows[id].fp != "-" {
 		t.Errorf("after SIGTERM: held %v, row %d %+v; want only the 3 claimed, ID %d free with no expiry or token",
 			heldIDs(rows), id, rows[id], id)
@@ -106,7 +106,8 @@ func TestEtcdLeaseHoldFor(t *testing.T) {
 	if code := p.wait(); code != 0 || len(p.out) != 1 {
 		t.Fatalf("hold: exit %d, stdout %q, stderr %s", code, p.out, p.errb.String())
 	}
-	if rows := ls(t, flags); rows[id].held || len(heldIDs(rows)) != 0 {
+	free := func(rows []lsRow) bool { return len(heldIDs(rows)) == 0 }
+	if rows := lsAfterRelease(t, leaseBackend{name: "etcd"}, flags, free); !free(rows) {
 		t.Errorf("after hold --for: held %v, want none (released %d)", heldIDs(rows), id)
 	}
 	r := runBin(t, append([]string{"lease", "migrate"}, flags...)...)
@@ -181,17 +182,19 @@ func TestEtcdLeaseHoldRace(t *testing.T) {
 	if len(won) != 6 || lost != 6 || len(slices.Compact(slices.Clone(won))) != 6 || won[0] < 506 {
 		t.Fatalf("race: winners %v, %d losers; want 6 distinct winners among 506..511 and 6 losers", won, lost)
 	}
-	if held := heldIDs(ls(t, flags)); len(held) != 506 {
+	settled := func(rows []lsRow) bool { return len(heldIDs(rows)) == 506 }
+	if held := heldIDs(lsAfterRelease(t, leaseBackend{name: "etcd"}, flags, settled)); len(held) != 506 {
 		t.Errorf("after the race %d IDs held, want the 506 claimed", len(held))
 	}
 }
 
 // TestEtcdLeaseInProcess runs hold and ls through run(), so the race
-// detector sees the etcd driver (the binary is built without -race).
+// detector sees the etcd driver (the binary is built without -race); with
+// --release-hold 0 the released ID is free at once.
 func TestEtcdLeaseInProcess(t *testing.T) {
 	t.Parallel()
 	flags, _, _ := etcdCLISetup(t)
-	r := cli("", append(append([]string{"lease", "hold"}, flags...), append(shortLease, "--for", "1500ms", "--verbose")...)...)
+	r := cli("", append(append([]string{"lease", "hold"}, flags...), append(shortLease, "--for", "1500ms", "--release-hold", "0", "--verbose")...)...)
 	if r.code != 0 || len(r.lines()) != 1 || !strings.Contains(r.stderr, "lease release done") || !strings.Contains(r.stderr, "strategy=etcd") {
 		t.Fatalf("hold: %v", r)
 	}

@@ -16,9 +16,10 @@ func init() {
 	// go-redis logs connection failures on its own; the CLI reports them
 	// once, in its own words.
 	redis.SetLogger(silentRedis{})
-	registerDriver(&leaseDriver{name: "redis", modes: []string{"hash", "key"}, noMigrate: true, releaseHold: true,
-		dsn:  "redis://[USER:PASS@]HOST:PORT/DB (also rediss://, unix://, or HOST:PORT)",
-		open: openRedis})
+	registerDriver(&leaseDriver{name: "redis", modes: []string{"hash", "key"}, noMigrate: true,
+		releaseHold: redislease.DefaultReleaseHold,
+		dsn:         "redis://[USER:PASS@]HOST:PORT/DB (also rediss://, unix://, or HOST:PORT)",
+		open:        openRedis})
 }
 
 // silentRedis is a go-redis logger that drops everything.
@@ -44,14 +45,7 @@ func openRedis(ctx context.Context, cfg backendConfig) (*backend, error) {
 	}
 	ro.ContextTimeoutEnabled = true
 	c := redis.NewClient(ro)
-	opts := redislease.Options{Mode: mode, Name: cfg.table}
-	if h := cfg.releaseHold; h != nil {
-		opts.ReleaseHold = *h
-		if *h == 0 {
-			opts.ReleaseHold = -1 // redislease: delete on release
-		}
-	}
-	s, err := redislease.New(c, opts)
+	s, err := redislease.New(c, redislease.Options{Mode: mode, Name: cfg.table, ReleaseHold: releaseHold(cfg)})
 	if err != nil {
 		c.Close()
 		return nil, usageError{fmt.Errorf("--table: %w", err)}
