@@ -26,6 +26,21 @@ func holders(ms []*lease.Manager, fs []*fakeFactory) map[int]int {
 	return n
 }
 
+// startAnother starts one more manager on r's strategy with its own
+// factory and the given state file ("" for none).
+func startAnother(t *testing.T, r *rig, stateFile string) (*lease.Manager, *fakeFactory) {
+	t.Helper()
+	f := &fakeFactory{j: r.j}
+	o := r.opts
+	o.StateFile, o.Factories = stateFile, []lease.Factory{f}
+	m, err := lease.Start(t.Context(), r.s, o)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { m.Close(context.Background()) })
+	return m, f
+}
+
 // TestOrphanedReclaimCannotFreeLaterHolder: Start fails while its reclaim
 // of the state file's lease is still running (the strategy ignores its
 // context); a second Start with the same state file reclaims the lease;
@@ -51,26 +66,12 @@ func TestOrphanedReclaimCannotFreeLaterHolder(t *testing.T) {
 		}
 		r.s.set(func(f *fake) { f.reclaim = nil })
 
-		f2 := &fakeFactory{j: r.j}
-		o2 := r.opts
-		o2.Factories = []lease.Factory{f2}
-		m2, err := lease.Start(t.Context(), r.s, o2)
-		if err != nil {
-			t.Fatalf("second Start: %v", err)
-		}
-		defer m2.Close(context.Background())
+		m2, f2 := startAnother(t, r, r.opts.StateFile)
 
 		hang.Done() // the first reclaim returns now
 		synctest.Wait()
 
-		f3 := &fakeFactory{j: r.j}
-		o3 := r.opts
-		o3.StateFile, o3.Factories = "", []lease.Factory{f3}
-		m3, err := lease.Start(t.Context(), r.s, o3)
-		if err != nil {
-			t.Fatalf("third Start: %v", err)
-		}
-		defer m3.Close(context.Background())
+		m3, f3 := startAnother(t, r, "")
 		if n := holders([]*lease.Manager{m2, m3}, []*fakeFactory{f2, f3}); n[m2.MachineID()] > 1 {
 			t.Fatalf("managers 2 and 3 both generate with machine ID %d:\n%s", m2.MachineID(), r.j)
 		}
@@ -102,26 +103,12 @@ func TestCloseWithOrphanedRenewalCannotFreeLaterHolder(t *testing.T) {
 		_ = m1.Close(context.Background())
 		r.s.set(func(f *fake) { f.renew, f.release = nil, nil })
 
-		f2 := &fakeFactory{j: r.j}
-		o2 := r.opts
-		o2.Factories = []lease.Factory{f2}
-		m2, err := lease.Start(t.Context(), r.s, o2)
-		if err != nil {
-			t.Fatalf("second Start: %v", err)
-		}
-		defer m2.Close(context.Background())
+		m2, f2 := startAnother(t, r, r.opts.StateFile)
 
 		hang.Done()
 		synctest.Wait()
 
-		f3 := &fakeFactory{j: r.j}
-		o3 := r.opts
-		o3.StateFile, o3.Factories = "", []lease.Factory{f3}
-		m3, err := lease.Start(t.Context(), r.s, o3)
-		if err != nil {
-			t.Fatalf("third Start: %v", err)
-		}
-		defer m3.Close(context.Background())
+		m3, f3 := startAnother(t, r, "")
 		if n := holders([]*lease.Manager{m2, m3}, []*fakeFactory{f2, f3}); n[m2.MachineID()] > 1 {
 			t.Fatalf("managers 2 and 3 both generate with machine ID %d:\n%s", m2.MachineID(), r.j)
 		}
@@ -149,14 +136,7 @@ func TestCopiedStateFileOverlapEndsAtNextRenewal(t *testing.T) {
 		var ms []*lease.Manager
 		var fs []*fakeFactory
 		for _, path := range []string{r.opts.StateFile, copyPath} {
-			f := &fakeFactory{j: r.j}
-			o := r.opts
-			o.StateFile, o.Factories = path, []lease.Factory{f}
-			m, err := lease.Start(t.Context(), r.s, o)
-			if err != nil {
-				t.Fatalf("Start with %s: %v", path, err)
-			}
-			defer m.Close(context.Background())
+			m, f := startAnother(t, r, path)
 			ms, fs = append(ms, m), append(fs, f)
 		}
 		time.Sleep(lease.DefaultRenewInterval + time.Minute)

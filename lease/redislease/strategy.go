@@ -204,8 +204,13 @@ func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (l
 	if err := validLease(l); err != nil {
 		return lease.Lease{}, err
 	}
-	if err := s.ready(ctx, false); err != nil {
-		return lease.Lease{}, err
+	if err := ctx.Err(); err != nil {
+		return lease.Lease{}, s.errorf(lease.ErrRetry, "%w", context.Cause(ctx))
+	}
+	if !s.checked.Load() {
+		if err := s.Check(ctx); err != nil {
+			return lease.Lease{}, err
+		}
 	}
 	script, keys, args := renewScript, []string{s.idKeys[l.MachineID]}, []any{l.Token, ms}
 	if s.opts.Mode == ModeHash {
@@ -222,6 +227,12 @@ func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (l
 	}
 	if ok != 1 {
 		return lease.Lease{}, s.errorf(lease.ErrLost, "renew of ID %d: lease no longer held", l.MachineID)
+	}
+	// The eviction policy is read again after the renewal, so that the
+	// renewal itself is one command: an unsafe policy found now is a loss
+	// (the manager disables the factories and releases the lease).
+	if err := s.checkEviction(ctx, false); err != nil {
+		return lease.Lease{}, err
 	}
 	l.TTL = time.Duration(ms) * time.Millisecond
 	l.CoordinatorNow = now
