@@ -34,7 +34,8 @@ const exitRules = `Exit status:
   0  success
   1  an invalid VALUE, or any other failure (the reason on standard error)
   2  bad command line
-  3  lease hold: no lease within the acquire timeout
+  3  lease hold: no lease within the acquire timeout (every machine ID
+     held, or the coordinator unreachable all along)
 `
 
 // writeTopHelp writes "once --help".
