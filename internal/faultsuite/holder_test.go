@@ -57,6 +57,7 @@ func holderMain(args []string) int {
 		ns      = fs.String("ns", "", "table or Redis NAME")
 		state   = fs.String("state", "", "lease.Options.StateFile")
 		skew    = fs.Duration("skew", 0, "offset of the factory's wall clock")
+		handoff = fs.Duration("handoff-skew", suiteHandoffSkew, "lease.Options.HandoffSkew")
 		lowest  = fs.Bool("lowest", false, "take the lowest free ID")
 		acquire = fs.Duration("acquire", 5*time.Second, "acquire timeout")
 		every   = fs.Duration("every", drawEvery, "pause between draws")
@@ -115,6 +116,7 @@ func holderMain(args []string) int {
 	m, err := lease.Start(context.Background(), s, short(lease.Options{
 		LeaseDuration:  leaseDur,
 		RenewInterval:  renewEvery,
+		HandoffSkew:    *handoff,
 		AcquireTimeout: *acquire,
 		Factories:      []lease.Factory{rf},
 		StateFile:      *state,
@@ -241,9 +243,10 @@ type proc struct {
 }
 
 type holderArgs struct {
-	state  string
-	skew   time.Duration
-	lowest bool
+	state       string
+	skew        time.Duration
+	handoffSkew time.Duration // 0: suiteHandoffSkew
+	lowest      bool
 }
 
 // startHolder starts a holder process on sp and waits for its first
@@ -261,6 +264,9 @@ func launchHolder(t *testing.T, c coordinator, sp *space, a holderArgs) *proc {
 	args := []string{"-coord", c.name, "-target", sp.target, "-ns", sp.ns, "-skew", a.skew.String()}
 	if a.state != "" {
 		args = append(args, "-state", a.state)
+	}
+	if a.handoffSkew != 0 {
+		args = append(args, "-handoff-skew", a.handoffSkew.String())
 	}
 	if a.lowest {
 		args = append(args, "-lowest")

@@ -6,6 +6,7 @@ import (
 	"log"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/redis/go-redis/v9"
@@ -33,6 +34,14 @@ func TestMain(m *testing.M) {
 type quiet struct{}
 
 func (quiet) Printf(context.Context, string, ...any) {}
+
+// suiteHandoffSkew is the HandoffSkew of the suite's managers whose clocks
+// are not skewed on purpose: with 2s leases the margin is 200ms, and the
+// default 1s allowance would make a holder on a coordinator that reports no
+// clock (etcd) wait 2*HandoffSkew - margin = 1.8s, its whole safe window,
+// before its first value. The hand-off tests, whose clocks are skewed by up
+// to 950ms, ask for lease.DefaultHandoffSkew.
+const suiteHandoffSkew = 100 * time.Millisecond
 
 // short marks o for the suite's short leases (see testonly.ShortLeases):
 // every manager of the suite, in-process or holder, starts with them.

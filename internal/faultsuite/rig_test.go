@@ -338,6 +338,7 @@ type rig struct {
 
 type rigOptions struct {
 	skew           time.Duration // of the factory's wall clock
+	handoffSkew    time.Duration // lease.Options.HandoffSkew; 0: suiteHandoffSkew
 	leaseDur       time.Duration // 0: leaseDur
 	renewEvery     time.Duration // 0: renewEvery
 	acquireTimeout time.Duration // 0: 5s
@@ -368,6 +369,7 @@ func startRig(t *testing.T, s lease.Strategy, o rigOptions) *rig {
 		LeaseDuration:  d,
 		RenewInterval:  orDefault(o.renewEvery, renewEvery),
 		AcquireTimeout: orDefault(o.acquireTimeout, 5*time.Second),
+		HandoffSkew:    orDefault(o.handoffSkew, suiteHandoffSkew),
 		Factories:      []lease.Factory{r.rf},
 		OnLost:         r.ev.onLost,
 		Events:         r.ev.hook,
