@@ -66,6 +66,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("ContextCanceled", s.checkContextCanceled)
 	if !h.Deterministic {
 		t.Run("Reclaim", s.checkReclaim)
+		t.Run("Claim", s.checkClaim)
 	}
 	if h.Deterministic {
 		t.Run("SameIDAgain", s.checkSameIDAgain)

@@ -1,0 +1,57 @@
+package redislease
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/internal/leasekit"
+)
+
+var _ lease.Claimer = (*Strategy)(nil)
+
+// Claim leases machine ID id for d if it is free: it runs Acquire's
+// script once with id as the only candidate (SET NX PX in key mode,
+// HSETEX FNX in hash mode, both refusing the other mode's data). An ID
+// that is held is [lease.ErrConflict] naming the ID and NAME; the other
+// errors are Acquire's, and an unknown outcome returns the lease the claim
+// may have written beside [lease.ErrRetry], for the caller to release.
+func (s *Strategy) Claim(ctx context.Context, id int, d time.Duration) (lease.Lease, error) {
+	if !leasekit.ValidID(id) {
+		return lease.Lease{}, s.errorf(lease.ErrConfig, "claim: machine ID %d outside 0..%d", id, Capacity-1)
+	}
+	ms, err := millis(d)
+	if err != nil {
+		return lease.Lease{}, err
+	}
+	if err := s.ready(ctx, true); err != nil {
+		return lease.Lease{}, err
+	}
+	script := acquireScript
+	if s.opts.Mode == ModeHash {
+		script = hashAcquireScript
+	}
+	op := fmt.Sprintf("claim of ID %d (script)", id)
+	token := leasekit.NewTokenString()
+	// pick -1: a held candidate is answered with the lowest free ID (or
+	// -1 when none is), which Claim does not use.
+	r, err := script.Run(ctx, s.c, s.keys, id, token, ms, -1).Slice()
+	if err != nil {
+		return claimed(id, token, err), s.classify(ctx, op, err, true)
+	}
+	code, now, _, err := scriptReply(r)
+	if err != nil {
+		return claimed(id, token, err), s.classify(ctx, op, err, false)
+	}
+	switch code {
+	case int64(id):
+		return lease.Lease{MachineID: id, Token: token, TTL: time.Duration(ms) * time.Millisecond,
+			CoordinatorNow: now, ReleaseHold: s.releaseHold()}, nil
+	case -1, -3:
+		return lease.Lease{}, s.errorf(lease.ErrConflict, "claim: machine ID %d is held by someone else", id)
+	case -2:
+		return lease.Lease{}, s.otherModeError()
+	}
+	return lease.Lease{}, s.classify(ctx, op, fmt.Errorf("unexpected reply %d", code), false)
+}

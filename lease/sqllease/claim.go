@@ -1,0 +1,76 @@
+package sqllease
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/internal/leasekit"
+)
+
+var _ lease.Claimer = (*Strategy)(nil)
+
+// Claim leases machine ID id for d if its row is free, with Acquire's
+// read and claim restricted to that one row:
+//
+//	SELECT ... WHERE expires_at < now AND id >= :id AND id <= :id
+//	UPDATE t SET expires_at = now + d, token = :new, lock_version = lock_version + 1
+//	 WHERE id = :id AND lock_version = :seen AND expires_at < now
+//
+// A row that is held (or missing), or claimed by a racing contender
+// between the read and the claim, is lease.ErrConflict naming the ID and
+// the table. The lease carries PrevExpiry and CoordinatorNow as from
+// Acquire. When the claim was sent but its outcome is unknown
+// (lease.ErrRetry), Claim returns the lease it may have claimed beside the
+// error, for the caller to release.
+func (s *Strategy) Claim(ctx context.Context, id int, d time.Duration) (lease.Lease, error) {
+	op := "claim machine ID " + strconv.Itoa(id)
+	if !leasekit.ValidID(id) {
+		return lease.Lease{}, leasekit.Errorf(pkg, lease.ErrConfig, "claim: machine ID %d outside 0..%d", id, leasekit.IDs-1)
+	}
+	us, err := micros(d)
+	if err != nil {
+		return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
+	}
+	if err := s.ready(ctx); err != nil {
+		return lease.Lease{}, err
+	}
+	db, done, err := s.session(ctx)
+	if err != nil {
+		return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
+	}
+	defer done()
+	cands, now, err := s.candidates(ctx, db, nil, id, id)
+	if err != nil {
+		return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
+	}
+	if len(cands) == 0 {
+		return lease.Lease{}, s.held(id)
+	}
+	c := cands[0]
+	token, text := newToken()
+	args := append(s.q.expiry(us), token, c.id, c.lockVersion)
+	l, ok, err := s.write(ctx, db, s.q.claim, args, us)
+	if err != nil {
+		err = fail(ctx, op, s.opts.Table, err)
+		if errors.Is(err, lease.ErrRetry) {
+			return lease.Lease{MachineID: id, Token: text}, err // the claim may have been applied
+		}
+		return lease.Lease{}, err
+	}
+	if !ok {
+		return lease.Lease{}, s.held(id)
+	}
+	l.MachineID, l.Token, l.PrevExpiry = id, text, c.prev
+	if l.CoordinatorNow.IsZero() {
+		l.CoordinatorNow = now
+	}
+	return l, nil
+}
+
+// held is Claim's error when machine ID id is not free.
+func (s *Strategy) held(id int) error {
+	return leasekit.Errorf(pkg, lease.ErrConflict, "machine ID %d is held by someone else in %s", id, s.opts.Table)
+}
