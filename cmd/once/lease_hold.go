@@ -46,7 +46,7 @@ taken until it expires: pick a short --duration for experiments, e.g.
 		fs.DurationVar(&h.renew, "renew-interval", 0, "the longest time (`DUR`) between renewals (default 30m or half the duration; more than 10s)")
 		fs.DurationVar(&h.acquire, "acquire-timeout", 0, "how long (`DUR`) to wait for a free machine ID (default 1m)")
 		fs.DurationVar(&h.hold, "for", 0, "release the lease and exit 0 after `DUR` (default: hold until SIGINT or SIGTERM)")
-		fs.BoolVar(&h.verbose, "verbose", false, "log every lease operation on standard error (default: warnings only)")
+		fs.BoolVar(&h.verbose, "verbose", false, "log every lease operation on standard error (default: none; losses and failures are reported anyway)")
 		return fs, func(args []string) int {
 			if len(args) > 0 {
 				return fs.usageError(c, "unexpected argument %s", quoteValue(args[0]))
@@ -125,11 +125,10 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 
 	out := &lockedWriter{w: e.stdout}
 	errw := &lockedWriter{w: e.stderr}
-	level := slog.LevelWarn
+	logger := slog.New(slog.DiscardHandler) // losses and failures are reported below
 	if h.verbose {
-		level = slog.LevelInfo
+		logger = slog.New(slog.NewTextHandler(errw, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	}
-	lost := make(chan struct{}, 1) // a loss; the watcher prints the next machine ID
 	fac, err := nonce.New(nonce.Config{AwaitLease: true})
 	if err != nil {
 		errorf(e, who, "%v", err)
@@ -140,14 +139,9 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 		RenewInterval:  h.renew,
 		AcquireTimeout: h.acquire,
 		Factories:      []lease.Factory{fac},
-		Logger:         slog.New(quiet{slog.NewTextHandler(errw, &slog.HandlerOptions{Level: level})}),
-		OnLost: func(reason error) {
-			fmt.Fprintf(errw, "%s: lease lost: %v\n", who, reason)
-			select {
-			case lost <- struct{}{}:
-			default:
-			}
-		},
+		Logger:         logger,
+		OnAcquired:     func(id int) { fmt.Fprintf(out, "machine_id=%d\n", id) },
+		OnLost:         func(reason error) { fmt.Fprintf(errw, "%s: lease lost: %v\n", who, reason) },
 	}
 	m, err := lease.Start(ctx, be.strategy, opts)
 	switch {
@@ -162,15 +156,6 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 		errorf(e, who, "%v", err)
 		return exitFail
 	}
-	if id := m.MachineID(); id >= 0 {
-		fmt.Fprintf(out, "machine_id=%d\n", id)
-	} else { // lost already: the watcher prints the next one
-		select {
-		case lost <- struct{}{}:
-		default:
-		}
-	}
-	stopWatch := watchReacquire(m, lost, out)
 
 	var until <-chan time.Time
 	if h.hold > 0 {
@@ -183,7 +168,6 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 	case <-until:
 	case <-m.Done():
 	}
-	stopWatch()
 	lostErr := m.Err() // nil while a lease is held; ErrClosed after a signal
 	closeCtx, stop := context.WithTimeout(context.Background(), 2*lease.DefaultReleaseTimeout+5*time.Second)
 	defer stop()
@@ -198,56 +182,3 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 	}
 	return exitOK
 }
-
-// watchReacquire prints "machine_id=N" each time the manager holds a lease
-// again after a loss (signalled on lost). The manager reports no event once
-// a new lease is installed, so the watcher polls MachineID. The returned
-// function stops the watcher and waits for it.
-func watchReacquire(m *lease.Manager, lost <-chan struct{}, out io.Writer) (stop func()) {
-	done, exited := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(exited)
-		tick := time.NewTicker(50 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-lost:
-			}
-			id := m.MachineID()
-			for ; id < 0; id = m.MachineID() {
-				select {
-				case <-done:
-					return
-				case <-tick.C:
-				}
-			}
-			fmt.Fprintf(out, "machine_id=%d\n", id)
-		}
-	}()
-	return func() { close(done); <-exited }
-}
-
-// quiet drops, unless --verbose, the manager's records that hold reports
-// better itself or that are expected: the retries of the first acquisition
-// (source=initial: hold prints the final reason) and operations canceled by
-// the shutdown (result=canceled: a renewal in flight when --for ends).
-type quiet struct{ slog.Handler }
-
-func (q quiet) Handle(ctx context.Context, r slog.Record) error {
-	drop := false
-	r.Attrs(func(a slog.Attr) bool {
-		drop = (a.Key == "result" && a.Value.String() == "canceled") ||
-			(a.Key == "source" && a.Value.String() == string(lease.SourceInitial))
-		return !drop
-	})
-	if drop && !q.Enabled(ctx, slog.LevelInfo) {
-		return nil
-	}
-	return q.Handler.Handle(ctx, r)
-}
-
-func (q quiet) WithAttrs(as []slog.Attr) slog.Handler { return quiet{q.Handler.WithAttrs(as)} }
-
-func (q quiet) WithGroup(name string) slog.Handler { return quiet{q.Handler.WithGroup(name)} }
