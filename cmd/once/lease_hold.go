@@ -113,6 +113,31 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// leaseOptions are the manager's options for hold: it prints each
+// machine ID as the manager hears of it (OnAcquired) and each loss; the
+// manager's own log is off unless --verbose.
+func (h holdOptions) leaseOptions(e *env, who string) (lease.Options, error) {
+	out := &lockedWriter{w: e.stdout}
+	errw := &lockedWriter{w: e.stderr}
+	logger := slog.New(slog.DiscardHandler)
+	if h.verbose {
+		logger = slog.New(slog.NewTextHandler(errw, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
+	fac, err := nonce.New(nonce.Config{AwaitLease: true})
+	if err != nil {
+		return lease.Options{}, err
+	}
+	return lease.Options{
+		LeaseDuration:  h.duration,
+		RenewInterval:  h.renew,
+		AcquireTimeout: h.acquire,
+		Factories:      []lease.Factory{fac},
+		Logger:         logger,
+		OnAcquired:     func(id int) { fmt.Fprintf(out, "machine_id=%d\n", id) },
+		OnLost:         func(reason error) { fmt.Fprintf(errw, "%s: lease lost: %v\n", who, reason) },
+	}, nil
+}
+
 func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int {
 	who := "once " + c.name
 	ctx, cancel := signalContext()
@@ -123,25 +148,10 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 	}
 	defer be.close()
 
-	out := &lockedWriter{w: e.stdout}
-	errw := &lockedWriter{w: e.stderr}
-	logger := slog.New(slog.DiscardHandler) // losses and failures are reported below
-	if h.verbose {
-		logger = slog.New(slog.NewTextHandler(errw, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	}
-	fac, err := nonce.New(nonce.Config{AwaitLease: true})
+	opts, err := h.leaseOptions(e, who)
 	if err != nil {
 		errorf(e, who, "%v", err)
 		return exitFail
-	}
-	opts := lease.Options{
-		LeaseDuration:  h.duration,
-		RenewInterval:  h.renew,
-		AcquireTimeout: h.acquire,
-		Factories:      []lease.Factory{fac},
-		Logger:         logger,
-		OnAcquired:     func(id int) { fmt.Fprintf(out, "machine_id=%d\n", id) },
-		OnLost:         func(reason error) { fmt.Fprintf(errw, "%s: lease lost: %v\n", who, reason) },
 	}
 	m, err := lease.Start(ctx, be.strategy, opts)
 	switch {

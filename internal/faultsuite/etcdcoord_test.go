@@ -23,7 +23,7 @@ import (
 	"github.com/once-go/once/lease/etcdlease"
 )
 
-// The etcd entry of the coordinator table (issue 8), registered from this
+// The etcd entry of the coordinator table, registered from this
 // file so that the table's file stays the fault suite's own.
 func init() {
 	coordinators = append(coordinators, etcdCoordinator("etcd"))
