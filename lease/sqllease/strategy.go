@@ -307,63 +307,88 @@ func (s *Strategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) 
 	}
 	defer done()
 	token, text := newToken()
-	sent := lease.Lease{MachineID: l.MachineID, Token: text} // what a write whose reply is lost may have left
+	r := reclaim{op: op, l: l, old: old, token: token, us: us, db: db,
+		sent: lease.Lease{MachineID: l.MachineID, Token: text}}
 	if s.q.reclaim != "" {
-		var prevS, expS, nowS string
-		args := append(s.q.expiry(us), token, l.MachineID, old)
-		switch err := db.QueryRowContext(ctx, s.q.reclaim, args...).Scan(&prevS, &expS, &nowS); {
-		case errors.Is(err, sql.ErrNoRows):
-			return lease.Lease{}, s.lost(l)
-		case err != nil:
-			return s.unknown(ctx, op, sent, err)
-		}
-		nl := sent
-		var exp time.Time
-		if nl.PrevExpiry, err = parseTime("expires_at", prevS); err == nil {
-			if exp, err = parseTime("expires_at", expS); err == nil {
-				nl.CoordinatorNow, err = parseTime("database clock", nowS)
-			}
-		}
-		if err != nil {
-			return s.unknown(ctx, op, sent, err)
-		}
-		nl.TTL = exp.Sub(nl.CoordinatorNow)
-		return nl, nil
+		return s.reclaimReturning(ctx, r)
 	}
+	return s.reclaimReadWrite(ctx, r)
+}
+
+// reclaim is one Reclaim call: the lease, its raw old token, the new one,
+// and what a write whose reply is lost may have left (sent).
+type reclaim struct {
+	op         string
+	l, sent    lease.Lease
+	old, token []byte
+	us         int64
+	db         querier
+}
+
+// reclaimReturning reclaims in one statement that returns the old row
+// (PostgreSQL).
+func (s *Strategy) reclaimReturning(ctx context.Context, r reclaim) (lease.Lease, error) {
+	var prevS, expS, nowS string
+	args := append(s.q.expiry(r.us), r.token, r.l.MachineID, r.old)
+	switch err := r.db.QueryRowContext(ctx, s.q.reclaim, args...).Scan(&prevS, &expS, &nowS); {
+	case errors.Is(err, sql.ErrNoRows):
+		return lease.Lease{}, s.lost(r.l)
+	case err != nil:
+		return s.unknown(ctx, r.op, r.sent, err)
+	}
+	nl := r.sent
+	var exp time.Time
+	var err error
+	if nl.PrevExpiry, err = parseTime("expires_at", prevS); err == nil {
+		if exp, err = parseTime("expires_at", expS); err == nil {
+			nl.CoordinatorNow, err = parseTime("database clock", nowS)
+		}
+	}
+	if err != nil {
+		return s.unknown(ctx, r.op, r.sent, err)
+	}
+	nl.TTL = exp.Sub(nl.CoordinatorNow)
+	return nl, nil
+}
+
+// reclaimReadWrite reclaims where one statement cannot return the old row
+// (MySQL, SQLite): it reads the row, then writes guarded by the lock_version it
+// read, and reads again when the row changed in between.
+func (s *Strategy) reclaimReadWrite(ctx context.Context, r reclaim) (lease.Lease, error) {
 	for range reclaimReads {
 		var (
 			prevS, nowS string
 			seen        int64
 		)
-		switch err := db.QueryRowContext(ctx, s.q.current, l.MachineID, old).Scan(&prevS, &seen, &nowS); {
+		switch err := r.db.QueryRowContext(ctx, s.q.current, r.l.MachineID, r.old).Scan(&prevS, &seen, &nowS); {
 		case errors.Is(err, sql.ErrNoRows):
-			return lease.Lease{}, s.lost(l)
+			return lease.Lease{}, s.lost(r.l)
 		case err != nil:
-			return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
+			return lease.Lease{}, fail(ctx, r.op, s.opts.Table, err)
 		}
 		prev, err := parseTime("expires_at", prevS)
 		if err != nil {
-			return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
+			return lease.Lease{}, fail(ctx, r.op, s.opts.Table, err)
 		}
 		now, err := parseTime("database clock", nowS)
 		if err != nil {
-			return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
+			return lease.Lease{}, fail(ctx, r.op, s.opts.Table, err)
 		}
-		args := append(s.q.expiry(us), token, l.MachineID, old, seen)
-		nl, ok, err := s.write(ctx, db, s.q.reclaimSeen, args, us)
+		args := append(s.q.expiry(r.us), r.token, r.l.MachineID, r.old, seen)
+		nl, ok, err := s.write(ctx, r.db, s.q.reclaimSeen, args, r.us)
 		if err != nil {
-			return s.unknown(ctx, op, sent, err)
+			return s.unknown(ctx, r.op, r.sent, err)
 		}
 		if !ok {
 			continue // written since read (or taken over): read again
 		}
-		nl.MachineID, nl.Token, nl.PrevExpiry = sent.MachineID, sent.Token, prev
+		nl.MachineID, nl.Token, nl.PrevExpiry = r.sent.MachineID, r.sent.Token, prev
 		if nl.CoordinatorNow.IsZero() {
 			nl.CoordinatorNow = now // MySQL: the clock of the read, just before
 		}
 		return nl, nil
 	}
-	return lease.Lease{}, leasekit.Errorf(pkg, lease.ErrRetry, "%s: the row kept changing between read and write (%d tries)", op, reclaimReads)
+	return lease.Lease{}, leasekit.Errorf(pkg, lease.ErrRetry, "%s: the row kept changing between read and write (%d tries)", r.op, reclaimReads)
 }
 
 // unknown is the result of a reclaim whose write failed: sent (the lease
