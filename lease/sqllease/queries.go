@@ -54,38 +54,12 @@ func newQueries(d migrations.Dialect, table string) (*queries, error) {
 	if err != nil {
 		return nil, err
 	}
-	var now, exp, free string
-	var text func(string) string
-	q := &queries{}
-	switch d {
-	case migrations.Postgres:
-		now = `(statement_timestamp() AT TIME ZONE 'UTC')`
-		exp = now + ` + $1::bigint * INTERVAL '1 microsecond'`
-		text = func(x string) string { return `to_char(` + x + `, 'YYYY-MM-DD"T"HH24:MI:SS.US')` }
-		free = `expires_at < ` + now
-		q.returning = true
-		q.expiry = func(us int64) []any { return []any{us} }
-	case migrations.MySQL:
-		now = `UTC_TIMESTAMP(6)`
-		exp = now + ` + INTERVAL ? MICROSECOND`
-		text = func(x string) string { return `DATE_FORMAT(` + x + `, '%Y-%m-%dT%H:%i:%s.%f')` }
-		free = `expires_at < ` + now
-		q.expiry = func(us int64) []any { return []any{us} }
-	case migrations.SQLite:
-		// SQLite's clock has millisecond resolution: %f is "SS.SSS". The
-		// stored format has microseconds, so now is rendered with three
-		// zero digits and now+d gets d's last three digits appended.
-		now = `strftime('%Y-%m-%dT%H:%M:%f000Z', 'now')`
-		exp = `(strftime('%Y-%m-%dT%H:%M:%f', 'now', ?) || ?)`
-		text = func(x string) string { return x }
-		// A value not in the one format would compare wrongly as text: such
-		// a row is never considered free (it stays out of reach, not stolen).
-		free = `expires_at < ` + now + ` AND expires_at GLOB '` + sqliteGlob + `'`
-		q.returning = true
-		q.expiry = func(us int64) []any { m, s := sqliteExpiry(us); return []any{m, s} }
-	default:
-		return nil, errUnknownDialect(d)
+	c, err := clockOf(d)
+	if err != nil {
+		return nil, err
 	}
+	now, exp, free, text := c.now, c.exp, c.free, c.text
+	q := &queries{returning: c.returning, expiry: c.expiry}
 	n := len(q.expiry(0))
 	p := &params{numbered: d == migrations.Postgres}
 	q.candidates = `SELECT id, lock_version, ` + text("expires_at") + `, ` + text(now) +
@@ -122,6 +96,51 @@ func newQueries(d migrations.Dialect, table string) (*queries, error) {
 		p.from(0).next() + ` AND token = ` + p.next()
 	q.list = `SELECT id, token, ` + text("expires_at") + `, lock_version, CASE WHEN ` + free + ` THEN 0 ELSE 1 END FROM ` + t + ` ORDER BY id`
 	return q, nil
+}
+
+// clock is how a dialect reads the database's UTC clock (now), computes
+// an expiry from a duration (exp, with expiry's arguments), tells a free
+// row (free), renders a timestamp as text in the one stored format (text),
+// and whether UPDATE can return rows (returning).
+type clock struct {
+	now, exp, free string
+	text           func(string) string
+	returning      bool
+	expiry         func(us int64) []any
+}
+
+func clockOf(d migrations.Dialect) (clock, error) {
+	var c clock
+	switch d {
+	case migrations.Postgres:
+		c.now = `(statement_timestamp() AT TIME ZONE 'UTC')`
+		c.exp = c.now + ` + $1::bigint * INTERVAL '1 microsecond'`
+		c.text = func(x string) string { return `to_char(` + x + `, 'YYYY-MM-DD"T"HH24:MI:SS.US')` }
+		c.free = `expires_at < ` + c.now
+		c.returning = true
+		c.expiry = func(us int64) []any { return []any{us} }
+	case migrations.MySQL:
+		c.now = `UTC_TIMESTAMP(6)`
+		c.exp = c.now + ` + INTERVAL ? MICROSECOND`
+		c.text = func(x string) string { return `DATE_FORMAT(` + x + `, '%Y-%m-%dT%H:%i:%s.%f')` }
+		c.free = `expires_at < ` + c.now
+		c.expiry = func(us int64) []any { return []any{us} }
+	case migrations.SQLite:
+		// SQLite's clock has millisecond resolution: %f is "SS.SSS". The
+		// stored format has microseconds, so now is rendered with three
+		// zero digits and now+d gets d's last three digits appended.
+		c.now = `strftime('%Y-%m-%dT%H:%M:%f000Z', 'now')`
+		c.exp = `(strftime('%Y-%m-%dT%H:%M:%f', 'now', ?) || ?)`
+		c.text = func(x string) string { return x }
+		// A value not in the one format would compare wrongly as text: such
+		// a row is never considered free (it stays out of reach, not stolen).
+		c.free = `expires_at < ` + c.now + ` AND expires_at GLOB '` + sqliteGlob + `'`
+		c.returning = true
+		c.expiry = func(us int64) []any { m, s := sqliteExpiry(us); return []any{m, s} }
+	default:
+		return c, errUnknownDialect(d)
+	}
+	return c, nil
 }
 
 // sqliteGlob matches exactly the one SQLite time format, YYYY-MM-DDTHH:MM:SS.ffffffZ.
