@@ -1,0 +1,25 @@
+// Package ids declares the example's ID types. ent's generated code names a
+// typed ID as once.Typed[ids.UserKind], so the kind types are exported and
+// live in a package of their own.
+package ids
+
+import "github.com/once-go/once/once"
+
+// UserKind declares UserID: "usr_" and 11 masked characters in text and
+// JSON, a bigint in the table.
+type UserKind struct{}
+
+// Options implements once.Kind.
+func (UserKind) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
+
+// PostKind declares PostID: "pst_" and 11 masked characters.
+type PostKind struct{}
+
+// Options implements once.Kind.
+func (PostKind) Options() once.Options { return once.Options{Prefix: "pst_", Mask: true} }
+
+// Typed IDs: a UserID where a PostID belongs does not compile.
+type (
+	UserID = once.Typed[UserKind]
+	PostID = once.Typed[PostKind]
+)
