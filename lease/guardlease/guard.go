@@ -92,11 +92,17 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, e
 	return l, nil
 }
 
-// Renew renews the coordinator's lease. The fixed strategy holds nothing
-// to renew. [lease.ErrLost] means the coordinator no longer holds the ID
-// for this process.
+// Renew renews the coordinator's lease. The fixed strategy's own Renew
+// is not called: env and host strategies hold nothing to renew, and the
+// lease carries only the coordinator's token. An error matching
+// [lease.ErrLost] names the ID and the coordinator: the coordinator no
+// longer holds the ID for this process, and another may be using it.
 func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
-	return s.coord.Renew(ctx, l, d)
+	nl, err := s.coord.Renew(ctx, l, d)
+	if errors.Is(err, lease.ErrLost) {
+		err = fmt.Errorf("%s: machine ID %d is no longer held for this process in %s: %w", pkg, l.MachineID, s.where, err)
+	}
+	return nl, err
 }
 
 // Release releases the coordinator's lease: the ID is free for a

@@ -194,8 +194,8 @@ func TestSameOrdinal(t *testing.T) {
 			case <-time.After(2*leaseDuration + 10*time.Second):
 				t.Fatal("holder whose guard was taken still running")
 			}
-			if err := third.m.Err(); !errors.Is(err, lease.ErrLost) {
-				t.Errorf("holder whose guard was taken ended with %v, want lease.ErrLost", err)
+			if err := third.m.Err(); !errors.Is(err, lease.ErrLost) || !strings.Contains(err.Error(), "machine ID 7") || !strings.Contains(err.Error(), where) {
+				t.Errorf("holder whose guard was taken ended with %v, want lease.ErrLost naming machine ID 7 and %q", err, where)
 			}
 			if _, ok := third.generating(); ok {
 				t.Error("holder whose guard was taken still generates")
