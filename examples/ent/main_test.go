@@ -17,6 +17,7 @@ import (
 
 	"github.com/once-go/once/examples/ent/ent"
 	"github.com/once-go/once/examples/ent/ent/post"
+	"github.com/once-go/once/examples/ent/ent/tag"
 	"github.com/once-go/once/examples/ent/ent/user"
 	"github.com/once-go/once/examples/ent/ids"
 	"github.com/once-go/once/nonce"
@@ -193,6 +194,43 @@ func TestEnt(t *testing.T) {
 			t.Errorf("JSON of a post without editor: %s (%v)", js, err)
 		}
 
+		// Text-stored keys, many-to-many through a join table of both IDs.
+		tags, err := c.Tag.CreateBulk(c.Tag.Create().SetName("go"), c.Tag.Create().SetName("sql")).Save(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Post.UpdateOneID(kept).AddTags(tags...).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var storedTag string
+		if err := db.sql.QueryRowContext(ctx, rebind(db.dialect, "SELECT id FROM tags WHERE name = ?"), "go").Scan(&storedTag); err != nil ||
+			"tag_"+storedTag != tags[0].ID.String() {
+			t.Errorf("stored tag ID %q (%v), want the text of %s", storedTag, err, tags[0].ID)
+		}
+		tagID, err := once.ParseAs[ids.TagID](tags[1].ID.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		tagged, err := c.Tag.Query().Where(tag.ID(tagID)).QueryPosts().Only(ctx)
+		if err != nil || tagged.ID != kept {
+			t.Errorf("posts tagged %s: %v (%v)", tagID, tagged, err)
+		}
+		ptags, err := c.Post.QueryTags(two).Order(tag.ByName()).All(ctx)
+		if err != nil || len(ptags) != 2 || ptags[0].ID != tags[0].ID || ptags[1].ID != tags[1].ID {
+			t.Errorf("tags of post two: %v (%v)", ptags, err)
+		}
+		// url64 is case sensitive: keys that differ in case are two keys.
+		upper, lower := once.MustParseAs[ids.TagID]("tag_AAAAAAAAAAE"), once.MustParseAs[ids.TagID]("tag_aAAAAAAAAAE")
+		if err := c.Tag.CreateBulk(c.Tag.Create().SetID(upper).SetName("upper"), c.Tag.Create().SetID(lower).SetName("lower")).Exec(ctx); err != nil {
+			t.Fatalf("keys that differ in case: %v", err)
+		}
+		if got, err := c.Tag.Get(ctx, lower); err != nil || got.Name != "lower" {
+			t.Errorf("Get(%s): %v (%v)", lower, got, err)
+		}
+		if js, err := json.Marshal(tags[0]); err != nil || !strings.HasPrefix(string(js), `{"id":"tag_`) {
+			t.Errorf("tag JSON %s (%v)", js, err)
+		}
+
 		// Updates keep the ID and change foreign keys.
 		if err := c.Post.UpdateOneID(posts[0].ID).SetEditorID(ada.ID).Exec(ctx); err != nil {
 			t.Fatal(err)
@@ -250,15 +288,16 @@ func TestNoID(t *testing.T) {
 	})
 }
 
-// TestColumns: the catalog shows bigint keys and foreign keys, no default
-// and no auto-increment.
+// TestColumns: the catalog shows bigint keys and foreign keys, text keys
+// that compare exactly, no default and no auto-increment.
 func TestColumns(t *testing.T) {
 	eachDB(t, func(t *testing.T, db testDB) {
 		client(t, db)
 		var q string
 		switch db.dialect {
 		case "postgres":
-			q = `SELECT table_name || '.' || column_name, data_type || coalesce(column_default, '') || is_identity
+			q = `SELECT table_name || '.' || column_name,
+				data_type || coalesce('(' || character_maximum_length || ')', '') || coalesce(column_default, '') || is_identity
 				FROM information_schema.columns WHERE table_schema = current_schema() AND column_name LIKE '%id'`
 		case "mysql":
 			q = `SELECT concat(table_name, '.', column_name), concat(column_type, coalesce(nullif(column_default, 'NULL'), ''), extra)
@@ -282,7 +321,9 @@ func TestColumns(t *testing.T) {
 			got[strings.ToLower(col)] = strings.Replace(strings.ToLower(typ), "bigint(20)", "bigint", 1)
 		}
 		want := map[string]string{"postgres": "bigintno", "mysql": "bigint", "sqlite3": "integer"}[db.dialect]
-		for _, col := range []string{"users.id", "posts.id", "posts.author_id", "posts.editor_id"} {
+		wantText := map[string]string{"postgres": "character varying(11)no", "mysql": "varbinary(11)", "sqlite3": "text"}[db.dialect]
+		for col, want := range map[string]string{"users.id": want, "posts.id": want, "posts.author_id": want, "posts.editor_id": want,
+			"post_tags.post_id": want, "tags.id": wantText, "post_tags.tag_id": wantText} {
 			if got[col] != want {
 				t.Errorf("%s: %q, want %q (all: %v)", col, got[col], want, got)
 			}

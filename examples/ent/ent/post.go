@@ -37,9 +37,11 @@ type PostEdges struct {
 	Author *User `json:"author,omitempty"`
 	// Editor holds the value of the editor edge.
 	Editor *User `json:"editor,omitempty"`
+	// Tags holds the value of the tags edge.
+	Tags []*Tag `json:"tags,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [2]bool
+	loadedTypes [3]bool
 }
 
 // AuthorOrErr returns the Author value or an error if the edge
@@ -62,6 +64,15 @@ func (e PostEdges) EditorOrErr() (*User, error) {
 		return nil, &NotFoundError{label: user.Label}
 	}
 	return nil, &NotLoadedError{edge: "editor"}
+}
+
+// TagsOrErr returns the Tags value or an error if the edge
+// was not loaded in eager-loading.
+func (e PostEdges) TagsOrErr() ([]*Tag, error) {
+	if e.loadedTypes[2] {
+		return e.Tags, nil
+	}
+	return nil, &NotLoadedError{edge: "tags"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -138,6 +149,11 @@ func (_m *Post) QueryAuthor() *UserQuery {
 // QueryEditor queries the "editor" edge of the Post entity.
 func (_m *Post) QueryEditor() *UserQuery {
 	return NewPostClient(_m.config).QueryEditor(_m)
+}
+
+// QueryTags queries the "tags" edge of the Post entity.
+func (_m *Post) QueryTags() *TagQuery {
+	return NewPostClient(_m.config).QueryTags(_m)
 }
 
 // Update returns a builder for updating this Post.

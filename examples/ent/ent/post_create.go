@@ -10,6 +10,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/once-go/once/examples/ent/ent/post"
+	"github.com/once-go/once/examples/ent/ent/tag"
 	"github.com/once-go/once/examples/ent/ent/user"
 	idskind "github.com/once-go/once/examples/ent/ids"
 	"github.com/once-go/once/once"
@@ -70,6 +71,21 @@ func (_c *PostCreate) SetAuthor(v *User) *PostCreate {
 // SetEditor sets the "editor" edge to the User entity.
 func (_c *PostCreate) SetEditor(v *User) *PostCreate {
 	return _c.SetEditorID(v.ID)
+}
+
+// AddTagIDs adds the "tags" edge to the Tag entity by IDs.
+func (_c *PostCreate) AddTagIDs(ids ...once.Typed[idskind.TagKind]) *PostCreate {
+	_c.mutation.AddTagIDs(ids...)
+	return _c
+}
+
+// AddTags adds the "tags" edges to the Tag entity.
+func (_c *PostCreate) AddTags(v ...*Tag) *PostCreate {
+	ids := make([]once.Typed[idskind.TagKind], len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddTagIDs(ids...)
 }
 
 // Mutation returns the PostMutation object of the builder.
@@ -201,6 +217,22 @@ func (_c *PostCreate) createSpec() (*Post, *sqlgraph.CreateSpec) {
 			edge.Target.Nodes = append(edge.Target.Nodes, k)
 		}
 		_node.EditorID = &nodes[0]
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.TagsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2M,
+			Inverse: false,
+			Table:   post.TagsTable,
+			Columns: post.TagsPrimaryKey,
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(tag.FieldID, field.TypeOther),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
 		_spec.Edges = append(_spec.Edges, edge)
 	}
 	return _node, _spec

@@ -23,3 +23,13 @@ type (
 	UserID = once.Typed[UserKind]
 	PostID = once.Typed[PostKind]
 )
+
+// TagKind declares TagID: "tag_" and 11 url64 characters, stored as that
+// text (without the prefix) rather than a bigint.
+type TagKind struct{}
+
+// Options implements once.Kind.
+func (TagKind) Options() once.Options { return once.Options{Prefix: "tag_", DBFormat: once.URL64} }
+
+// TagID is a text-stored ID.
+type TagID = once.Typed[TagKind]

@@ -5,6 +5,7 @@ package runtime
 import (
 	"github.com/once-go/once/examples/ent/ent/post"
 	"github.com/once-go/once/examples/ent/ent/schema"
+	"github.com/once-go/once/examples/ent/ent/tag"
 	"github.com/once-go/once/examples/ent/ent/user"
 	idskind "github.com/once-go/once/examples/ent/ids"
 	"github.com/once-go/once/once"
@@ -25,6 +26,17 @@ func init() {
 	postDescID := postMixinFields0[0].Descriptor()
 	// post.DefaultID holds the default value on creation for the id field.
 	post.DefaultID = postDescID.Default.(func() once.Typed[idskind.PostKind])
+	tagMixin := schema.Tag{}.Mixin()
+	tagMixinHooks0 := tagMixin[0].Hooks()
+	tag.Hooks[0] = tagMixinHooks0[0]
+	tagMixinFields0 := tagMixin[0].Fields()
+	_ = tagMixinFields0
+	tagFields := schema.Tag{}.Fields()
+	_ = tagFields
+	// tagDescID is the schema descriptor for id field.
+	tagDescID := tagMixinFields0[0].Descriptor()
+	// tag.DefaultID holds the default value on creation for the id field.
+	tag.DefaultID = tagDescID.Default.(func() once.Typed[idskind.TagKind])
 	userMixin := schema.User{}.Mixin()
 	userMixinHooks0 := userMixin[0].Hooks()
 	user.Hooks[0] = userMixinHooks0[0]

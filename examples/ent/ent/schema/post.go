@@ -33,5 +33,6 @@ func (Post) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("author", User.Type).Ref("posts").Field("author_id").Unique().Required(),
 		edge.From("editor", User.Type).Ref("edited").Field("editor_id").Unique(),
+		edge.To("tags", Tag.Type),
 	}
 }
