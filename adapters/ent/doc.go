@@ -40,11 +40,12 @@
 //	url64, hex, hex32  varchar(n+p)  varbinary(n+p)    text
 //
 // where n is the text length (11, 16, 13) and p the prefix length when the
-// prefix is persisted. Text keys compare exactly (url64 is case sensitive):
-// varbinary on MySQL/MariaDB, whose default collations ignore case, and
-// PostgreSQL's and SQLite's default collations, which tell every two
-// different strings apart. ent sets one collation for all dialects, so the
-// types carry none.
+// prefix is persisted. Text keys compare exactly (url64 is case
+// sensitive): varbinary keeps MySQL/MariaDB exact whatever the table's
+// collation (their usual ones ignore case), so keys and foreign keys match
+// across tables of different collations; PostgreSQL's and SQLite's default
+// collations tell every two different strings apart. ent sets one collation
+// for all dialects, so the types carry none.
 //
 // # Type names
 //

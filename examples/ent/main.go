@@ -1,7 +1,7 @@
 // Command ent stores users and posts with typed once IDs through an ent
 // client generated from ./ent/schema:
 //
-//	go run ./examples/ent   # from the repository root: cd examples/ent && go run .
+//	cd examples/ent && go run .   # a module of its own
 //
 // It opens DATABASE_URL (a SQLite file in the temp directory when unset;
 // postgres://... or mysql://user@tcp(host:3306)/db switch), creates the lease
