@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+
+	"github.com/once-go/once/bench/internal/entbench"
+	"github.com/once-go/once/bench/internal/entbench/hook"
+	"github.com/once-go/once/once"
+)
+
+type entInserter struct{ c *entbench.Client }
+
+// newEnt opens the generated ent client on sqlDB. Once keys come from a
+// hook on OnceRow creates, UUIDv7 keys from the schema's Default func.
+func newEnt(dbName string, sqlDB *sql.DB) (inserter, error) {
+	d := dialect.Postgres
+	if dbName == "mysql" {
+		d = dialect.MySQL
+	}
+	c := entbench.NewClient(entbench.Driver(entsql.OpenDB(d, sqlDB)))
+	c.OnceRow.Use(onceIDHook)
+	return entInserter{c}, nil
+}
+
+// onceIDHook sets a new once ID on every OnceRow create that has none; an
+// error of once.NewAs (no generator, no lease) fails the create.
+func onceIDHook(next entbench.Mutator) entbench.Mutator {
+	return hook.OnceRowFunc(func(ctx context.Context, m *entbench.OnceRowMutation) (entbench.Value, error) {
+		if _, set := m.ID(); !set && m.Op().Is(entbench.OpCreate) {
+			id, err := once.NewAs[once.ID]()
+			if err != nil {
+				return nil, err
+			}
+			m.SetID(id)
+		}
+		return next.Mutate(ctx, m)
+	})
+}
+
+func (e entInserter) insert(ctx context.Context, key string, ps []string, batch int) error {
+	for lo := 0; lo < len(ps); lo += batch {
+		hi := min(lo+batch, len(ps))
+		var err error
+		switch key {
+		case "once":
+			err = e.onceRows(ctx, ps, lo, hi)
+		case "auto":
+			err = e.autoRows(ctx, ps, lo, hi)
+		default:
+			err = e.uuidRows(ctx, ps, lo, hi)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// onceRows, autoRows and uuidRows insert rows lo..hi-1 with one Create for
+// a single row, with CreateBulk otherwise.
+func (e entInserter) onceRows(ctx context.Context, ps []string, lo, hi int) error {
+	if hi-lo == 1 {
+		return e.c.OnceRow.Create().SetN(int64(lo)).SetS(ps[lo]).Exec(ctx)
+	}
+	bs := make([]*entbench.OnceRowCreate, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		bs = append(bs, e.c.OnceRow.Create().SetN(int64(i)).SetS(ps[i]))
+	}
+	return e.c.OnceRow.CreateBulk(bs...).Exec(ctx)
+}
+
+func (e entInserter) autoRows(ctx context.Context, ps []string, lo, hi int) error {
+	if hi-lo == 1 {
+		return e.c.AutoRow.Create().SetN(int64(lo)).SetS(ps[lo]).Exec(ctx)
+	}
+	bs := make([]*entbench.AutoRowCreate, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		bs = append(bs, e.c.AutoRow.Create().SetN(int64(i)).SetS(ps[i]))
+	}
+	return e.c.AutoRow.CreateBulk(bs...).Exec(ctx)
+}
+
+func (e entInserter) uuidRows(ctx context.Context, ps []string, lo, hi int) error {
+	if hi-lo == 1 {
+		return e.c.UUIDRow.Create().SetN(int64(lo)).SetS(ps[lo]).Exec(ctx)
+	}
+	bs := make([]*entbench.UUIDRowCreate, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		bs = append(bs, e.c.UUIDRow.Create().SetN(int64(i)).SetS(ps[i]))
+	}
+	return e.c.UUIDRow.CreateBulk(bs...).Exec(ctx)
+}

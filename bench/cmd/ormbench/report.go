@@ -1,0 +1,111 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+)
+
+// result is one configuration's medians over the rounds; the JSON names
+// are the format of -save and -from.
+type result struct {
+	DB            string    `json:"db"`
+	ORM           string    `json:"orm"`
+	Mode          string    `json:"mode"`
+	Key           string    `json:"key"`
+	Rows          int       `json:"rows"`
+	Batch         int       `json:"batch"`
+	Rounds        int       `json:"rounds"`
+	Seconds       float64   `json:"seconds"`         // median wall time of the inserts
+	RowsPerSecond float64   `json:"rows_per_second"` // rows / median seconds
+	AllocsPerRow  float64   `json:"allocs_per_row"`  // median heap allocations per row
+	BytesPerRow   float64   `json:"bytes_per_row"`   // median heap bytes allocated per row
+	RoundRates    []float64 `json:"round_rows_per_second"`
+}
+
+func summarize(db, orm, mode, key string, batch int, ss []sample) result {
+	r := result{DB: db, ORM: orm, Mode: mode, Key: key, Batch: batch, Rounds: len(ss)}
+	var secs, allocs, bytes []float64
+	for _, s := range ss {
+		secs = append(secs, s.seconds)
+		allocs = append(allocs, s.allocsPerRow)
+		bytes = append(bytes, s.bytesPerRow)
+		r.RoundRates = append(r.RoundRates, float64(s.rows)/s.seconds)
+	}
+	if len(ss) > 0 {
+		r.Rows = ss[0].rows
+	}
+	r.Seconds = median(secs)
+	r.RowsPerSecond = float64(r.Rows) / r.Seconds
+	r.AllocsPerRow = median(allocs)
+	r.BytesPerRow = median(bytes)
+	return r
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	v = slices.Sorted(slices.Values(v))
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
+func find(rs []result, db, orm, mode, key string) *result {
+	i := slices.IndexFunc(rs, func(r result) bool { return r.DB == db && r.ORM == orm && r.Mode == mode && r.Key == key })
+	if i < 0 {
+		return nil
+	}
+	return &rs[i]
+}
+
+var dbTitles = map[string]string{"postgres": "PostgreSQL", "mysql": "MariaDB"}
+
+var modeTitles = map[string]string{"one": "one row per INSERT", "batch": "multi-row INSERTs"}
+
+// writeMarkdown prints one table per database: rows per second, the rate
+// relative to the same ORM and mode with auto-increment and with UUIDv7
+// keys, allocations and bytes per row, and each round's rate.
+func writeMarkdown(w io.Writer, rs []result) {
+	var dbs []string
+	for _, r := range rs {
+		if !slices.Contains(dbs, r.DB) {
+			dbs = append(dbs, r.DB)
+		}
+	}
+	for i, db := range dbs {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s\n\n", dbTitles[db])
+		fmt.Fprintln(w, "| ORM | mode | key | rows | rows/s | / auto | / uuidv7 | allocs/row | B/row | rows/s per round |")
+		fmt.Fprintln(w, "|---|---|---|--:|--:|--:|--:|--:|--:|---|")
+		for _, r := range rs {
+			if r.DB != db {
+				continue
+			}
+			mode := "one by one"
+			if r.Mode == "batch" {
+				mode = fmt.Sprintf("batches of %d", r.Batch)
+			}
+			rel := func(key string) string {
+				o := find(rs, r.DB, r.ORM, r.Mode, key)
+				if o == nil || o.RowsPerSecond == 0 {
+					return "–"
+				}
+				return fmt.Sprintf("%.2fx", r.RowsPerSecond/o.RowsPerSecond)
+			}
+			rounds := ""
+			for j, v := range r.RoundRates {
+				if j > 0 {
+					rounds += ", "
+				}
+				rounds += fmt.Sprintf("%.0f", v)
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %d | %.0f | %s | %s | %.1f | %.0f | %s |\n",
+				r.ORM, mode, r.Key, r.Rows, r.RowsPerSecond, rel("auto"), rel("uuidv7"), r.AllocsPerRow, r.BytesPerRow, rounds)
+		}
+	}
+}
