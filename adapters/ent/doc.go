@@ -10,13 +10,13 @@
 //	func (Post) Fields() []ent.Field {
 //		return []ent.Field{
 //			oncent.Field[ids.UserID]("author_id"),
-//			oncent.Field[ids.UserID]("editor_id").Optional().Nillable(),
+//			oncent.Field[ids.UserID]("editor_id").Optional(), // *ids.UserID, NULL when nil
 //		}
 //	}
 //
 // Foreign keys are fields of the referenced ID type named in the edge
-// (edge.From("author", User.Type).Ref("posts").Field("author_id")); a
-// nullable one is Optional and Nillable (a *T in Go, NULL in the table).
+// (edge.From("author", User.Type).Ref("posts").Field("author_id")); an
+// Optional one is nullable, a *T in Go.
 //
 // # Filling
 //

@@ -96,10 +96,10 @@ func nameType(info *field.TypeInfo, t reflect.Type) error {
 // Descriptor implements ent.Field.
 func (b *Builder) Descriptor() *field.Descriptor { return b.desc }
 
-// Optional makes the column nullable and the field optional on create. A
-// nullable ID needs Nillable too: NULL reads as nil, and once IDs refuse to
-// scan NULL.
-func (b *Builder) Optional() *Builder { b.desc.Optional = true; return b }
+// Optional makes the column nullable, the field optional on create and the
+// Go field a *T (Nillable): once IDs refuse to scan NULL, so a nullable ID
+// is nil when NULL.
+func (b *Builder) Optional() *Builder { b.desc.Optional, b.desc.Nillable = true, true; return b }
 
 // Nillable makes the Go field a *T.
 func (b *Builder) Nillable() *Builder { b.desc.Nillable = true; return b }

@@ -74,11 +74,14 @@ func TestSchemaTypes(t *testing.T) {
 }
 
 func TestBuilder(t *testing.T) {
-	d := oncent.Field[UserID]("editor_id").Optional().Nillable().Unique().Comment("c").
+	d := oncent.Field[UserID]("editor_id").Optional().Unique().Comment("c").
 		StorageKey("editor").StructTag(`json:"e"`).Descriptor()
 	if d.Name != "editor_id" || !d.Optional || !d.Nillable || !d.Unique || d.Immutable || d.Comment != "c" ||
 		d.StorageKey != "editor" || d.Tag != `json:"e"` || d.Default != nil {
 		t.Errorf("field: %+v", d)
+	}
+	if d := oncent.Field[UserID]("a").Nillable().Descriptor(); !d.Nillable || d.Optional {
+		t.Errorf("Nillable: %+v", d)
 	}
 	id := oncent.ID[UserID]().Descriptor()
 	def, ok := id.Default.(func() UserID)

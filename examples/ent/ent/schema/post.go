@@ -24,7 +24,7 @@ func (Post) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("title"),
 		oncent.Field[ids.UserID]("author_id"),
-		oncent.Field[ids.UserID]("editor_id").Optional().Nillable(),
+		oncent.Field[ids.UserID]("editor_id").Optional(),
 	}
 }
 
