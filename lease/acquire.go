@@ -186,7 +186,7 @@ func (m *Manager) install(op, source string, o outcome) error {
 	switch {
 	case op == OpReclaim:
 		notBefore = reclaimNotBefore(l, time.Now(), m.o.HandoffSkew)
-	case !m.s.Deterministic():
+	case !fixedID(m.s, l):
 		notBefore = handoffNotBefore(l, time.Now(), m.o.HandoffSkew, m.tm.margin)
 	}
 	validUntil := o.sent.Add(m.tm.safe(l.TTL))
@@ -218,6 +218,17 @@ func (m *Manager) install(op, source string, o outcome) error {
 		m.o.OnAcquired(l.MachineID)
 	}
 	return nil
+}
+
+// fixedID reports whether l is a fixed machine ID that no coordinator
+// hands over (env, host list): a deterministic strategy whose lease
+// reports no clock reading and no release hold. The platform promises
+// that no other process runs with it, so there is no previous holder to
+// guard against. A deterministic strategy backed by a coordinator (the
+// conflict guard) reports the coordinator's readings and gets the hand-off
+// guard like any lease.
+func fixedID(s Strategy, l Lease) bool {
+	return s.Deterministic() && l.PrevExpiry.IsZero() && l.CoordinatorNow.IsZero() && l.ReleaseHold <= 0
 }
 
 // checkClock warns when the coordinator's clock and ours disagree by more

@@ -72,7 +72,8 @@
 // coordinator's clock and the time it keeps a released ID taken (Redis),
 // or from the local clock and that hold (etcd). See handoffNotBefore.
 // Strategies with a fixed ID (env, host list) have no hand-off: the
-// platform must never run two processes with one ID.
+// platform must never run two processes with one ID, unless the ID is also
+// held in a coordinator (lease/guardlease), whose lease gets the guard.
 //
 // Crash loops do not drain the pool: with Options.StateFile a restarted
 // process takes back its own unexpired lease through a strategy that

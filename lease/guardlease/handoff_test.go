@@ -19,7 +19,6 @@ import (
 // hand-off. On SQL, whose release frees the ID at once, it fails while
 // the manager skips its hand-off guard for deterministic strategies.
 func TestHandoffTimestamps(t *testing.T) {
-	t.Skip("the lease manager applies its hand-off guard only to dynamic strategies; a guard's lease reports the coordinator's clock and previous expiry, which the guard needs")
 	for _, c := range coordinators {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
