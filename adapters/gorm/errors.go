@@ -2,7 +2,8 @@ package oncegorm
 
 import (
 	"errors"
-	"fmt"
+
+	"github.com/once-go/once/adapters/internal/configerr"
 )
 
 // ErrConfig is the category of set-up mistakes: a nil database or model, an
@@ -12,15 +13,5 @@ var ErrConfig = errors.New("oncegorm: invalid configuration")
 // configError returns an error that matches ErrConfig (and what a %w in
 // format wraps) and reads "oncegorm: <detail>".
 func configError(format string, args ...any) error {
-	e := fmt.Errorf("oncegorm: "+format, args...)
-	return &detailError{msg: e.Error(), wrapped: errors.Unwrap(e)}
+	return configerr.New(ErrConfig, "oncegorm", format, args...)
 }
-
-type detailError struct {
-	msg     string
-	wrapped error
-}
-
-func (e *detailError) Error() string        { return e.msg }
-func (e *detailError) Unwrap() error        { return e.wrapped }
-func (e *detailError) Is(target error) bool { return target == ErrConfig }
