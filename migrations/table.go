@@ -1,12 +1,15 @@
 package migrations
 
+import "github.com/once-go/once/nonce"
+
 // DefaultTable is the table name the embedded files use and the default of
 // [github.com/once-go/once/lease/sqllease]. The Elixir library's default is
 // "no_noncense_leases"; pass it to share that table.
 const DefaultTable = "once_leases"
 
-// Rows is the number of rows (machine IDs 0..Rows-1) the table holds.
-const Rows = 512
+// Rows is the number of rows (machine IDs 0..Rows-1) the table holds: one
+// per machine ID of the nonce layout.
+const Rows = nonce.MaxMachineID + 1
 
 // maxTableLen is PostgreSQL's identifier limit (MySQL allows 64).
 const maxTableLen = 63

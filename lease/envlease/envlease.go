@@ -8,10 +8,8 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/nonce"
 )
-
-// maxMachineID is the highest machine ID of the nonce layout.
-const maxMachineID = 511
 
 // Strategy reads the machine ID from an environment variable.
 type Strategy struct {
@@ -51,8 +49,8 @@ func (s *Strategy) MachineID() (int, error) {
 		return 0, configError("%s=%s does not end in decimal digits", s.variable, quote(v))
 	}
 	n, err := strconv.Atoi(v[i:])
-	if err != nil || n > maxMachineID || n+s.offset < 0 || n+s.offset > maxMachineID {
-		return 0, configError("%s=%s: ordinal %s plus offset %d is outside 0..%d", s.variable, quote(v), clip(v[i:]), s.offset, maxMachineID)
+	if err != nil || n > nonce.MaxMachineID || n+s.offset < 0 || n+s.offset > nonce.MaxMachineID {
+		return 0, configError("%s=%s: ordinal %s plus offset %d is outside 0..%d", s.variable, quote(v), clip(v[i:]), s.offset, nonce.MaxMachineID)
 	}
 	return n + s.offset, nil
 }

@@ -12,10 +12,8 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/internal/leasekit"
 )
-
-// maxHosts is the number of machine IDs.
-const maxHosts = 512
 
 // Config configures a host-list strategy.
 type Config struct {
@@ -117,8 +115,8 @@ func normaliseList(hosts []string) ([]string, error) {
 	if len(hosts) == 0 {
 		return nil, configError("the host list is empty")
 	}
-	if len(hosts) > maxHosts {
-		return nil, configError("the host list has %d entries; at most %d machine IDs exist", len(hosts), maxHosts)
+	if len(hosts) > leasekit.IDs {
+		return nil, configError("the host list has %d entries; at most %d machine IDs exist", len(hosts), leasekit.IDs)
 	}
 	list := make([]string, 0, len(hosts))
 	for i, raw := range hosts {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/internal/leasekit"
 )
 
 // Harness describes a strategy under test.
@@ -37,7 +38,7 @@ type Harness struct {
 
 // Defaults used when the corresponding [Harness] field is zero.
 const (
-	DefaultCapacity = 512
+	DefaultCapacity = leasekit.IDs
 	DefaultShortTTL = time.Second
 )
 
