@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
-	"github.com/once-go/once/lease/internal/leasekit"
+	"github.com/once-go/once/nonce"
 )
 
 // Harness describes a strategy under test.
@@ -38,7 +38,7 @@ type Harness struct {
 
 // Defaults used when the corresponding [Harness] field is zero.
 const (
-	DefaultCapacity = leasekit.IDs
+	DefaultCapacity = nonce.MaxMachineID + 1
 	DefaultShortTTL = time.Second
 )
 
