@@ -3,6 +3,7 @@
 // It is a separate module (its own go.mod, with a replace directive to the
 // repository root) so that the peer libraries never enter the dependencies of
 // github.com/once-go/once. The Go benchmarks live in bench_test.go and its
-// companions; cmd/dbbench measures primary-key cost in PostgreSQL and MariaDB.
+// companions; cmd/dbbench measures primary-key cost in PostgreSQL and MariaDB,
+// cmd/ormbench the same keys inserted through GORM, bun and ent.
 // See BENCHMARKS.md for commands and results.
 package bench

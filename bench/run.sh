@@ -2,14 +2,18 @@
 # Reproduce BENCHMARKS.md: Go benchmarks (PASSES interleaved passes of the
 # whole suite, so that a burst of load on a shared machine hits every
 # implementation alike), dbbench at full size on PostgreSQL and MariaDB with
-# charts, and the target check. Results go to results/, charts to charts/.
+# charts, ormbench (inserts through GORM, bun and ent) and the target check.
+# Results go to results/, charts to charts/.
 #
 #   ./run.sh            # everything
 #   ./run.sh go         # Go benchmarks only
 #   ./run.sh db         # databases only
+#   ./run.sh orm        # ORM inserts only
 #
 # Environment: PASSES (default 3), BENCHTIME (1s), ROWS (1000000),
-# WRITERS (1), REPEAT (3: dbbench rounds), ONCE_TEST_POSTGRES_DSN / ONCE_TEST_MYSQL_DSN.
+# WRITERS (1), REPEAT (3: dbbench and ormbench rounds), ORM_ROWS (100000:
+# ormbench rows per batched configuration), ORM_ROWS_ONE (5000: per
+# one-row-per-INSERT configuration), ONCE_TEST_POSTGRES_DSN / ONCE_TEST_MYSQL_DSN.
 set -euo pipefail
 cd "$(dirname "$0")"
 what=${1:-all}
@@ -18,6 +22,8 @@ BENCHTIME=${BENCHTIME:-1s}
 ROWS=${ROWS:-1000000}
 WRITERS=${WRITERS:-1}
 REPEAT=${REPEAT:-3}
+ORM_ROWS=${ORM_ROWS:-100000}
+ORM_ROWS_ONE=${ORM_ROWS_ONE:-5000}
 mkdir -p results charts
 
 {
@@ -48,7 +54,15 @@ if [ "$what" = all ] || [ "$what" = db ]; then
     -svg charts/mariadb.svg -save results/mariadb.json | tee results/mariadb.md
 fi
 
+if [ "$what" = all ] || [ "$what" = orm ]; then
+  echo "== ormbench, $ORM_ROWS rows batched, $ORM_ROWS_ONE one by one" >&2
+  go run ./cmd/ormbench -rows "$ORM_ROWS" -rows-one "$ORM_ROWS_ONE" -rounds "$REPEAT" \
+    -svg charts/orm.svg -save results/ormbench.json 2> >(tee results/ormbench-rounds.log >&2) | tee results/ormbench.md
+fi
+
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "results/machine-$what.txt"
+
+[ "$what" = orm ] && exit 0 # ormbench has no targets to check
 
 args=()
 [ -s results/go-bench.txt ] && args+=(-go results/go-bench.txt)
