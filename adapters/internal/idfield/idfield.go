@@ -75,77 +75,80 @@ func Field(t reflect.Type) (*Type, Shape, bool) {
 	return nil, 0, false
 }
 
-// New returns a new ID of the type as a value of the type.
-func (it *Type) New() (reflect.Value, error) {
-	id, err := it.Options.New()
-	if err != nil {
-		return reflect.Value{}, err
+// set stores id in v, a settable value of the ID type. An addressable v
+// (a struct field reached through a pointer, as the adapters have it) is
+// written in place: the ID type converts to once.ID, so both have the same
+// memory layout. Otherwise it goes through reflect's conversion, which
+// boxes the ID.
+func (it *Type) set(v reflect.Value, id once.ID) {
+	if v.CanAddr() {
+		*(*once.ID)(v.Addr().UnsafePointer()) = id
+		return
 	}
-	return reflect.ValueOf(id).Convert(it.Type), nil
+	v.Set(reflect.ValueOf(id).Convert(it.Type))
 }
 
 // Fill sets v, a settable field of the given shape, to a new ID when it holds
-// none (zero T, nil *T, or an invalid sql.Null[T]). It reports whether it set
-// anything; undo, when not nil, restores the field's previous value.
-func (it *Type) Fill(v reflect.Value, shape Shape) (undo func(), err error) {
+// none (zero T, nil *T, or an invalid sql.Null[T]). It returns what to reset
+// to its zero value to undo that (see [Undo]; invalid when it set nothing).
+func (it *Type) Fill(v reflect.Value, shape Shape) (reset reflect.Value, err error) {
 	switch shape {
 	case Plain:
 		if !v.IsZero() {
-			return nil, nil
+			return reflect.Value{}, nil
 		}
-		id, err := it.New()
+		id, err := it.Options.New()
 		if err != nil {
-			return nil, err
+			return reflect.Value{}, err
 		}
-		v.Set(id)
-		return func() { v.SetZero() }, nil
+		it.set(v, id)
+		return v, nil
 	case Pointer:
 		if !v.IsNil() && !v.Elem().IsZero() {
-			return nil, nil
+			return reflect.Value{}, nil
 		}
-		id, err := it.New()
+		id, err := it.Options.New()
 		if err != nil {
-			return nil, err
+			return reflect.Value{}, err
 		}
 		if v.IsNil() {
 			p := reflect.New(it.Type)
-			p.Elem().Set(id)
+			it.set(p.Elem(), id)
 			v.Set(p)
-			return func() { v.SetZero() }, nil
+			return v, nil
 		}
-		e := v.Elem()
-		e.Set(id)
-		return func() { e.SetZero() }, nil
+		it.set(v.Elem(), id)
+		return v.Elem(), nil
 	case Null:
 		if v.Field(1).Bool() {
-			return nil, nil
+			return reflect.Value{}, nil
 		}
-		id, err := it.New()
+		id, err := it.Options.New()
 		if err != nil {
-			return nil, err
+			return reflect.Value{}, err
 		}
-		v.Field(0).Set(id)
+		it.set(v.Field(0), id)
 		v.Field(1).SetBool(true)
-		return func() { v.SetZero() }, nil
+		return v, nil
 	}
-	return nil, nil
+	return reflect.Value{}, nil
 }
 
-// Undo is a list of undo functions: what a failed fill rolls back so that
-// the caller's models are left as they were.
-type Undo []func()
+// Undo records what a fill changed, so that a failed insert leaves the
+// caller's models as they were: each entry is reset to its zero value.
+type Undo []reflect.Value
 
-// Add records u (nil is ignored).
-func (u *Undo) Add(f func()) {
-	if f != nil {
-		*u = append(*u, f)
+// Add records reset (an invalid Value, for nothing filled, is ignored).
+func (u *Undo) Add(reset reflect.Value) {
+	if reset.IsValid() {
+		*u = append(*u, reset)
 	}
 }
 
 // Run undoes everything recorded, newest first.
 func (u Undo) Run() {
 	for i := len(u) - 1; i >= 0; i-- {
-		u[i]()
+		u[i].SetZero()
 	}
 }
 
