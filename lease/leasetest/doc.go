@@ -20,7 +20,12 @@
 // once released, before the ReleaseHold it reported (counted from when the
 // release was sent), a renewal really extends the lease, a stale renewal is lost and a stale
 // release is harmless, renewals can be replayed, errors are classified with
-// the lease sentinels, and contexts are honoured.
+// the lease sentinels, and contexts are honoured. It also checks the rules
+// of the Strategy contract that keep calls cut off by their context
+// harmless: an Acquire cut off at any point reports every claim it may
+// have left (so releasing what the aborted Acquires report frees the whole
+// namespace again), and a Reclaim replaces the token (the old one renews,
+// releases and reclaims nothing). A [lease.Claimer] is checked too.
 //
 // [Memory] is a correct in-memory coordinator, handy as a stand-in strategy in
 // the tests of code that uses the lease manager.

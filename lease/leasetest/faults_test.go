@@ -24,6 +24,7 @@ var faults = []struct {
 	{"ignores-context", "ContextCanceled", "with a canceled context succeeded"},
 	{"lost-on-cancel", "ContextCanceled", "says nothing about ownership"},
 	{"leaks-on-cancel", "Lifecycle", "in an empty namespace"},
+	{"leaks-on-cancel", "AbortedAcquires", "in an empty namespace"},
 	{"double-grant", "Lifecycle", "handed out twice"},
 	{"double-grant", "ConcurrentExhaustion", "held by tasks"},
 	{"conflict-when-full", "Lifecycle", "want lease.ErrExhausted"},

@@ -73,6 +73,7 @@ func Run(t *testing.T, h Harness) {
 		t.Run("SameIDAgain", s.checkSameIDAgain)
 	} else {
 		t.Run("Lifecycle", s.checkLifecycle)
+		t.Run("AbortedAcquires", s.checkAbortedAcquires)
 		t.Run("ConcurrentExhaustion", s.checkConcurrentExhaustion)
 	}
 	if h.Broken != nil {
