@@ -259,8 +259,9 @@ func (m *Manager) drop(reason error) {
 func (m *Manager) finish() {
 	m.mu.Lock()
 	m.phase = closed
+	why := m.why
 	m.mu.Unlock()
-	m.stop(m.why)
+	m.stop(why)
 	m.state.close()
 }
 
