@@ -10,23 +10,9 @@ import (
 	"github.com/uptrace/bun/dialect/sqlitedialect"
 
 	oncebun "github.com/once-go/once/adapters/bun"
+	"github.com/once-go/once/adapters/internal/adaptertest"
 	"github.com/once-go/once/internal/testenv"
 )
-
-// noPanic runs f and turns a panic into a test failure naming what.
-func noPanic(t *testing.T, what string, f func() error) error {
-	t.Helper()
-	var err error
-	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				t.Errorf("%s panicked: %v", what, r)
-			}
-		}()
-		err = f()
-	}()
-	return err
-}
 
 // TestNilArguments: nil databases, queries and models are configuration
 // errors that name the argument, never panics.
@@ -46,7 +32,7 @@ func TestNilArguments(t *testing.T) {
 			return oncebun.BeforeAppendModel(context.Background(), (*bun.InsertQuery)(nil), &u)
 		}},
 	} {
-		err := noPanic(t, c.what, c.f)
+		err := adaptertest.NoPanic(t, c.what, c.f)
 		if !errors.Is(err, oncebun.ErrConfig) || !strings.HasPrefix(err.Error(), "oncebun: ") || !strings.Contains(err.Error(), c.arg) {
 			t.Errorf("%s: %v, want oncebun.ErrConfig naming %s", c.what, err, c.arg)
 		}

@@ -10,23 +10,9 @@ import (
 	"gorm.io/gorm/logger"
 
 	oncegorm "github.com/once-go/once/adapters/gorm"
+	"github.com/once-go/once/adapters/internal/adaptertest"
 	"github.com/once-go/once/internal/testenv"
 )
-
-// noPanic runs f and turns a panic into a test failure naming what.
-func noPanic(t *testing.T, what string, f func() error) error {
-	t.Helper()
-	var err error
-	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				t.Errorf("%s panicked: %v", what, r)
-			}
-		}()
-		err = f()
-	}()
-	return err
-}
 
 // TestNilArguments: nil databases and models are configuration errors that
 // name the argument, never panics.
@@ -45,7 +31,7 @@ func TestNilArguments(t *testing.T) {
 		{"Register(db, nil)", "model", func() error { return oncegorm.Register(g, nil) }},
 		{"Prepare(db, (*Note)(nil))", "", func() error { return oncegorm.Prepare(g, (*Note)(nil)) }},
 	} {
-		err := noPanic(t, c.what, c.f)
+		err := adaptertest.NoPanic(t, c.what, c.f)
 		if c.arg == "" {
 			if err != nil {
 				t.Errorf("%s: %v, want nil (a typed nil pointer names its model)", c.what, err)

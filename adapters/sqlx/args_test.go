@@ -13,21 +13,6 @@ import (
 	"github.com/once-go/once/internal/testenv"
 )
 
-// noPanic runs f and turns a panic into a test failure naming what.
-func noPanic(t *testing.T, what string, f func() error) error {
-	t.Helper()
-	var err error
-	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				t.Errorf("%s panicked: %v", what, r)
-			}
-		}()
-		err = f()
-	}()
-	return err
-}
-
 // TestNilArguments: nil databases, arguments and ID kinds are configuration
 // errors that name the argument, never panics.
 func TestNilArguments(t *testing.T) {
@@ -70,7 +55,7 @@ func TestNilArguments(t *testing.T) {
 			return err
 		}},
 	} {
-		err := noPanic(t, c.what, c.f)
+		err := at.NoPanic(t, c.what, c.f)
 		if !errors.Is(err, oncesqlx.ErrConfig) || !strings.HasPrefix(err.Error(), "oncesqlx: ") || !strings.Contains(err.Error(), c.arg) {
 			t.Errorf("%s: %v, want oncesqlx.ErrConfig naming %s", c.what, err, c.arg)
 		}

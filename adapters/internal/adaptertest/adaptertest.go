@@ -284,3 +284,19 @@ func Count(t testing.TB, db DB, table string) int {
 	}
 	return n
 }
+
+// NoPanic runs f and turns a panic into a test failure naming what; it
+// returns f's error.
+func NoPanic(t testing.TB, what string, f func() error) error {
+	t.Helper()
+	var err error
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				t.Errorf("%s panicked: %v", what, r)
+			}
+		}()
+		err = f()
+	}()
+	return err
+}
