@@ -28,26 +28,16 @@ func (s *Strategy) Claim(ctx context.Context, id int, d time.Duration) (lease.Le
 	if err := s.ready(ctx, true); err != nil {
 		return lease.Lease{}, err
 	}
-	script := acquireScript
-	if s.opts.Mode == ModeHash {
-		script = hashAcquireScript
-	}
 	op := fmt.Sprintf("claim of ID %d (script)", id)
-	token := leasekit.NewTokenString()
 	// pick -1: a held candidate is answered with the lowest free ID (or
 	// -1 when none is), which Claim does not use.
-	r, err := script.Run(ctx, s.c, s.keys, id, token, ms, -1).Slice()
+	l, code, _, err := s.claimOnce(ctx, op, id, ms, -1)
 	if err != nil {
-		return claimed(id, token, err), s.classify(ctx, op, err, true)
-	}
-	code, now, _, err := scriptReply(r)
-	if err != nil {
-		return claimed(id, token, err), s.classify(ctx, op, err, false)
+		return l, err
 	}
 	switch code {
 	case int64(id):
-		return lease.Lease{MachineID: id, Token: token, TTL: time.Duration(ms) * time.Millisecond,
-			CoordinatorNow: now, ReleaseHold: s.releaseHold()}, nil
+		return l, nil
 	case -1, -3:
 		return lease.Lease{}, s.errorf(lease.ErrConflict, "claim: machine ID %d is held by someone else", id)
 	case -2:

@@ -143,28 +143,17 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, e
 	if err := s.ready(ctx, true); err != nil {
 		return lease.Lease{}, err
 	}
-	script := acquireScript
-	if s.opts.Mode == ModeHash {
-		script = hashAcquireScript
-	}
 	pick, id := -1, 0
 	if !s.opts.LowestFirst {
 		pick, id = mrand.IntN(1<<30), mrand.IntN(Capacity)
 	}
 	for range s.opts.Candidates {
-		token := leasekit.NewTokenString()
-		r, err := script.Run(ctx, s.c, s.keys, id, token, ms, pick).Slice()
-		if err != nil {
-			return claimed(id, token, err), s.classify(ctx, "acquire (script)", err, true)
-		}
-		code, now, next, err := scriptReply(r)
-		if err != nil {
-			return claimed(id, token, err), s.classify(ctx, "acquire (script)", err, false)
-		}
+		l, code, next, err := s.claimOnce(ctx, "acquire (script)", id, ms, pick)
 		switch {
+		case err != nil:
+			return l, err
 		case code == int64(id):
-			return lease.Lease{MachineID: id, Token: token, TTL: time.Duration(ms) * time.Millisecond,
-				CoordinatorNow: now, ReleaseHold: s.releaseHold()}, nil
+			return l, nil
 		case code == -1:
 			return lease.Lease{}, s.errorf(lease.ErrExhausted, "acquire: all %d machine IDs held", Capacity)
 		case code == -2:
@@ -176,6 +165,32 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, e
 		}
 	}
 	return lease.Lease{}, s.errorf(lease.ErrConflict, "acquire: %d candidates taken by racing contenders", s.opts.Candidates)
+}
+
+// claimOnce runs the claim script of the mode for candidate id: code is
+// id when the ID is now ours (l is the lease), -1 when every ID is held,
+// -2 for the other mode's data, -3 when id is held (next: a free ID to
+// try, chosen by pick; see the scripts). A failed script returns the
+// lease it may have claimed beside the error.
+func (s *Strategy) claimOnce(ctx context.Context, op string, id int, ms int64, pick int) (l lease.Lease, code, next int64, err error) {
+	script := acquireScript
+	if s.opts.Mode == ModeHash {
+		script = hashAcquireScript
+	}
+	token := leasekit.NewTokenString()
+	r, err := script.Run(ctx, s.c, s.keys, id, token, ms, pick).Slice()
+	if err != nil {
+		return claimed(id, token, err), 0, 0, s.classify(ctx, op, err, true)
+	}
+	code, now, next, err := scriptReply(r)
+	if err != nil {
+		return claimed(id, token, err), 0, 0, s.classify(ctx, op, err, false)
+	}
+	if code == int64(id) {
+		l = lease.Lease{MachineID: id, Token: token, TTL: time.Duration(ms) * time.Millisecond,
+			CoordinatorNow: now, ReleaseHold: s.releaseHold()}
+	}
+	return l, code, next, nil
 }
 
 // claimed is what Acquire returns beside a failed claim script: the lease
