@@ -9,6 +9,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strconv"
 
 	"github.com/once-go/once/nonce"
@@ -97,4 +98,33 @@ func Quote(s string) string {
 // %w for a cause, which errors.Is and errors.As then also reach.
 func Errorf(pkg string, sentinel error, format string, args ...any) error {
 	return fmt.Errorf(pkg+": "+format+": %w", append(args, sentinel)...)
+}
+
+// maxHolder bounds a recorded holder's length.
+const maxHolder = 200
+
+// Holder returns who this process is, for a strategy to record beside its
+// lease: the host name (a pod's name on Kubernetes) and the process ID, as
+// "host/pid". Strategies take an Options.Holder that overrides it.
+func Holder() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "unknown-host"
+	}
+	return CleanHolder(host + "/" + strconv.Itoa(os.Getpid()))
+}
+
+// CleanHolder makes s fit to record and print: printable ASCII (space
+// allowed, other bytes replaced by '?'), at most 200 bytes.
+func CleanHolder(s string) string {
+	b := []byte(s)
+	if len(b) > maxHolder {
+		b = b[:maxHolder]
+	}
+	for i, c := range b {
+		if c < ' ' || c >= 0x7f {
+			b[i] = '?'
+		}
+	}
+	return string(b)
 }
