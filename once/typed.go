@@ -14,9 +14,10 @@ import "database/sql/driver"
 //
 // K{}.Options() is called once, on the type's first use; it must return the
 // same options every time (bind a factory that is set later through a
-// [Binding]). A Typed ID is a uint64 like [ID], with the same zero value,
-// comparison and methods; it converts to and from ID explicitly:
-// once.ID(u), UserID(id). Parse and create typed IDs with [ParseAs] and
+// [Binding]). A Typed ID has the layout of [ID] (a struct holding the
+// stored 64-bit value; [Typed.Uint64] and [Typed.Int64] read it), the same
+// zero value, comparison and methods; it converts to and from ID
+// explicitly: once.ID(u), UserID(id). Parse and create typed IDs with [ParseAs] and
 // [NewAs].
 type Typed[K Kind] struct {
 	v uint64
