@@ -17,8 +17,8 @@ import "database/sql/driver"
 // [Binding]). A Typed ID has the layout of [ID] (a struct holding the
 // stored 64-bit value; [Typed.Uint64] and [Typed.Int64] read it), the same
 // zero value, comparison and methods; it converts to and from ID
-// explicitly: once.ID(u), UserID(id). Parse and create typed IDs with [ParseAs] and
-// [NewAs].
+// explicitly: once.ID(u), UserID(id). Parse and create typed IDs with
+// [ParseAs] and [NewAs].
 type Typed[K Kind] struct {
 	v uint64
 }
