@@ -1,0 +1,243 @@
+package migrations_test
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/once-go/once/migrations"
+	"github.com/once-go/once/nonce"
+	"github.com/once-go/once/once"
+)
+
+// sqlTime spells t (UTC, microseconds) as a timestamp literal both
+// databases read.
+func sqlTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05.000000") }
+
+// TestOnceMinIDMatchesGo: once_min_id(t) is once.MinID(t) (the lowest
+// value whose timestamp is at or after t) for random instants with
+// microseconds and the edges, 0 at the epoch itself, and an error where Go
+// has one.
+func TestOnceMinIDMatchesGo(t *testing.T) {
+	epoch := nonce.DefaultEpoch()
+	end := epoch.Add((1 << 42) * time.Millisecond)
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 2))
+	instants := []time.Time{epoch, epoch.Add(time.Microsecond), epoch.Add(time.Millisecond),
+		epoch.Add(time.Millisecond - time.Microsecond), epoch.Add((1 << 41) * time.Millisecond),
+		epoch.Add((1<<41)*time.Millisecond - time.Microsecond), end.Add(-time.Millisecond),
+		end.Add(-time.Millisecond + time.Microsecond), end.Add(-time.Microsecond), end,
+		epoch.Add(-time.Microsecond), time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)}
+	for i := range 2000 {
+		at := epoch.Add(time.Duration(r.Int64N(int64(end.Sub(epoch))))).Truncate(time.Microsecond)
+		if i%4 == 0 {
+			at = at.Truncate(time.Millisecond)
+		}
+		instants = append(instants, at)
+	}
+	for _, d := range sqlDialects {
+		t.Run(d.String(), func(t *testing.T) {
+			t.Parallel()
+			db, ctx := functionsDB(t, d), ctxT(t)
+			stmt, err := db.PrepareContext(ctx, "SELECT once_min_id("+ph(d, 1)+")")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stmt.Close()
+			if d == migrations.Postgres {
+				stmt.Close()
+				stmt, err = db.PrepareContext(ctx, "SELECT once_min_id($1::timestamp)")
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, at := range instants {
+				want, goErr := once.MinID[once.ID](at)
+				var got int64
+				err := stmt.QueryRowContext(ctx, sqlTime(at)).Scan(&got)
+				switch {
+				case goErr != nil:
+					if !errors.Is(goErr, once.ErrTimeRange) || err == nil || !strings.Contains(err.Error(), "once_min_id: time") {
+						t.Errorf("once_min_id(%s) = %d, %v; Go: %v", sqlTime(at), got, err, goErr)
+					}
+				case err != nil:
+					t.Errorf("once_min_id(%s): %v; Go: %d", sqlTime(at), err, want.Int64())
+				case got != want.Int64() && !(at.Equal(epoch) && got == 0):
+					t.Errorf("once_min_id(%s) = %d; Go: %d", sqlTime(at), got, want.Int64())
+				}
+			}
+		})
+	}
+}
+
+var (
+	pgRelation   = regexp.MustCompile(`on (ev_\d+_\d+)`)
+	jsonPartList = regexp.MustCompile(`"partitions":\s*\[([^\]]*)\]`)
+	jsonPartName = regexp.MustCompile(`"(\w+)"`)
+)
+
+// scanned returns the partitions of ev that a plan reads, and for
+// PostgreSQL how many it prunes when the query runs ("Subplans Removed").
+func scanned(t *testing.T, db *sql.DB, d migrations.Dialect, query string, args ...any) (parts []string, removed, plan string) {
+	t.Helper()
+	q := "EXPLAIN (COSTS OFF) " + query
+	if d == migrations.MySQL {
+		q = "EXPLAIN FORMAT=JSON " + query
+	}
+	rows, err := db.QueryContext(t.Context(), q, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString(line + "\n")
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	plan = b.String()
+	if d == migrations.Postgres {
+		for _, m := range pgRelation.FindAllStringSubmatch(plan, -1) {
+			parts = append(parts, m[1])
+		}
+		if m := regexp.MustCompile(`Subplans Removed: (\d+)`).FindStringSubmatch(plan); m != nil {
+			removed = m[1]
+		}
+	} else {
+		for _, l := range jsonPartList.FindAllStringSubmatch(plan, -1) {
+			for _, m := range jsonPartName.FindAllStringSubmatch(l[1], -1) {
+				parts = append(parts, m[1])
+			}
+		}
+	}
+	slices.Sort(parts)
+	return slices.Compact(parts), removed, plan
+}
+
+// TestFunctionsPartitionPruning: a table range-partitioned on id by month
+// with once_min_id bounds is pruned to one partition by conditions on id
+// written with once_min_id and once_parse, at plan time for constants and,
+// on PostgreSQL, at run time for parameters of a generic plan. The control:
+// a condition on once_time(id) reads every partition.
+func TestFunctionsPartitionPruning(t *testing.T) {
+	months := []time.Time{
+		time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)}
+	all := []string{"ev_2026_01", "ev_2026_02", "ev_2026_03"}
+	for _, d := range sqlDialects {
+		t.Run(d.String(), func(t *testing.T) {
+			t.Parallel()
+			db, ctx := functionsDB(t, d), ctxT(t)
+			var ddl []string
+			if d == migrations.Postgres {
+				ddl = append(ddl, "CREATE TABLE ev (id bigint PRIMARY KEY, body text) PARTITION BY RANGE (id)")
+				for i, m := range months[:3] {
+					ddl = append(ddl, fmt.Sprintf("CREATE TABLE %s PARTITION OF ev FOR VALUES FROM (once_min_id('%s')) TO (once_min_id('%s'))",
+						all[i], sqlTime(m), sqlTime(months[i+1])))
+				}
+			} else {
+				// MySQL takes only literal partition bounds: once_min_id computes them.
+				parts := make([]string, 3)
+				for i, m := range months[1:] {
+					var bound int64
+					if err := db.QueryRowContext(ctx, "SELECT once_min_id(?)", sqlTime(m)).Scan(&bound); err != nil {
+						t.Fatal(err)
+					}
+					parts[i] = fmt.Sprintf("PARTITION %s VALUES LESS THAN (%d)", all[i], bound)
+				}
+				ddl = append(ddl, "CREATE TABLE ev (id BIGINT PRIMARY KEY, body TEXT) PARTITION BY RANGE (id) ("+strings.Join(parts, ", ")+")")
+			}
+			for _, s := range ddl {
+				if _, err := db.ExecContext(ctx, s); err != nil {
+					t.Fatalf("%s: %v", s, err)
+				}
+			}
+			// One sortable ID per month, made at noon on the 10th.
+			ids := make([]once.ID, 3)
+			for i, m := range months[:3] {
+				at := m.AddDate(0, 0, 9).Add(12 * time.Hour)
+				f, err := nonce.New(nonce.Config{MachineID: 7, Now: func() time.Time { return at }})
+				if err != nil {
+					t.Fatal(err)
+				}
+				v, err := f.Sortable64()
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids[i] = once.FromUint64(v)
+				if _, err := db.ExecContext(ctx, "INSERT INTO ev (id, body) VALUES ("+ph(d, 1)+", 'x')", ids[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			feb10 := "'2026-02-10 00:00:00'"
+			if d == migrations.Postgres {
+				feb10 = "TIMESTAMP " + feb10
+			}
+			for _, c := range []struct {
+				where string
+				want  []string
+			}{
+				{"id >= once_min_id('2026-02-10') AND id < once_min_id('2026-02-11')", all[1:2]},
+				{"id = once_parse('" + ids[2].String() + "', '')", all[2:3]},
+				{"once_time(id) >= " + feb10, all}, // the control: not on id, not pruned
+			} {
+				got, removed, plan := scanned(t, db, d, "SELECT * FROM ev WHERE "+c.where)
+				if !slices.Equal(got, c.want) {
+					t.Errorf("WHERE %s reads %v, want %v", c.where, got, c.want)
+				}
+				// IMMUTABLE: the planner folds the calls to constants and
+				// prunes at plan time (a STABLE function would be called
+				// when the plan starts and prune then).
+				if d == migrations.Postgres && len(c.want) == 1 && (removed != "" || strings.Contains(plan, "once_")) {
+					t.Errorf("WHERE %s: not pruned at plan time:\n%s", c.where, plan)
+				}
+			}
+			var n int
+			if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM ev WHERE id >= once_min_id('2026-02-10') AND id < once_min_id('2026-02-11')").Scan(&n); err != nil || n != 1 {
+				t.Errorf("rows of 2026-02-10: %d, %v; want 1", n, err)
+			}
+			if d != migrations.Postgres {
+				return
+			}
+			// A generic plan: the parameters are known only when it runs.
+			conn, err := db.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			for _, s := range []string{"SET plan_cache_mode = force_generic_plan",
+				"PREPARE q(timestamp) AS SELECT * FROM ev WHERE id >= once_min_id($1) AND id < once_min_id($1 + interval '1 day')"} {
+				if _, err := conn.ExecContext(ctx, s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rows, err := conn.QueryContext(ctx, "EXPLAIN (COSTS OFF) EXECUTE q('2026-03-10')")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var plan strings.Builder
+			for rows.Next() {
+				var l string
+				rows.Scan(&l)
+				plan.WriteString(l + "\n")
+			}
+			rows.Close()
+			if p := plan.String(); !strings.Contains(p, "Subplans Removed: 2") || !strings.Contains(p, "ev_2026_03") {
+				t.Errorf("generic plan for 2026-03-10 does not prune to ev_2026_03:\n%s", p)
+			}
+		})
+	}
+}
