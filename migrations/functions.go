@@ -29,7 +29,7 @@ var functionFiles embed.FS
 // timestamp is at or after t, for range queries and partition bounds.
 //
 // MySQL has no default arguments: there once_format and once_parse always
-// take the prefix ('' for none), times are DATETIME in UTC, and values are
+// take the prefix (” for none), times are DATETIME in UTC, and values are
 // BIGINT (a BIGINT UNSIGNED column goes in as CAST(id AS SIGNED)).
 //
 // The functions see stored values, never masked ones: an ID that an API
