@@ -29,8 +29,9 @@ var functionFiles embed.FS
 // timestamp is at or after t, for range queries and partition bounds.
 //
 // MySQL has no default arguments: there once_format and once_parse always
-// take the prefix (” for none), times are DATETIME in UTC, and values are
-// BIGINT (a BIGINT UNSIGNED column goes in as CAST(id AS SIGNED)).
+// take the prefix (an empty string for none), times are DATETIME in UTC,
+// and values are BIGINT (a BIGINT UNSIGNED column goes in as
+// CAST(id AS SIGNED)).
 //
 // The functions see stored values, never masked ones: an ID that an API
 // shows masked must be unmasked with the key first (once unmask).
