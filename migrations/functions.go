@@ -12,7 +12,8 @@ import (
 //go:embed functions/postgres.sql functions/mysql.sql
 var functionFiles embed.FS
 
-// FunctionNames are the SQL functions that [InstallFunctions] creates:
+// FunctionNames returns the names of the SQL functions that
+// [InstallFunctions] creates:
 //
 //	once_format(v bigint, prefix text DEFAULT '') -> text
 //	once_parse(s text, prefix text DEFAULT '') -> bigint
@@ -35,7 +36,9 @@ var functionFiles embed.FS
 //
 // The functions see stored values, never masked ones: an ID that an API
 // shows masked must be unmasked with the key first (once unmask).
-var FunctionNames = []string{"once_format", "once_parse", "once_time", "once_machine_id", "once_min_id"}
+func FunctionNames() []string {
+	return []string{"once_format", "once_parse", "once_time", "once_machine_id", "once_min_id"}
+}
 
 // FunctionsSQL returns the script that [InstallFunctions] runs for d, for
 // psql -f or the mysql client (its MySQL text sets DELIMITER $$ around the

@@ -116,8 +116,8 @@ func TestInstallFunctions(t *testing.T) {
 			if err := migrations.InstallFunctions(ctx, db, d); err != nil {
 				t.Fatal(err)
 			}
-			if got := len(installed(t, ctx, db, d)); got != len(migrations.FunctionNames) {
-				t.Fatalf("%d functions after reinstalling, want %d", got, len(migrations.FunctionNames))
+			if got := len(installed(t, ctx, db, d)); got != len(migrations.FunctionNames()) {
+				t.Fatalf("%d functions after reinstalling, want %d", got, len(migrations.FunctionNames()))
 			}
 		})
 	}
@@ -145,7 +145,7 @@ func TestInstallFunctionsRejects(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, name := range migrations.FunctionNames {
+		for _, name := range migrations.FunctionNames() {
 			if !strings.Contains(src, "FUNCTION "+name+"(") {
 				t.Errorf("the %s script does not create %s", d, name)
 			}
