@@ -98,7 +98,7 @@ func writeCommandHelp(w io.Writer, c *command, fs *flagSet) {
 	fmt.Fprint(w, "  --help\n      print this help\n")
 	if strings.HasPrefix(c.name, "lease ") {
 		fmt.Fprint(w, "\n", driverHelp())
-	} else {
+	} else if !strings.HasPrefix(c.name, "sql ") {
 		fmt.Fprint(w, "\n", valueRules)
 	}
 	fmt.Fprint(w, "\n", exitRules)

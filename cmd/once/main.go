@@ -41,7 +41,7 @@ type command struct {
 
 // commands lists the ID commands; the lease commands sit under "lease".
 func commands() []*command {
-	return []*command{convertCmd, maskCmd, unmaskCmd, inspectCmd, genCmd}
+	return []*command{convertCmd, maskCmd, unmaskCmd, inspectCmd, genCmd, sqlInstallCmd}
 }
 
 // run runs the CLI with args (without the program name) and returns the
@@ -57,6 +57,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return helpCommand(e, args[1:])
 	case "lease":
 		return runLease(e, args[1:])
+	case "sql":
+		return runSQL(e, args[1:])
 	default:
 		for _, c := range commands() {
 			if c.name == name {
