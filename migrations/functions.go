@@ -62,9 +62,11 @@ var errNoSQLiteFunctions = configError("SQLite cannot define functions in SQL; o
 // (MySQL), replacing earlier definitions. It is idempotent, and safe to run
 // at every start and from several processes at once: on PostgreSQL the
 // statements run in one transaction under an advisory lock, on MySQL under
-// GET_LOCK('once.functions') on one connection (each DROP FUNCTION IF
-// EXISTS and CREATE FUNCTION commits on its own there). A zero d is
-// detected from db's driver, as for [Apply].
+// GET_LOCK('once.functions') on one connection. MySQL cannot replace a
+// function in one statement (DROP FUNCTION IF EXISTS, then CREATE
+// FUNCTION), so there an install that would change nothing (every body and
+// comment as in the script) changes nothing. A zero d is detected from
+// db's driver, as for [Apply].
 //
 // The user needs the right to create functions: PostgreSQL CREATE on the
 // schema; MySQL CREATE ROUTINE and ALTER ROUTINE, and with binary logging
@@ -80,6 +82,58 @@ func InstallFunctions(ctx context.Context, db *sql.DB, d Dialect) error {
 		return err
 	}
 	return runFunctions(ctx, db, d, "install", splitScript(src, d == Postgres))
+}
+
+// mysqlCurrent reports whether every function of stmts (a MySQL install
+// script) exists in conn's database with the same body and comment, so
+// that installing would change nothing. MySQL cannot replace a function in
+// one statement: skipping keeps queries of running processes from meeting
+// the moment between DROP FUNCTION and CREATE FUNCTION on every start.
+func mysqlCurrent(ctx context.Context, conn *sql.Conn, stmts []string) (bool, error) {
+	rows, err := conn.QueryContext(ctx, `SELECT ROUTINE_NAME, ROUTINE_DEFINITION, ROUTINE_COMMENT
+		FROM information_schema.ROUTINES
+		WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_TYPE = 'FUNCTION'
+		AND ROUTINE_NAME IN ('once_format', 'once_parse', 'once_time', 'once_machine_id', 'once_min_id')`)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	have := map[string]string{}
+	for rows.Next() {
+		var name, def, comment sql.NullString
+		if err := rows.Scan(&name, &def, &comment); err != nil {
+			return false, err
+		}
+		have[strings.ToLower(name.String)] = def.String + "\x00" + comment.String
+	}
+	if err := rows.Err(); err != nil {
+		return false, err
+	}
+	n := 0
+	for _, s := range stmts {
+		rest, ok := strings.CutPrefix(s, "CREATE FUNCTION ")
+		if !ok {
+			continue
+		}
+		name, _, _ := strings.Cut(rest, "(")
+		var body, comment string
+		for line := range strings.Lines(s) {
+			t := strings.TrimSpace(line)
+			switch {
+			case body != "":
+				body += line
+			case strings.HasPrefix(t, "COMMENT '"):
+				comment = strings.TrimSuffix(strings.TrimPrefix(t, "COMMENT '"), "'")
+			case t == "BEGIN" || strings.HasPrefix(t, "RETURN "):
+				body = line
+			}
+		}
+		if have[name] != strings.TrimSpace(body)+"\x00"+comment {
+			return false, nil
+		}
+		n++
+	}
+	return n == len(FunctionNames()), nil
 }
 
 // DropFunctions drops the functions of [FunctionNames] (DROP FUNCTION IF
@@ -157,6 +211,15 @@ func runFunctions(ctx context.Context, db *sql.DB, d Dialect, what string, stmts
 			err = fail("unlock", rerr)
 		}
 	}()
+	if what == "install" {
+		current, err := mysqlCurrent(ctx, conn, stmts)
+		if err != nil {
+			return fail("read information_schema.ROUTINES", err)
+		}
+		if current {
+			return nil
+		}
+	}
 	for _, s := range stmts {
 		if _, err := conn.ExecContext(ctx, s); err != nil {
 			return fail(firstWords(s), err)

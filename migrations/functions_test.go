@@ -123,6 +123,40 @@ func TestInstallFunctions(t *testing.T) {
 	}
 }
 
+// TestInstallFunctionsMySQLUnchanged: on MySQL, where a function cannot be
+// replaced in one statement, an install that would change nothing leaves
+// the functions alone (no DROP, so queries of running processes never
+// miss them), and one that would change something replaces them.
+func TestInstallFunctionsMySQLUnchanged(t *testing.T) {
+	db, ctx := functionsDB(t, migrations.MySQL), ctxT(t)
+	created := func() string {
+		var s string
+		err := db.QueryRowContext(ctx, `SELECT GROUP_CONCAT(CONCAT(ROUTINE_NAME, '@', CREATED, '/', ROUTINE_COMMENT) ORDER BY ROUTINE_NAME)
+			FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE()`).Scan(&s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	before := created()
+	time.Sleep(1100 * time.Millisecond) // CREATED has whole seconds
+	if err := migrations.InstallFunctions(ctx, db, migrations.MySQL); err != nil {
+		t.Fatal(err)
+	}
+	if after := created(); after != before {
+		t.Errorf("an install that changes nothing recreated the functions:\nbefore %s\nafter  %s", before, after)
+	}
+	if _, err := db.ExecContext(ctx, "ALTER FUNCTION once_time COMMENT 'changed'"); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrations.InstallFunctions(ctx, db, migrations.MySQL); err != nil {
+		t.Fatal(err)
+	}
+	if after := created(); after == before || strings.Contains(after, "changed") {
+		t.Errorf("a changed function was not replaced: %s", after)
+	}
+}
+
 func TestInstallFunctionsRejects(t *testing.T) {
 	ctx := ctxT(t)
 	sqlite := testenv.SQLite(t)

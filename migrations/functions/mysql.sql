@@ -10,6 +10,8 @@
 -- Times are UTC DATETIME values (no time zone conversion), counted from the
 -- default epoch 2025-01-01 00:00:00. All are DETERMINISTIC and NO SQL; NULL
 -- in, NULL out. A BIGINT UNSIGNED column goes in as CAST(id AS SIGNED).
+-- InstallFunctions leaves the functions alone when every body and COMMENT
+-- already reads as here: a change to a signature alone must change a COMMENT.
 
 DELIMITER $$
 
