@@ -334,3 +334,17 @@ func TestTimeOfNewSortable(t *testing.T) {
 		t.Fatalf("IDRange around its creation = %#x, %#x, %v; id %#x outside", lo.Uint64(), hi.Uint64(), err, id.Uint64())
 	}
 }
+
+// TestTimeBoundsAllocs: the bounds allocate nothing on success.
+func TestTimeBoundsAllocs(t *testing.T) {
+	at := tbEpoch.Add(400 * 24 * time.Hour)
+	id := tbSortID(once.FromUint64(1 << 50))
+	if n := testing.AllocsPerRun(100, func() {
+		once.TimeOf(id)
+		once.MinID[tbSortID](at)
+		once.MaxID[tbSortID](at)
+		once.IDRange[tbSortID](at, at.Add(time.Hour))
+	}); n != 0 {
+		t.Errorf("%v allocations", n)
+	}
+}
