@@ -40,12 +40,12 @@ func TestParseDialect(t *testing.T) {
 }
 
 func TestValidateTable(t *testing.T) {
-	for _, ok := range []string{"once_leases", "no_noncense_leases", "_x", "t1", "order", strings.Repeat("a", 63)} {
+	for _, ok := range []string{"once_leases", "no_noncense_leases", "_x", "t1", "order", strings.Repeat("a", 63), "public.once_leases"} {
 		if err := migrations.ValidateTable(ok); err != nil {
 			t.Errorf("ValidateTable(%q) = %v", ok, err)
 		}
 	}
-	for _, bad := range []string{"", "1abc", "a-b", "Leases", "x;drop table y", "public.once_leases",
+	for _, bad := range []string{"", "1abc", "a-b", "Leases", "x;drop table y", "Public.once_leases", "a.b.c", ".a", "a.",
 		`a"b`, "a`b", "a b", "naïve", strings.Repeat("a", 64)} {
 		err := migrations.ValidateTable(bad)
 		if !errors.Is(err, migrations.ErrConfig) || !strings.HasPrefix(err.Error(), "migrations: ") {
@@ -71,5 +71,18 @@ func TestQuoteTable(t *testing.T) {
 	}
 	if _, err := migrations.QuoteTable(0, "order"); !errors.Is(err, migrations.ErrConfig) {
 		t.Errorf("unknown dialect: %v", err)
+	}
+	// schema.table: PostgreSQL only.
+	if q, err := migrations.QuoteTable(migrations.Postgres, "app.order"); q != `"app"."order"` || err != nil {
+		t.Errorf("postgres schema.table: %s, %v", q, err)
+	}
+	for _, d := range []migrations.Dialect{migrations.MySQL, migrations.SQLite} {
+		_, err := migrations.QuoteTable(d, "app.order")
+		if !errors.Is(err, migrations.ErrConfig) || !strings.Contains(err.Error(), "PostgreSQL only") {
+			t.Errorf("%v schema.table: %v; want ErrConfig saying PostgreSQL only", d, err)
+		}
+		if _, err := migrations.Statements(d, "app.order", true); !errors.Is(err, migrations.ErrConfig) {
+			t.Errorf("Statements(%v, schema.table): %v; want ErrConfig", d, err)
+		}
 	}
 }
