@@ -20,7 +20,9 @@ var errReplyLost = errors.New("connection reset after the statement was sent (te
 // lossy is a connector to the real test server of one dialect that, once
 // armed, runs the next statement starting with prefix and then reports
 // errReplyLost instead of its result, as a connection that breaks between
-// the server's commit and the reply would.
+// the server's commit and the reply would. In a transaction (MySQL) the
+// statement succeeds, and its transaction's COMMIT runs and then reports
+// errReplyLost.
 type lossy struct {
 	drv    driver.Driver
 	dsn    string
@@ -68,7 +70,22 @@ func (l *lossy) Driver() driver.Driver { return l.drv }
 
 type lossyConn struct {
 	driver.Conn
-	l *lossy
+	l    *lossy
+	inTx bool // between BeginTx and the end of the transaction
+	hit  bool // the armed statement ran in the current transaction
+}
+
+// lose reports whether the reply of statement q is to be lost now; in a
+// transaction it is the COMMIT's that is lost.
+func (c *lossyConn) lose(q string) bool {
+	if !c.l.hit(q) {
+		return false
+	}
+	if c.inTx {
+		c.hit = true
+		return false
+	}
+	return true
 }
 
 func (c *lossyConn) CheckNamedValue(v *driver.NamedValue) error {
@@ -84,7 +101,7 @@ func (c *lossyConn) ExecContext(ctx context.Context, q string, args []driver.Nam
 		return nil, driver.ErrSkip
 	}
 	res, err := e.ExecContext(ctx, q, args)
-	if err == nil && c.l.hit(q) {
+	if err == nil && c.lose(q) {
 		return nil, errReplyLost
 	}
 	return res, err
@@ -96,7 +113,7 @@ func (c *lossyConn) QueryContext(ctx context.Context, q string, args []driver.Na
 		return nil, driver.ErrSkip
 	}
 	rows, err := qc.QueryContext(ctx, q, args)
-	if err == nil && c.l.hit(q) {
+	if err == nil && c.lose(q) {
 		return nil, drain(rows)
 	}
 	return rows, err
@@ -113,14 +130,42 @@ func (c *lossyConn) PrepareContext(ctx context.Context, q string) (driver.Stmt, 
 	if err != nil {
 		return nil, err
 	}
-	return &lossyStmt{Stmt: st, q: q, l: c.l}, nil
+	return &lossyStmt{Stmt: st, q: q, c: c}, nil
 }
 
 func (c *lossyConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	var tx driver.Tx
+	var err error
 	if b, ok := c.Conn.(driver.ConnBeginTx); ok {
-		return b.BeginTx(ctx, opts)
+		tx, err = b.BeginTx(ctx, opts)
+	} else {
+		tx, err = c.Conn.Begin() //nolint:staticcheck // drivers without BeginTx
 	}
-	return c.Conn.Begin() //nolint:staticcheck // drivers without BeginTx
+	if err != nil {
+		return nil, err
+	}
+	c.inTx, c.hit = true, false
+	return &lossyTx{Tx: tx, c: c}, nil
+}
+
+// lossyTx loses its COMMIT's reply when the armed statement ran in it.
+type lossyTx struct {
+	driver.Tx
+	c *lossyConn
+}
+
+func (tx *lossyTx) Commit() error {
+	hit := tx.c.hit
+	tx.c.inTx, tx.c.hit = false, false
+	if err := tx.Tx.Commit(); err != nil || !hit {
+		return err
+	}
+	return errReplyLost
+}
+
+func (tx *lossyTx) Rollback() error {
+	tx.c.inTx, tx.c.hit = false, false
+	return tx.Tx.Rollback()
 }
 
 // drain reads rows to the end (the statement completes on the server) and
@@ -136,7 +181,7 @@ func drain(rows driver.Rows) error {
 type lossyStmt struct {
 	driver.Stmt
 	q string
-	l *lossy
+	c *lossyConn
 }
 
 func (s *lossyStmt) CheckNamedValue(v *driver.NamedValue) error {
@@ -148,7 +193,7 @@ func (s *lossyStmt) CheckNamedValue(v *driver.NamedValue) error {
 
 func (s *lossyStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
 	res, err := s.Stmt.(driver.StmtExecContext).ExecContext(ctx, args)
-	if err == nil && s.l.hit(s.q) {
+	if err == nil && s.c.lose(s.q) {
 		return nil, errReplyLost
 	}
 	return res, err
@@ -156,7 +201,7 @@ func (s *lossyStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (
 
 func (s *lossyStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
 	rows, err := s.Stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
-	if err == nil && s.l.hit(s.q) {
+	if err == nil && s.c.lose(s.q) {
 		return nil, drain(rows)
 	}
 	return rows, err

@@ -27,7 +27,8 @@ func lossyTable(t *testing.T, d migrations.Dialect) (*sqllease.Strategy, *sqllea
 func settled() { time.Sleep(time.Second) }
 
 // TestAcquireUnknownOutcome: a claim that reached the server but whose
-// reply was lost is ErrRetry, and Acquire returns the lease it may have
+// reply was lost (on MySQL, where it runs in a transaction of its own,
+// the reply of its COMMIT) is ErrRetry, and Acquire returns the lease it may have
 // claimed (the machine ID and the token it wrote) for the caller to
 // release; it starts nothing of its own, so the row stays held by that
 // token until the caller releases it.
@@ -35,6 +36,9 @@ func TestAcquireUnknownOutcome(t *testing.T) {
 	forEach(t, func(t *testing.T, d migrations.Dialect, _ *sql.DB) {
 		s, look, l := lossyTable(t, d)
 		ctx := ctxT(t)
+		if err := s.Check(ctx); err != nil { // its write probe is an UPDATE too
+			t.Fatal(err)
+		}
 		l.arm("UPDATE")
 		got, err := s.Acquire(ctx, time.Hour)
 		if !errors.Is(err, lease.ErrRetry) {
@@ -56,7 +60,7 @@ func TestAcquireUnknownOutcome(t *testing.T) {
 }
 
 // TestReclaimUnknownOutcome: a reclaim whose write reached the server but
-// whose reply was lost is ErrRetry beside the lease with the new token it
+// whose reply was lost (on MySQL: its COMMIT's) is ErrRetry beside the lease with the new token it
 // wrote, which the caller can release; the old token is then gone.
 func TestReclaimUnknownOutcome(t *testing.T) {
 	forEach(t, func(t *testing.T, d migrations.Dialect, _ *sql.DB) {
