@@ -86,3 +86,31 @@ func TestQuoteTable(t *testing.T) {
 		}
 	}
 }
+
+// FuzzQuoteTable: a name ValidateTable accepts quotes, for PostgreSQL, to
+// one or two quoted identifiers that give the name back, and for MySQL and
+// SQLite only when it has no schema; no other input quotes.
+func FuzzQuoteTable(f *testing.F) {
+	for _, s := range []string{"once_leases", "app.once_leases", "a.b.c", `x".y`, "Order", "", ".", "a..b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		valid := migrations.ValidateTable(name) == nil
+		pg, err := migrations.QuoteTable(migrations.Postgres, name)
+		if (err == nil) != valid {
+			t.Fatalf("ValidateTable(%q) valid=%v, QuoteTable(postgres) err=%v", name, valid, err)
+		}
+		if !valid {
+			return
+		}
+		if back := strings.ReplaceAll(pg, `"`, ""); back != name || strings.Count(pg, `"`) != 2*(1+strings.Count(name, ".")) {
+			t.Fatalf("QuoteTable(postgres, %q) = %s", name, pg)
+		}
+		for _, d := range []migrations.Dialect{migrations.MySQL, migrations.SQLite} {
+			q, err := migrations.QuoteTable(d, name)
+			if qualified := strings.Contains(name, "."); (err == nil) == qualified || err == nil && q[1:len(q)-1] != name {
+				t.Fatalf("QuoteTable(%v, %q) = %s, %v", d, name, q, err)
+			}
+		}
+	})
+}

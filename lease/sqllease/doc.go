@@ -94,14 +94,19 @@
 // statement, so the old token renews nothing afterwards and of two copies
 // of one state file only one reclaims. Every write bumps lock_version.
 //
-// Every statement commits whatever the session's autocommit setting: on
-// MySQL/MariaDB, where a DSN's autocommit=0 or a server's init_connect can
-// turn it off (and an uncommitted claim would be rolled back when the pool
-// closes the connection, while this process goes on using the ID), each
-// statement runs in a transaction of its own, committed before its result
-// counts; a COMMIT that fails is an unknown outcome (lease.ErrRetry, with
-// the claim returned beside it). PostgreSQL and SQLite statements run in
-// autocommit, which database/sql sessions cannot turn off there.
+// Every statement commits whatever the session's autocommit setting. On
+// MySQL/MariaDB a DSN's autocommit=0, a server's init_connect or a SET
+// GLOBAL that new connections inherit can turn it off, and an uncommitted
+// claim would be rolled back when the pool closes the connection while
+// this process goes on using the ID. So a call runs on one connection,
+// reads @@autocommit after its first statement and, while it is off,
+// follows every statement with COMMIT, before its result counts; a COMMIT
+// that fails is an unknown outcome (lease.ErrRetry, with the claim
+// returned beside it), and a connection on which a statement failed is
+// closed, not handed back to the pool. With autocommit on, a write is
+// applied and committed in its own round trip. PostgreSQL and SQLite
+// statements commit on their own: database/sql sessions cannot turn
+// autocommit off there.
 //
 // The holder column, when the table has one, records "<first 16 hex
 // digits of the token> <holder>" with every claim and reclaim; a row's

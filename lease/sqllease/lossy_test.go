@@ -20,18 +20,25 @@ var errReplyLost = errors.New("connection reset after the statement was sent (te
 // lossy is a connector to the real test server of one dialect that, once
 // armed, runs the next statement starting with prefix and then reports
 // errReplyLost instead of its result, as a connection that breaks between
-// the server's commit and the reply would. In a transaction (MySQL) the
-// statement succeeds, and its transaction's COMMIT runs and then reports
-// errReplyLost.
+// the server's commit and the reply would. Armed with armCommit, the
+// statement succeeds and the next COMMIT on its connection loses its
+// reply instead (a session with autocommit off).
 type lossy struct {
 	drv    driver.Driver
 	dsn    string
 	prefix atomic.Pointer[string]
+	commit atomic.Bool // armCommit: lose the next COMMIT's reply instead
 }
 
 // openLossy returns a pool on dialect d's test server (for SQLite, on the
 // database file path) whose connections drop a reply when armed.
 func openLossy(t *testing.T, d migrations.Dialect, path string) (*sql.DB, *lossy) {
+	t.Helper()
+	return openLossyDSN(t, d, path, "")
+}
+
+// openLossyDSN is openLossy on the server at dsn ("": the test server's).
+func openLossyDSN(t *testing.T, d migrations.Dialect, path, dsn string) (*sql.DB, *lossy) {
 	t.Helper()
 	var ref *sql.DB
 	l := &lossy{}
@@ -43,6 +50,9 @@ func openLossy(t *testing.T, d migrations.Dialect, path string) (*sql.DB, *lossy
 	default:
 		ref, l.dsn = testenv.SQLite(t), testenv.SQLiteDSN(path)
 	}
+	if dsn != "" {
+		l.dsn = dsn
+	}
 	l.drv = ref.Driver()
 	db := sql.OpenDB(l)
 	t.Cleanup(func() { db.Close() })
@@ -50,7 +60,11 @@ func openLossy(t *testing.T, d migrations.Dialect, path string) (*sql.DB, *lossy
 }
 
 // arm makes the next statement starting with prefix lose its reply.
-func (l *lossy) arm(prefix string) { l.prefix.Store(&prefix) }
+func (l *lossy) arm(prefix string) { l.commit.Store(false); l.prefix.Store(&prefix) }
+
+// armCommit makes the COMMIT that follows the next statement starting
+// with prefix, on the same connection, lose its reply.
+func (l *lossy) armCommit(prefix string) { l.commit.Store(true); l.prefix.Store(&prefix) }
 
 // hit reports whether query is the armed one, disarming.
 func (l *lossy) hit(query string) bool {
@@ -70,19 +84,22 @@ func (l *lossy) Driver() driver.Driver { return l.drv }
 
 type lossyConn struct {
 	driver.Conn
-	l    *lossy
-	inTx bool // between BeginTx and the end of the transaction
-	hit  bool // the armed statement ran in the current transaction
+	l       *lossy
+	pending bool // armCommit's statement ran: the next COMMIT loses its reply
 }
 
-// lose reports whether the reply of statement q is to be lost now; in a
-// transaction it is the COMMIT's that is lost.
+// lose reports whether the reply of statement q, which succeeded, is to
+// be lost.
 func (c *lossyConn) lose(q string) bool {
+	if c.pending && strings.HasPrefix(q, "COMMIT") {
+		c.pending = false
+		return true
+	}
 	if !c.l.hit(q) {
 		return false
 	}
-	if c.inTx {
-		c.hit = true
+	if c.l.commit.Load() {
+		c.pending = true
 		return false
 	}
 	return true
@@ -134,38 +151,10 @@ func (c *lossyConn) PrepareContext(ctx context.Context, q string) (driver.Stmt, 
 }
 
 func (c *lossyConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	var tx driver.Tx
-	var err error
 	if b, ok := c.Conn.(driver.ConnBeginTx); ok {
-		tx, err = b.BeginTx(ctx, opts)
-	} else {
-		tx, err = c.Conn.Begin() //nolint:staticcheck // drivers without BeginTx
+		return b.BeginTx(ctx, opts)
 	}
-	if err != nil {
-		return nil, err
-	}
-	c.inTx, c.hit = true, false
-	return &lossyTx{Tx: tx, c: c}, nil
-}
-
-// lossyTx loses its COMMIT's reply when the armed statement ran in it.
-type lossyTx struct {
-	driver.Tx
-	c *lossyConn
-}
-
-func (tx *lossyTx) Commit() error {
-	hit := tx.c.hit
-	tx.c.inTx, tx.c.hit = false, false
-	if err := tx.Tx.Commit(); err != nil || !hit {
-		return err
-	}
-	return errReplyLost
-}
-
-func (tx *lossyTx) Rollback() error {
-	tx.c.inTx, tx.c.hit = false, false
-	return tx.Tx.Rollback()
+	return c.Conn.Begin() //nolint:staticcheck // drivers without BeginTx
 }
 
 // drain reads rows to the end (the statement completes on the server) and

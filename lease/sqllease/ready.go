@@ -49,19 +49,15 @@ func (s *Strategy) ready(ctx context.Context) (*table, error) {
 	if err != nil {
 		return nil, fail(ctx, "check table "+s.opts.Table, s.opts.Table, err)
 	}
-	defer c.Close()
-	var t *table
-	ss := &session{conn: c, txs: s.dialect == migrations.MySQL}
-	err = ss.do(ctx, func(r runner) error {
-		var err error
-		t, err = s.check(ctx, r)
-		return err
-	})
+	ss := &session{conn: c, mysql: s.dialect == migrations.MySQL}
+	defer ss.done()
+	t, err := s.check(ctx, c)
 	if err != nil {
-		if isCommit(err) {
-			err = fail(ctx, "check table "+s.opts.Table, s.opts.Table, err)
-		}
+		ss.broken = true
 		return nil, err
+	}
+	if err := ss.after(ctx, nil); err != nil { // MySQL: end the reads' transaction
+		return nil, fail(ctx, "check table "+s.opts.Table, s.opts.Table, err)
 	}
 	s.tab.Store(t)
 	return t, nil
