@@ -73,7 +73,7 @@ type Formats struct {
 	Opt   *at.URL64ID // not tagged: stays NULL
 }
 
-var models = []any{&User{}, &Post{}, &Tag{}, &Note{}, &Formats{}}
+var models = []any{&User{}, &Post{}, &Tag{}, &Note{}, &Formats{}, &Account{}}
 
 // sqlLog records the statements GORM runs.
 type sqlLog struct {
