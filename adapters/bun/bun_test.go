@@ -90,7 +90,7 @@ func (f *Formats) BeforeAppendModel(ctx context.Context, q bun.Query) error {
 	return oncebun.BeforeAppendModel(ctx, q, f)
 }
 
-var models = []any{(*User)(nil), (*Tag)(nil), (*Post)(nil), (*PostTag)(nil), (*Note)(nil), (*Formats)(nil)}
+var models = []any{(*User)(nil), (*Tag)(nil), (*Post)(nil), (*PostTag)(nil), (*Note)(nil), (*Formats)(nil), (*Member)(nil)}
 
 // queryLog is a bun.QueryHook that records the SQL it is about to run.
 type queryLog struct {
