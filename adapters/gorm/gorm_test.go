@@ -25,9 +25,10 @@ import (
 )
 
 type User struct {
-	ID    at.UserID
-	Email string
-	Posts []Post `gorm:"foreignKey:AuthorID"`
+	ID     at.UserID
+	Email  string
+	Posts  []Post `gorm:"foreignKey:AuthorID"`
+	Edited []Post `gorm:"foreignKey:EditorID"` // has-many through a nullable *T foreign key
 
 	idInHook at.UserID // what BeforeCreate saw
 }
