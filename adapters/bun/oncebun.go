@@ -13,7 +13,8 @@ import (
 
 // Register prepares the tables of models (pointers to structs, e.g.
 // (*User)(nil)) on db: column types for ID fields, and NULL as the zero ID
-// for `nullzero` ID fields. Many-to-many join models are registered with
+// for `nullzero` ID fields. It also adds to db (once) the query hook that
+// reads upserts' keys back (see the package documentation). Many-to-many join models are registered with
 // db.RegisterModel as usual; pass them here too. Call it at start-up,
 // before the models are used: [BeforeAppendModel] and [Fill] refuse models
 // with ID fields that db has not registered. A nil db or model is

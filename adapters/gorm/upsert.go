@@ -31,12 +31,13 @@ var noReturning bool
 // whose sole primary key is an ID: the row may not be inserted, so the key
 // the adapter sent is not necessarily the row's.
 type upsertStmt struct {
-	db       *gorm.DB
-	pk       *schema.Field
-	id       *idfield.Type
-	conflict *clause.OnConflict // nil for INSERT IGNORE
-	elems    []reflect.Value    // the structs, in statement order
-	sent     []once.ID          // the keys they were sent with
+	db        *gorm.DB
+	pk        *schema.Field
+	id        *idfield.Type
+	conflict  *clause.OnConflict // nil for INSERT IGNORE
+	elems     []reflect.Value    // the structs, in statement order
+	sent      []once.ID          // the keys they were sent with
+	generated map[once.ID]bool   // the keys the plugin generated for them
 }
 
 // upsertOf returns the upsert db's statement makes, or nil for any other
@@ -87,6 +88,14 @@ func upsertOf(db *gorm.DB) *upsertStmt {
 	}
 	for _, e := range u.elems {
 		u.sent = append(u.sent, u.key(e))
+	}
+	u.generated = map[once.ID]bool{}
+	if v, ok := db.InstanceGet(filledKey); ok {
+		for _, f := range v.(idfield.Undo) {
+			if f.Type() == it.Type {
+				u.generated[f.Convert(reflect.TypeFor[once.ID]()).Interface().(once.ID)] = true
+			}
+		}
 	}
 	return u
 }
@@ -248,20 +257,21 @@ func (u *upsertStmt) queryReturning() error {
 
 // keepExisting resolves the structs whose rows returned no key (at[i] < 0):
 // a struct keeps its key when a row has it (a key the caller set, of a row
-// that exists), else it gets the zero key.
+// that exists), else it gets the zero key. Keys the plugin generated for
+// this create are known to be no row's.
 func (u *upsertStmt) keepExisting(at []int) error {
 	var ask []once.ID
 	for i, r := range at {
-		if r < 0 {
+		if r < 0 && !u.generated[u.sent[i]] {
 			ask = append(ask, u.sent[i])
 		}
 	}
-	if len(ask) == 0 {
-		return nil
-	}
-	found, err := u.existing(ask)
-	if err != nil {
-		return err
+	found := map[once.ID]bool{}
+	if len(ask) > 0 {
+		var err error
+		if found, err = u.existing(ask); err != nil {
+			return err
+		}
 	}
 	for i, r := range at {
 		if r < 0 && !found[u.sent[i]] {
