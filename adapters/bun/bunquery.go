@@ -3,6 +3,7 @@ package oncebun
 import (
 	"reflect"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/uptrace/bun"
@@ -33,10 +34,40 @@ type parts struct {
 	valueCols map[string]bool // columns given a value by Value(column, expr)
 }
 
+// fieldPaths are the index paths of the unexported fields partsOf reads,
+// per query type (nil when one is missing or of another kind).
+var fieldPaths sync.Map // reflect.Type -> map[string][]int
+
+// pathsOf returns the index paths of the named fields of struct type t,
+// each of the given kind, or nil.
+func pathsOf(t reflect.Type, kinds map[string]reflect.Kind) map[string][]int {
+	if v, ok := fieldPaths.Load(t); ok {
+		return v.(map[string][]int)
+	}
+	paths := map[string][]int{}
+	for name, kind := range kinds {
+		f, ok := t.FieldByName(name)
+		if !ok || f.Type.Kind() != kind {
+			paths = nil
+			break
+		}
+		paths[name] = f.Index
+	}
+	v, _ := fieldPaths.LoadOrStore(t, paths)
+	return v.(map[string][]int)
+}
+
+var (
+	insertFields = map[string]reflect.Kind{"columns": reflect.Slice, "where": reflect.Slice, "set": reflect.Slice,
+		"modelValues": reflect.Map, "on": reflect.Struct, "ignore": reflect.Bool}
+	updateFields = map[string]reflect.Kind{"columns": reflect.Slice, "where": reflect.Slice, "set": reflect.Slice,
+		"modelValues": reflect.Map, "omitZero": reflect.Bool}
+)
+
 // partsOf reads the parts of q, a *bun.InsertQuery or *bun.UpdateQuery.
 func partsOf(q bun.Query) (p parts) {
 	defer func() {
-		if recover() != nil { // a field of another kind than expected
+		if recover() != nil { // a field of another shape than expected
 			p = parts{}
 		}
 	}()
@@ -44,47 +75,40 @@ func partsOf(q bun.Query) (p parts) {
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		return parts{}
 	}
-	v = v.Elem()
-	field := func(name string, kind reflect.Kind) (reflect.Value, bool) {
-		f := v.FieldByName(name)
-		return f, f.IsValid() && f.Kind() == kind
-	}
-	columns, ok1 := field("columns", reflect.Slice)
-	where, ok2 := field("where", reflect.Slice)
-	set, ok3 := field("set", reflect.Slice)
-	values, ok4 := field("modelValues", reflect.Map)
-	if !ok1 || !ok2 || !ok3 || !ok4 {
+	var kinds map[string]reflect.Kind
+	switch q.(type) {
+	case *bun.InsertQuery:
+		kinds = insertFields
+	case *bun.UpdateQuery:
+		kinds = updateFields
+	default:
 		return parts{}
 	}
+	v = v.Elem()
+	paths := pathsOf(v.Type(), kinds)
+	if paths == nil {
+		return parts{}
+	}
+	field := func(name string) reflect.Value { return v.FieldByIndex(paths[name]) }
+	columns := field("columns")
 	for i := range columns.Len() {
 		p.columns = append(p.columns, queryArgsOf(columns.Index(i)).query)
 	}
-	p.where = where.Len()
+	p.where = field("where").Len()
+	set := field("set")
 	for i := range set.Len() {
 		p.set = append(p.set, queryArgsOf(set.Index(i)))
 	}
-	if values.Len() > 0 {
+	if values := field("modelValues"); values.Len() > 0 {
 		p.valueCols = map[string]bool{}
 		for _, k := range values.MapKeys() {
 			p.valueCols[k.String()] = true
 		}
 	}
-	switch q.(type) {
-	case *bun.InsertQuery:
-		on, ok1 := field("on", reflect.Struct)
-		ignore, ok2 := field("ignore", reflect.Bool)
-		if !ok1 || !ok2 {
-			return parts{}
-		}
-		p.on, p.ignore = queryArgsOf(on).query, ignore.Bool()
-	case *bun.UpdateQuery:
-		omitZero, ok := field("omitZero", reflect.Bool)
-		if !ok {
-			return parts{}
-		}
-		p.omitZero = omitZero.Bool()
-	default:
-		return parts{}
+	if _, ok := kinds["on"]; ok {
+		p.on, p.ignore = queryArgsOf(field("on")).query, field("ignore").Bool()
+	} else {
+		p.omitZero = field("omitZero").Bool()
 	}
 	p.ok = true
 	return p

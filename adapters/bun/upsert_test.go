@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -228,4 +230,53 @@ func TestUpsertRefused(t *testing.T) {
 			t.Errorf("without the hook: %v, %v", err, m)
 		}
 	})
+}
+
+// TestUpsertConcurrent: goroutines upsert the same emails at once, one row
+// and two rows per statement; every struct ends up holding the key of the
+// row with its email (the adapter's state per query is not shared).
+func TestUpsertConcurrent(t *testing.T) {
+	at.Leased(t)
+	ctx := context.Background()
+	at.Each(t, func(t *testing.T, db at.DB) {
+		e := open(t, db)
+		emails := []string{"a@example.com", "b@example.com", "c@example.com"}
+		var mu sync.Mutex
+		var done [][]Member
+		var wg sync.WaitGroup
+		for g := range 12 {
+			wg.Go(func() {
+				for i := range 4 {
+					ms := []Member{{Email: emails[(g+i)%3], Name: "x"}}
+					if i%2 == 1 { // two rows, in a fixed order
+						ms = []Member{{Email: emails[0]}, {Email: emails[2]}}
+					}
+					if err := retry(func() error { _, err := upsert(e, &ms).Exec(ctx); return err }); err != nil {
+						t.Error(err)
+						return
+					}
+					mu.Lock()
+					done = append(done, ms)
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		for _, ms := range done {
+			checkUpsert(t, e, "concurrent", ms, []bool{true, true})
+		}
+	})
+}
+
+// retry runs f again while it fails for a deadlock or a busy database,
+// which concurrent upserts of the same keys may meet (MariaDB, SQLite).
+func retry(f func() error) error {
+	for i := 0; ; i++ {
+		err := f()
+		if err == nil || i == 20 || !strings.Contains(strings.ToLower(err.Error()), "deadlock") && !strings.Contains(err.Error(), "SQLITE_BUSY") &&
+			!strings.Contains(err.Error(), "database is locked") {
+			return err
+		}
+		time.Sleep(time.Duration(i+1) * 5 * time.Millisecond)
+	}
 }

@@ -3,7 +3,9 @@ package oncegorm_test
 import (
 	"errors"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"gorm.io/gorm/clause"
 
@@ -170,4 +172,54 @@ func upsertCases(t *testing.T, e *env) {
 			t.Errorf("DO UPDATE WHERE false: %v, want the zero key", ws[0].ID)
 		}
 	}
+}
+
+// TestUpsertConcurrent: goroutines upsert the same emails at once, one row
+// and two rows per statement; every struct ends up holding the key of the
+// row with its email.
+func TestUpsertConcurrent(t *testing.T) {
+	at.Leased(t)
+	at.Each(t, func(t *testing.T, db at.DB) {
+		e := open(t, db)
+		byEmail := clause.OnConflict{Columns: []clause.Column{{Name: "email"}}, DoUpdates: clause.AssignmentColumns([]string{"name"})}
+		emails := []string{"a@example.com", "b@example.com", "c@example.com"}
+		var mu sync.Mutex
+		var done [][]Account
+		var wg sync.WaitGroup
+		for g := range 12 {
+			wg.Go(func() {
+				for i := range 4 {
+					as := []Account{{Email: emails[(g+i)%3], Name: "x"}}
+					if i%2 == 1 { // two rows, in a fixed order
+						as = []Account{{Email: emails[0]}, {Email: emails[2]}}
+					}
+					var err error
+					for try := 0; try < 20; try++ {
+						if err = e.g.Clauses(byEmail).Create(&as).Error; err == nil || !retryable(err) {
+							break
+						}
+						time.Sleep(time.Duration(try+1) * 5 * time.Millisecond)
+					}
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					mu.Lock()
+					done = append(done, as)
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		for _, as := range done {
+			checkUpsert(t, e, "concurrent", as, []bool{true, true})
+		}
+	})
+}
+
+// retryable reports a deadlock or a busy database, which concurrent
+// upserts of the same keys may meet (MariaDB, SQLite).
+func retryable(err error) bool {
+	s := err.Error()
+	return strings.Contains(strings.ToLower(s), "deadlock") || strings.Contains(s, "SQLITE_BUSY") || strings.Contains(s, "database is locked")
 }
