@@ -1,63 +1,18 @@
 package main
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
-	"io"
 	"net/http"
-	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/once-go/once/examples/internal/exampletest"
 	"github.com/once-go/once/once"
 )
 
-// serve runs the program on a fresh SQLite file with ADDR=127.0.0.1:0 and
-// returns its base URL; the test's end stops it and checks it exited
-// cleanly.
-func serve(t *testing.T) string {
-	t.Helper()
-	env := map[string]string{
-		"DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "huma.db"),
-		"ADDR":         "127.0.0.1:0",
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		err := run(ctx, pw, func(k string) string { return env[k] })
-		pw.CloseWithError(err)
-		done <- err
-	}()
-	urls := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			if m := regexp.MustCompile(`listening on (http://\S+)`).FindStringSubmatch(sc.Text()); m != nil {
-				urls <- m[1]
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("run: %v", err)
-		}
-	})
-	select {
-	case u := <-urls:
-		return u
-	case err := <-done:
-		t.Fatalf("run ended: %v", err)
-	case <-time.After(60 * time.Second):
-		t.Fatal("the server did not start")
-	}
-	return ""
-}
+// serve runs the program on a fresh SQLite file and returns its base URL.
+func serve(t *testing.T) string { return exampletest.Serve(t, run) }
 
 func call(t *testing.T, method, url, body string) (int, map[string]any) {
 	t.Helper()

@@ -19,15 +19,12 @@ package main
 import (
 	"context"
 	_ "embed"
-	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/once-go/once/examples/internal/exampledb"
 	"github.com/once-go/once/examples/openapi/oapi"
@@ -64,62 +61,13 @@ func newHandler(st *store) (http.Handler, error) {
 }
 
 // run serves until ctx ends, then shuts down and releases the lease.
-func run(ctx context.Context, out io.Writer, getenv func(string) string) (err error) {
-	db, err := exampledb.Open(ctx, getenv("DATABASE_URL"), "once-openapi.db")
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	l, err := exampledb.StartLease(context.WithoutCancel(ctx), db, os.Stderr)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := l.Close(); cerr != nil && err == nil {
-			err = cerr
-		}
-	}()
-	if l.DemoKey {
-		fmt.Fprintln(out, exampledb.DemoKeyNote)
-	}
-	st, err := newStore(ctx, db.SQL, db.Dialect)
-	if err != nil {
-		return err
-	}
-	h, err := newHandler(st)
-	if err != nil {
-		return err
-	}
-
-	addr := getenv("ADDR")
-	if addr == "" {
-		addr = "127.0.0.1:8080"
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
-		WriteTimeout: 15 * time.Second, IdleTimeout: 60 * time.Second}
-	fmt.Fprintf(out, "%s, machine ID %d\nlistening on http://%s (oapi-codegen: /oapi, ogen: /ogen, document: /openapi.yaml)\n",
-		db.Where, l.Manager.MachineID(), ln.Addr())
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-
-	select {
-	case <-ctx.Done():
-	case <-l.Manager.Done():
-		err = fmt.Errorf("lease: %w", l.Manager.Err())
-	case err = <-served:
-		return err
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if serr := srv.Shutdown(sctx); serr != nil && err == nil {
-		err = serr
-	}
-	if serr := <-served; !errors.Is(serr, http.ErrServerClosed) && err == nil {
-		err = serr
-	}
-	return err
+func run(ctx context.Context, out io.Writer, getenv func(string) string) error {
+	return exampledb.Serve(ctx, out, getenv, "once-openapi.db", "(oapi-codegen: /oapi, ogen: /ogen, document: /openapi.yaml)",
+		func(ctx context.Context, db *exampledb.DB) (http.Handler, error) {
+			st, err := newStore(ctx, db.SQL, db.Dialect)
+			if err != nil {
+				return nil, err
+			}
+			return newHandler(st)
+		})
 }
