@@ -13,7 +13,6 @@ import (
 	"github.com/once-go/once/once"
 )
 
-// readme:begin huma-types
 type userKind struct{}
 
 func (userKind) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
@@ -28,17 +27,11 @@ type User struct {
 	InvitedBy *UserID `json:"invited_by,omitempty" doc:"the user who invited this one"`
 }
 
-// readme:end huma-types
-
 type createUserInput struct {
 	Body struct {
 		Name      string  `json:"name" minLength:"1" maxLength:"100"`
 		InvitedBy *UserID `json:"invited_by,omitempty" doc:"the user who invited this one"`
 	}
-}
-
-type getUserInput struct {
-	ID UserID `path:"id"`
 }
 
 type userOutput struct {
@@ -85,8 +78,11 @@ func newAPI(st *store) (http.Handler, error) {
 	})
 
 	// readme:begin huma-get
+	type getUserInput struct {
+		ID UserID `path:"id"` // huma rejects a malformed ID (422) before the handler
+	}
 	huma.Get(api, "/users/{id}", func(ctx context.Context, in *getUserInput) (*userOutput, error) {
-		u, err := st.get(ctx, in.ID) // in.ID is a valid UserID: huma checked it
+		u, err := st.get(ctx, in.ID)
 		if err != nil {
 			return nil, userError(err, in.ID)
 		}

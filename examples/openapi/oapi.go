@@ -24,7 +24,6 @@ func (s oapiServer) CreateUser(ctx context.Context, req oapi.CreateUserRequestOb
 	return oapi.CreateUser201JSONResponse{Id: u.ID, Name: u.Name, InvitedBy: u.InvitedBy}, nil
 }
 
-// readme:begin oapi-get
 func (s oapiServer) GetUser(ctx context.Context, req oapi.GetUserRequestObject) (oapi.GetUserResponseObject, error) {
 	u, err := s.st.get(ctx, req.Id) // req.Id is an ids.UserID: the generated code parsed it
 	if errors.Is(err, errNotFound) {
@@ -35,5 +34,3 @@ func (s oapiServer) GetUser(ctx context.Context, req oapi.GetUserRequestObject) 
 	}
 	return oapi.GetUser200JSONResponse{Id: u.ID, Name: u.Name, InvitedBy: u.InvitedBy}, nil
 }
-
-// readme:end oapi-get
