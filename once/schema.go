@@ -220,6 +220,10 @@ func (s Schema) MarshalJSON() ([]byte, error) {
 		Format string `json:"format"`
 		Mask   bool   `json:"mask"`
 	}
+	var examples []string
+	if s.Example != "" {
+		examples = []string{s.Example}
+	}
 	return json.Marshal(struct {
 		Type        string   `json:"type"`
 		Format      string   `json:"format"`
@@ -230,5 +234,5 @@ func (s Schema) MarshalJSON() ([]byte, error) {
 		Examples    []string `json:"examples,omitempty"`
 		Ext         ext      `json:"x-once-id"`
 	}{"string", SchemaFormat, s.Description, s.Pattern, s.MinLength, s.MaxLength,
-		[]string{s.Example}, ext{s.Prefix, s.Format.String(), s.Mask}})
+		examples, ext{s.Prefix, s.Format.String(), s.Mask}})
 }
