@@ -36,7 +36,7 @@ func TestREADMESnippets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	regions, err := readRegions(".")
+	regions, err := readAllRegions()
 	if err != nil {
 		t.Fatal(err)
 	}
