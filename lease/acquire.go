@@ -41,7 +41,10 @@ func (m *Manager) acquire(source string) error {
 
 // canceled is acquire's error when the manager stops first.
 func (m *Manager) canceled(source string, last error) error {
-	if source == SourceInitial {
+	switch {
+	case source == SourceInitial && last == nil:
+		return fmt.Errorf("lease: start canceled (%w) as the first machine ID was installed; it was released", context.Cause(m.life))
+	case source == SourceInitial:
 		return fmt.Errorf("lease: start canceled (%w) before a machine ID was held; last error: %v", context.Cause(m.life), last)
 	}
 	return ErrClosed

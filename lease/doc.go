@@ -35,7 +35,7 @@
 // lost until a new lease is installed); a deterministic strategy's loss is
 // final unless Options.ReacquireDeterministic is set.
 //
-// Close, or the end of Start's context, ends the loop: the factories are
+// Close ends the loop (Start's context bounds the start only): the factories are
 // disabled, the lease released, the state file cleared (phase closed).
 //
 // One goroutine owns the lease and its schedule; the public methods read

@@ -28,7 +28,7 @@ const (
 	SourceInitial   = "initial"   // in Start
 	SourceScheduled = "scheduled" // renewal on schedule, and its retries
 	SourceReacquire = "reacquire" // after a loss
-	SourceShutdown  = "shutdown"  // Close or the end of Start's context
+	SourceShutdown  = "shutdown"  // Close, or a Start whose context ended as it installed the lease
 )
 
 // Event describes one step of the lease lifecycle, for metrics and traces.
