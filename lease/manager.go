@@ -94,7 +94,13 @@ func Start(ctx context.Context, s Strategy, opts Options) (*Manager, error) {
 		if _, ok := s.(Reclaimer); !ok {
 			return nil, configError("StateFile needs a strategy that implements lease.Reclaimer; %s does not", m.name)
 		}
+	}
+	if err := m.own(); err != nil {
+		return nil, err
+	}
+	if o.StateFile != "" {
 		if m.state, err = openStateFile(o.StateFile); err != nil {
+			m.disown()
 			return nil, err
 		}
 		if l, ok := m.state.load(m.name); ok {
@@ -110,12 +116,14 @@ func Start(ctx context.Context, s Strategy, opts Options) (*Manager, error) {
 	case err != nil:
 		m.stop(err)
 		m.state.close()
+		m.disown()
 		return nil, err
 	case !stopStart():
 		// ctx ended as the first lease was installed: Start fails, and
 		// the lease is released.
 		m.stop(context.Cause(ctx))
 		m.shutdown()
+		m.disown()
 		return nil, m.canceled(SourceInitial, nil)
 	}
 	go m.run()
@@ -126,6 +134,7 @@ func Start(ctx context.Context, s Strategy, opts Options) (*Manager, error) {
 // a new one, until the manager stops.
 func (m *Manager) run() {
 	defer close(m.done)
+	defer m.disown() // before Done is closed: the factories may be protected again
 	for {
 		reason := m.hold()
 		if m.stopping() {

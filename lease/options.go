@@ -46,7 +46,10 @@ type Options struct {
 	// each made with nonce.Config.AwaitLease so that it generates nothing
 	// before the lease is held: activated with each new lease, extended on
 	// renewal, disabled on loss and shutdown. *nonce.Factory satisfies
-	// [Factory].
+	// [Factory]. A factory belongs to one manager at a time: Start refuses
+	// (ErrConfig) a factory listed twice, or one that another manager
+	// protects, even while that manager has it disabled after a loss,
+	// until that manager's Done is closed (Close, or a final loss).
 	Factories []Factory
 	// LeaseDuration is requested on every acquire and renew. Default 8h,
 	// at least MinLeaseDuration (30s).
