@@ -188,7 +188,7 @@ func (m *Manager) install(op, source string, o outcome) error {
 	notBefore := time.Time{}
 	switch {
 	case op == OpReclaim:
-		notBefore = reclaimNotBefore(l, time.Now(), m.o.HandoffSkew)
+		notBefore = reclaimNotBefore(l, time.Now(), m.o.HandoffSkew, m.state.clockBound())
 	case !fixedID(m.s, l):
 		notBefore = handoffNotBefore(l, time.Now(), m.o.HandoffSkew, m.tm.margin)
 	}
