@@ -220,6 +220,7 @@ func (m *Manager) install(op, source string, o outcome) error {
 	if m.o.OnAcquired != nil {
 		m.o.OnAcquired(l.MachineID)
 	}
+	m.countFree(source)
 	return nil
 }
 

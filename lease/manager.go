@@ -200,7 +200,11 @@ func (m *Manager) renew() error {
 		case m.leaseCtx.Err() != nil:
 			return context.Cause(m.leaseCtx)
 		case o.err == nil:
-			return m.applyRenewal(o)
+			if err := m.applyRenewal(o); err != nil {
+				return err
+			}
+			m.countFree(SourceScheduled)
+			return nil
 		case errors.Is(o.err, ErrLost):
 			m.owed = false // the coordinator says it is not ours: nothing to release
 			return o.err

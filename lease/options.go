@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/internal/testonly"
+	"github.com/once-go/once/lease/internal/leasekit"
 )
 
 // Defaults and limits of [Options].
@@ -101,6 +102,13 @@ type Options struct {
 	// lost. A record written by another host or boot is ignored (a fresh
 	// lease is acquired). Unix only.
 	StateFile string
+	// LowFreeIDs is the number of free machine IDs below which the manager
+	// warns, when its strategy implements [Lister]: after each acquire and
+	// renewal it counts the IDs the coordinator does not list as held and
+	// reports them in an [EventPool] event, logged at WARN (Result "low")
+	// below this threshold. Default 64 (an eighth of the pool); negative:
+	// never warn; at most 512.
+	LowFreeIDs int
 	// ReleaseTimeout bounds the release of a lease at shutdown and after a
 	// loss, and, once more, Close's wait for strategy calls that outlived
 	// their deadline (see [Manager.Close]). Default 5s.
@@ -182,6 +190,12 @@ func (o Options) validate() (Options, timing, error) {
 		o.ReleaseTimeout = DefaultReleaseTimeout
 	case o.ReleaseTimeout < 0:
 		return o, tm, configError("ReleaseTimeout %v is negative", o.ReleaseTimeout)
+	}
+	switch {
+	case o.LowFreeIDs == 0:
+		o.LowFreeIDs = DefaultLowFreeIDs
+	case o.LowFreeIDs > leasekit.IDs:
+		return o, tm, configError("LowFreeIDs %d is above the %d machine IDs there are", o.LowFreeIDs, leasekit.IDs)
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
