@@ -85,6 +85,9 @@ func Start(ctx context.Context, s Strategy, opts Options) (*Manager, error) {
 	case isNil(s):
 		return nil, configError("nil Strategy")
 	}
+	if d, ok := s.(DurationDefaulter); ok && opts.LeaseDuration == 0 {
+		opts.LeaseDuration = d.DefaultLeaseDuration()
+	}
 	o, tm, err := opts.validate()
 	if err != nil {
 		return nil, err

@@ -12,11 +12,15 @@ import (
 
 // Defaults and limits of [Options].
 const (
-	DefaultLeaseDuration  = 8 * time.Hour
-	DefaultRenewInterval  = 30 * time.Minute
-	DefaultAcquireTimeout = 60 * time.Second
-	DefaultHandoffSkew    = time.Second
-	DefaultReleaseTimeout = 5 * time.Second
+	DefaultLeaseDuration = 8 * time.Hour
+	// DefaultDBLeaseDuration is the lease duration a strategy whose
+	// coordinator is the application's own database advises (see
+	// [DurationDefaulter]).
+	DefaultDBLeaseDuration = time.Hour
+	DefaultRenewInterval   = 30 * time.Minute
+	DefaultAcquireTimeout  = 60 * time.Second
+	DefaultHandoffSkew     = time.Second
+	DefaultReleaseTimeout  = 5 * time.Second
 
 	// MinLeaseDuration is the shortest lease the manager asks for, and the
 	// shortest TTL it accepts from a coordinator (shorter is an illegal TTL).
@@ -52,8 +56,13 @@ type Options struct {
 	// protects, even while that manager has it disabled after a loss,
 	// until that manager's Done is closed (Close, or a final loss).
 	Factories []Factory
-	// LeaseDuration is requested on every acquire and renew. Default 8h,
-	// at least MinLeaseDuration (30s).
+	// LeaseDuration is requested on every acquire and renew. Default: the
+	// strategy's DefaultLeaseDuration if it implements [DurationDefaulter]
+	// (1h for a coordinator that is the application's own database), else
+	// 8h. At least MinLeaseDuration (30s). A process that dies without
+	// releasing and is not restarted in the same place (see StateFile)
+	// keeps its machine ID taken this long; a coordinator outage stops
+	// generation after this long minus RenewInterval at the earliest.
 	LeaseDuration time.Duration
 	// RenewInterval is the longest time between renewals. It must be
 	// longer than SafetyMargin (10s) and shorter than LeaseDuration minus
