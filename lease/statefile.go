@@ -59,11 +59,11 @@ func thisIncarnation() incarnation {
 func openStateFile(path string) (*stateFile, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, configError("StateFile: %v", err)
+		return nil, configError("StateFile: %v (give it a writable path on storage of this instance's own, e.g. a volume that survives its restarts)", err)
 	}
 	if err := lockFile(f); err != nil {
 		f.Close()
-		return nil, configError("StateFile %q is in use by another live manager (%v)", path, err)
+		return nil, configError("StateFile %q is in use by another live manager (%v): give each process its own file", path, err)
 	}
 	return &stateFile{f: f, path: path, host: thisIncarnation()}, nil
 }

@@ -85,11 +85,9 @@ func run(ctx context.Context, out io.Writer, getenv func(string) string) (err er
 	if err != nil {
 		return err
 	}
-	// ctx bounds the start only (with AcquireTimeout): once Start returns,
-	// the manager renews the machine ID until Close. StateFile records the
-	// lease, so that a process restarted in the same place (host and
-	// working directory or volume) takes its own unexpired lease back
-	// instead of leaking one machine ID per crash.
+	// ctx bounds the start only (with AcquireTimeout); the manager renews
+	// the machine ID until Close. With StateFile a process restarted in the
+	// same place takes its own unexpired lease back: no ID leaks per crash.
 	m, err := lease.Start(ctx, strategy, lease.Options{
 		Factories:      []lease.Factory{ids},
 		AcquireTimeout: 30 * time.Second,
