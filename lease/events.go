@@ -68,7 +68,7 @@ type Event struct {
 	// Duration of the operation (EventEnd), or of the count (EventPool).
 	Duration time.Duration
 	// FreeIDs of an EventPool: how many of the 512 machine IDs the
-	// coordinator does not list as held, this manager's own excluded.
+	// coordinator does not list as held (this manager's own is held).
 	FreeIDs int
 	// GrantedTTL of a successful acquire, reclaim or renew (EventEnd).
 	GrantedTTL time.Duration
