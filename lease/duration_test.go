@@ -61,8 +61,9 @@ func TestOutageRiddenOut(t *testing.T) {
 			m := r.start()
 			time.Sleep(c.outageAfter)
 			down := time.Now()
-			r.s.set(func(f *fake) {
+			r.s.set(func(f *fake) { // every call fails from now on
 				f.renew = func(context.Context, lease.Lease, time.Duration) (lease.Lease, error) { return lease.Lease{}, errRetry }
+				f.acquire = func(context.Context, time.Duration) (lease.Lease, error) { return lease.Lease{}, errRetry }
 			})
 			for r.f.generating() {
 				time.Sleep(time.Second)
