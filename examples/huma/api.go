@@ -43,6 +43,8 @@ type userOutput struct {
 // /openapi.json (and /openapi.yaml, /docs).
 func newAPI(st *store) (http.Handler, error) {
 	// readme:begin huma-register
+	// Imports: "net/http", "github.com/danielgtaylor/huma/v2",
+	// "github.com/danielgtaylor/huma/v2/adapters/humago", "github.com/once-go/once/adapters/huma".
 	config := huma.DefaultConfig("once huma example", "1.0.0")
 	if err := oncehuma.Register[UserID](config.Components.Schemas); err != nil {
 		return nil, err
@@ -78,6 +80,8 @@ func newAPI(st *store) (http.Handler, error) {
 	})
 
 	// readme:begin huma-get
+	// Imports: "context", "github.com/danielgtaylor/huma/v2".
+
 	type getUserInput struct {
 		ID UserID `path:"id"` // huma rejects a malformed ID (422) before the handler
 	}

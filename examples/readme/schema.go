@@ -11,6 +11,7 @@ import (
 // section shows it).
 func writeSchema(w io.Writer) error {
 	// readme:begin schema
+	// Imports: "encoding/json", "github.com/once-go/once/once".
 	s, err := once.SchemaOf(UserID{}) // or an Options value's Schema()
 	if err != nil {
 		return err // the type's options are invalid (once.ErrConfig)

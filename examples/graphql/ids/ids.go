@@ -12,6 +12,10 @@ import (
 )
 
 // readme:begin gql-scalar
+
+// Imports: "context", "github.com/99designs/gqlgen/graphql",
+// "github.com/once-go/once/adapters/gqlgen", "github.com/once-go/once/once".
+
 // UserKind declares the options of UserID. It is exported because gqlgen
 // writes UserID out as once.Typed[ids.UserKind] in the code it generates.
 type UserKind struct{}
