@@ -62,14 +62,15 @@
 // acquisition then waits about HandoffSkew before its first timestamp.
 //
 // The guard trusts the hold the new holder's strategy reports, so every
-// process sharing NAME must release alike: a holder that deletes on
-// release (ReleaseHold < 0, a version of this package before the hold,
-// the Elixir library's PX 0) hands its ID to a successor whose strategy
-// reports a hold with less of a guard than it needs: the successor may
-// repeat timestamps if the old holder's clock ran ahead of the server's
-// by more than HandoffSkew - ReleaseHold (with the defaults: by anything).
-// In such a mixed fleet give every strategy of this package a negative
-// ReleaseHold.
+// process sharing NAME must release alike. The Elixir library does not: it
+// deletes on release (HSETEX FXX PX 0). On a hash shared with it
+// ([Options.Sharing]; by default a hash named [ElixirName]) leases report
+// a ReleaseHold of 0, and the manager starts a new holder's timestamps
+// after the server's clock + HandoffSkew, so an Elixir holder whose clock
+// ran ahead by up to HandoffSkew is never repeated; every acquisition's
+// first value then waits about HandoffSkew (this package's own releases
+// still hold the ID). A fleet of this package alone keeps the hand-off
+// without a wait.
 //
 // # Data loss and eviction
 //

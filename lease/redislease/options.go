@@ -97,8 +97,20 @@ type Options struct {
 	// Default [DefaultReleaseHold] (1s). Negative: Release deletes the
 	// lease at once (ReleaseHold 0), and every Acquire's first timestamp
 	// waits about HandoffSkew. Every holder sharing NAME must use the same
-	// value (see the package documentation).
+	// value (see the package documentation). On a NAME shared with the
+	// Elixir library (Sharing) Release still holds the ID, but leases
+	// report a ReleaseHold of 0: an Elixir holder deletes on release.
 	ReleaseHold time.Duration
+	// Sharing says whether NAME is shared with the Elixir library, whose
+	// release deletes a lease at once (HSETEX FXX PX 0) rather than
+	// holding it. On a shared NAME leases report ReleaseHold 0, so the
+	// lease manager starts a new holder's timestamps after the server's
+	// clock + HandoffSkew: every acquisition's first value waits about
+	// HandoffSkew, and a previous holder whose clock ran ahead by up to
+	// HandoffSkew is never repeated. Default [SharedByName]: shared in
+	// hash mode when Name is [ElixirName]. [SharedWithElixir] needs hash
+	// mode.
+	Sharing Sharing
 	// AcceptUnverifiedEviction lets the strategy run on a server that does
 	// not report its eviction policy (INFO memory forbidden or incomplete),
 	// accepting the risk that the server evicts held leases under memory
@@ -128,6 +140,13 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.ReleaseHold == 0 {
 		o.ReleaseHold = DefaultReleaseHold
+	}
+	switch {
+	case o.Sharing < SharedByName || o.Sharing > GoOnly:
+		return o, leasekit.Errorf(pkg, lease.ErrConfig, "unknown Options.Sharing %d", o.Sharing)
+	case o.Sharing == SharedWithElixir && o.Mode != ModeHash:
+		return o, leasekit.Errorf(pkg, lease.ErrConfig, "Options.Sharing is SharedWithElixir in key mode; "+
+			"the Elixir library uses hash mode only: use ModeHash, or Sharing GoOnly")
 	}
 	return o, nil
 }

@@ -281,8 +281,14 @@ func (s *Strategy) Release(ctx context.Context, l lease.Lease) error {
 	return s.keyRelease(ctx, l)
 }
 
-// releaseHold is the hold leases report.
-func (s *Strategy) releaseHold() time.Duration { return time.Duration(s.holdMS) * time.Millisecond }
+// releaseHold is the hold leases report: the hold Release applies, or 0
+// on a NAME shared with the Elixir library, whose release deletes.
+func (s *Strategy) releaseHold() time.Duration {
+	if s.opts.shared() {
+		return 0
+	}
+	return time.Duration(s.holdMS) * time.Millisecond
+}
 
 // ready runs before every Acquire, Renew and Reclaim: it fails at once
 // when ctx has ended, runs the server check when none has passed yet, and
