@@ -13,13 +13,26 @@
 // FNX/FXX PX). Pick it on Redis >= 8.0 or Valkey >= 9.0, and whenever
 // services using the Elixir library share the leases: the field layout is
 // exactly theirs ("<id>" -> token, "token.<id>.<token>" -> "<id>"). Their
-// hash is named "no_noncense_leases" by default, ours [DefaultName]: set
-// [Options.Name] to the name the fleet shares. All leases are visible with
-// one HGETALL.
+// hash is named [ElixirName] by default, ours [DefaultName]: set
+// [Options.Name] to the name the fleet shares (see [Options.Sharing]).
+// All leases are visible with one HGETALL.
 //
 // [ModeKey] keeps one key {NAME}:<id> = token per lease with a key TTL.
 // Pick it on Redis 6 and 7, on managed services without HSETEX, and on
-// Redis Cluster.
+// Redis Cluster (see Redis Cluster and failover below).
+//
+// # Tokens and holders
+//
+// A lease's token is 16 random bytes (base64url, 22 characters), then '|'
+// and who holds it ([Options.Holder], by default "host/pid"), and it is
+// stored whole as the value ("<token>|<holder>"); in hash mode it is also
+// part of the second field's name. The whole value is the proof of
+// ownership, compared as one string, so the holder costs no extra field or
+// key. The Elixir library reads only field names and compares only its
+// own tokens, so its acquire, renew and release are unaffected (replayed
+// against ours in TestElixirReplay); its own tokens carry no holder.
+// [Strategy.List] reports the held IDs with holder, remaining TTL and a
+// token that [Strategy.Release] takes.
 //
 // Both modes acquire, renew and reclaim with small Lua scripts (embedded
 // in this package, run with EVALSHA). Each script declares every key it

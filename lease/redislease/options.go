@@ -111,6 +111,13 @@ type Options struct {
 	// hash mode when Name is [ElixirName]. [SharedWithElixir] needs hash
 	// mode.
 	Sharing Sharing
+	// Holder says who holds the leases this strategy takes, as
+	// [Strategy.List] reports it (Slot.Holder). Default
+	// leasekit.Holder(): the host name (a pod's name on Kubernetes) and
+	// the process ID, "host/pid". It is stored inside the lease's value,
+	// after the random token ("<token>|<holder>"; see the package
+	// documentation), cut to 200 printable ASCII bytes.
+	Holder string
 	// AcceptUnverifiedEviction lets the strategy run on a server that does
 	// not report its eviction policy (INFO memory forbidden or incomplete),
 	// accepting the risk that the server evicts held leases under memory
@@ -141,6 +148,10 @@ func (o Options) withDefaults() (Options, error) {
 	if o.ReleaseHold == 0 {
 		o.ReleaseHold = DefaultReleaseHold
 	}
+	if o.Holder == "" {
+		o.Holder = leasekit.Holder()
+	}
+	o.Holder = leasekit.CleanHolder(o.Holder)
 	switch {
 	case o.Sharing < SharedByName || o.Sharing > GoOnly:
 		return o, leasekit.Errorf(pkg, lease.ErrConfig, "unknown Options.Sharing %d", o.Sharing)

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
-	"github.com/once-go/once/lease/internal/leasekit"
 )
 
 var _ lease.Reclaimer = (*Strategy)(nil)
@@ -41,7 +40,7 @@ func (s *Strategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) 
 	if err := s.ready(ctx, true); err != nil {
 		return lease.Lease{}, err
 	}
-	token := leasekit.NewTokenString()
+	token := s.newToken()
 	script, keys, args := reclaimScript, []string{s.idKeys[l.MachineID]}, []any{l.Token, token, ms}
 	if s.opts.Mode == ModeHash {
 		script, keys, args = hashReclaimScript, s.keys[:1], []any{l.MachineID, l.Token, token, ms}

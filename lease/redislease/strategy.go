@@ -177,7 +177,7 @@ func (s *Strategy) claimOnce(ctx context.Context, op string, id int, ms int64, p
 	if s.opts.Mode == ModeHash {
 		script = hashAcquireScript
 	}
-	token := leasekit.NewTokenString()
+	token := s.newToken()
 	r, err := script.Run(ctx, s.c, s.keys, id, token, ms, pick).Slice()
 	if err != nil {
 		return claimed(id, token, err), 0, 0, s.classify(ctx, op, err, true)
@@ -279,6 +279,12 @@ func (s *Strategy) Release(ctx context.Context, l lease.Lease) error {
 		return s.hashRelease(ctx, l)
 	}
 	return s.keyRelease(ctx, l)
+}
+
+// newToken returns the value of a new lease: a random token and the
+// holder (leasekit.HolderToken). The whole value is the lease's token.
+func (s *Strategy) newToken() string {
+	return leasekit.HolderToken(leasekit.NewTokenString(), s.opts.Holder)
 }
 
 // releaseHold is the hold leases report: the hold Release applies, or 0
