@@ -23,6 +23,10 @@ const DefaultCandidates = 5
 // lease.Options.HandoffSkew.
 const DefaultReleaseHold = time.Second
 
+// DefaultWaitTimeout bounds each WAIT when [Options.WaitReplicas] is set
+// and [Options.WaitTimeout] is zero.
+const DefaultWaitTimeout = time.Second
+
 // Capacity is the number of machine IDs a NAME holds (0..511).
 const Capacity = leasekit.IDs
 
@@ -118,6 +122,27 @@ type Options struct {
 	// after the random token ("<token>|<holder>"; see the package
 	// documentation), cut to 200 printable ASCII bytes.
 	Holder string
+	// WaitReplicas is how many replicas of NAME's master must acknowledge
+	// every claim (Acquire, Claim, Reclaim) and renewal before the
+	// strategy trusts it: the script is followed, on the same connection
+	// to that master, by WAIT WaitReplicas WaitTimeout. A claim fewer
+	// replicas acknowledged is returned beside [lease.ErrRetry] (the lease
+	// manager releases it), a renewal is [lease.ErrRetry] (retried while
+	// the last acknowledged one holds). Set it to the number of replicas
+	// that a failover may promote; see the package documentation for
+	// what that guarantees and what it does not. Default 0: no WAIT. It
+	// needs a *redis.Client or *redis.ClusterClient.
+	WaitReplicas int
+	// WaitTimeout bounds each WAIT. Default [DefaultWaitTimeout] (1s);
+	// keep it below the client's read timeout.
+	WaitTimeout time.Duration
+	// AcceptReplicaLoss lets the strategy run on a master with more
+	// connected replicas than WaitReplicas, or whose replicas INFO
+	// replication does not report, accepting that a failover to a replica
+	// that missed the latest claim or renewal frees a machine ID in use
+	// (until its holder's next renewal reports the loss). By default
+	// [Strategy.Check] refuses such a master with [lease.ErrConfig].
+	AcceptReplicaLoss bool
 	// AcceptUnverifiedEviction lets the strategy run on a server that does
 	// not report its eviction policy (INFO memory forbidden or incomplete),
 	// accepting the risk that the server evicts held leases under memory
@@ -147,6 +172,16 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.ReleaseHold == 0 {
 		o.ReleaseHold = DefaultReleaseHold
+	}
+	switch {
+	case o.WaitReplicas < 0:
+		return o, leasekit.Errorf(pkg, lease.ErrConfig, "Options.WaitReplicas %d is negative", o.WaitReplicas)
+	case o.WaitTimeout < 0:
+		return o, leasekit.Errorf(pkg, lease.ErrConfig, "Options.WaitTimeout %v is negative", o.WaitTimeout)
+	case o.WaitTimeout == 0:
+		o.WaitTimeout = DefaultWaitTimeout
+	case o.WaitTimeout < time.Millisecond:
+		return o, leasekit.Errorf(pkg, lease.ErrConfig, "Options.WaitTimeout %v is below WAIT's 1ms resolution", o.WaitTimeout)
 	}
 	if o.Holder == "" {
 		o.Holder = leasekit.Holder()
