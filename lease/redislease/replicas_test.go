@@ -72,4 +72,3 @@ func TestReplicas(t *testing.T) {
 		})
 	}
 }
-
