@@ -24,9 +24,9 @@ type (
 // checkWaitClient refuses Options.WaitReplicas on a client whose WAIT the
 // strategy cannot send on the connection that carried the write: WAIT
 // counts the acknowledgements of that connection's writes, and has no key
-// to route it by. A *redis.Client sends the script and WAIT in one
-// pipeline (one connection); a *redis.ClusterClient (anything with
-// MasterForKey) on the master of NAME's slot.
+// to route it by. A *redis.Client sends the script and WAIT on one of its
+// connections; a *redis.ClusterClient (anything with MasterForKey) on one
+// connection to the master of NAME's slot.
 func checkWaitClient(c Client) error {
 	if _, ok := c.(masterForKey); ok {
 		return nil
@@ -79,8 +79,11 @@ func (s *Strategy) run(ctx context.Context, sc *redis.Script, wrote func([]any) 
 // v when it wrote.
 func firstIs(v int64) func([]any) bool {
 	return func(r []any) bool {
+		if len(r) == 0 {
+			return false
+		}
 		n, ok := r[0].(int64)
-		return len(r) > 0 && ok && n == v
+		return ok && n == v
 	}
 }
 
