@@ -41,8 +41,9 @@ of SIGTERM) when hold gets SIGINT or SIGTERM; SIGKILL comes at the end of
 the safe window in any case. When CMD exits, anything it left running in
 its group is killed, the lease is released and hold exits with CMD's
 status (128+N if signal N ended it; 127 if CMD is not found, 126 if it
-cannot be run). On Linux CMD also gets SIGKILL if hold itself is killed.
-For example:
+cannot be run). On Linux CMD also gets SIGKILL if hold itself is killed;
+elsewhere it would outlive hold's lease. CMD does not own the terminal:
+give it its input from a file or pipe. For example:
 
   once lease hold --driver postgres --dsn "$DSN" -- once gen --kind sortable -n 1000
 
@@ -153,7 +154,6 @@ func signalContext() (context.Context, context.CancelFunc) {
 }
 
 // lockedWriter serialises writes from the manager's goroutine and ours.
-// A file is written to as it is by CMD.
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer

@@ -62,7 +62,7 @@ func holdExec(e *env, who string, w *leaseWatch, m *lease.Manager, sigs <-chan o
 	cur, sig, ok := awaitUsable(w, m, sigs)
 	switch {
 	case sig != nil:
-		errorf(e, who, "signal %v before CMD started", sig)
+		errorf(e, who, "%s before CMD started", sigName(sig))
 		return exitFail
 	case !ok:
 		errorf(e, who, "no lease held: %v", m.Err())
@@ -107,7 +107,7 @@ func holdExec(e *env, who string, w *leaseWatch, m *lease.Manager, sigs <-chan o
 	)
 	signal := func(s os.Signal) {
 		if err := signalGroup(c, s); err != nil {
-			errorf(e, who, "sending %v to CMD: %v", s, err)
+			errorf(e, who, "sending %s to CMD: %v", sigName(s), err)
 		}
 	}
 	stop := func(s os.Signal, why string) {
@@ -118,7 +118,7 @@ func holdExec(e *env, who string, w *leaseWatch, m *lease.Manager, sigs <-chan o
 				killAt = cur.validUntil
 			}
 			if why != "" {
-				errorf(e, who, "%s: stopping CMD (%v now, SIGKILL in %v)", why, s, time.Until(killAt).Round(time.Millisecond))
+				errorf(e, who, "%s: stopping CMD (%s now, SIGKILL in %v)", why, sigName(s), time.Until(killAt).Round(time.Millisecond))
 			}
 		}
 		signal(s)
@@ -170,6 +170,19 @@ func holdExec(e *env, who string, w *leaseWatch, m *lease.Manager, sigs <-chan o
 		}
 		wake.stop()
 	}
+}
+
+// sigName names the signals hold sends and passes on as kill(1) does.
+func sigName(s os.Signal) string {
+	switch s {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGKILL:
+		return "SIGKILL"
+	}
+	return s.String()
 }
 
 // wake is an optional timer: c is nil (never ready) when it is off.
