@@ -24,8 +24,8 @@ var leaseHoldCmd = &command{
 
 Without CMD: once the lease is held and a value with its machine ID may be
 emitted (after the hand-off wait, see below), it prints "machine_id=N" on
-its own line (and flushes), then holds the lease for --for DUR (default:
-until SIGINT or SIGTERM), then releases it and exits 0. Should the lease be
+its own line (and flushes), then holds the lease for --for DUR from then
+(default: until SIGINT or SIGTERM), then releases it and exits 0. Should the lease be
 lost meanwhile, the reason goes to standard error and, once a new lease is
 held, another "machine_id=N" line is printed; if none is held at the end the
 exit status is 1. Nothing stops whatever reads machine_id=N when the lease
@@ -73,7 +73,7 @@ not released (kill -9) stays taken until it expires: pick a short
 		fs.DurationVar(&h.duration, "duration", 0, "the lease duration `DUR` requested on every acquire and renewal (default 8h, at least 30s)")
 		fs.DurationVar(&h.renew, "renew-interval", 0, "the longest time (`DUR`) between renewals (default 30m or half the duration; more than 10s)")
 		fs.DurationVar(&h.acquire, "acquire-timeout", 0, "how long (`DUR`) to wait for a free machine ID (default 1m)")
-		fs.DurationVar(&h.hold, "for", 0, "release the lease and exit 0 after `DUR` (default: hold until SIGINT or SIGTERM); not with CMD")
+		fs.DurationVar(&h.hold, "for", 0, "release the lease and exit 0 `DUR` after machine_id=N is printed (default: hold until SIGINT or SIGTERM); not with CMD")
 		fs.DurationVar(&h.grace, "grace", defaultGrace, "how long (`DUR`) CMD has to exit after SIGTERM before it gets SIGKILL (only with CMD)")
 		fs.BoolVar(&h.verbose, "verbose", false, "log every lease operation on standard error (default: none; losses and failures are reported anyway)")
 		return fs, func(args []string) int {
@@ -266,11 +266,11 @@ func startLease(ctx context.Context, cancel context.CancelFunc, sigs <-chan os.S
 }
 
 // holdPrint prints "machine_id=N" for each lease once a value with its
-// machine ID may be emitted, until a signal, the end of --for (hold > 0)
-// or the end of the manager.
+// machine ID may be emitted, until a signal, the end of --for (hold > 0,
+// counted from the first line) or the end of the manager.
 func holdPrint(e *env, w *leaseWatch, m *lease.Manager, sigs <-chan os.Signal, hold time.Duration) {
-	until := newWake(hold > 0, time.Now().Add(hold))
-	defer until.stop()
+	var until wake // runs from the first machine_id line
+	defer func() { until.stop() }()
 	printed := 0 // the lease last printed (leaseView.seq)
 	for {
 		v, changed := w.view()
@@ -280,6 +280,9 @@ func holdPrint(e *env, w *leaseWatch, m *lease.Manager, sigs <-chan os.Signal, h
 			fmt.Fprintf(e.stdout, "machine_id=%d\n", v.machineID)
 			if f, ok := e.stdout.(interface{ Flush() error }); ok {
 				f.Flush()
+			}
+			if printed == 0 {
+				until = newWake(hold > 0, now.Add(hold))
 			}
 			printed = v.seq
 			continue
