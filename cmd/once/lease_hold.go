@@ -142,8 +142,12 @@ func (h holdOptions) check() error {
 		return fmt.Errorf("--renew-interval %v: must be shorter than %s minus %v", h.renew, dName, lease.SafetyMargin)
 	}
 	if h.cmd != nil && h.grace > d-r-lease.SafetyMargin {
-		return fmt.Errorf("--grace %v: must be at most %s minus %s minus %v (%v), so that a renewal has %v before CMD is asked to stop",
-			h.grace, dName, rName, lease.SafetyMargin, d-r-lease.SafetyMargin, lease.SafetyMargin)
+		gName := fmt.Sprintf("--grace %v", h.grace)
+		if !h.graceSet {
+			gName = "the default " + gName
+		}
+		return fmt.Errorf("%s: must be at most %s minus %s minus %v (%v), so that a renewal has %v before CMD is asked to stop",
+			gName, dName, rName, lease.SafetyMargin, d-r-lease.SafetyMargin, lease.SafetyMargin)
 	}
 	return nil
 }

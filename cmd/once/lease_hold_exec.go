@@ -105,7 +105,7 @@ func holdExec(e *env, who string, w *leaseWatch, m *lease.Manager, sigs <-chan o
 		killed   bool
 		done     = m.Done()
 	)
-	signal := func(s os.Signal) {
+	send := func(s os.Signal) {
 		if err := signalGroup(c, s); err != nil {
 			errorf(e, who, "sending %s to CMD: %v", sigName(s), err)
 		}
@@ -121,7 +121,7 @@ func holdExec(e *env, who string, w *leaseWatch, m *lease.Manager, sigs <-chan o
 				errorf(e, who, "%s: stopping CMD (%s now, SIGKILL in %v)", why, sigName(s), time.Until(killAt).Round(time.Millisecond))
 			}
 		}
-		signal(s)
+		send(s)
 	}
 	for {
 		v, changed := w.view()
@@ -151,13 +151,13 @@ func holdExec(e *env, who string, w *leaseWatch, m *lease.Manager, sigs <-chan o
 			wake.stop()
 			// Whatever CMD left running in its group must not outlive the
 			// lease.
-			signal(syscall.SIGKILL)
+			send(syscall.SIGKILL)
 			return exitStatus(c.ProcessState)
 		case <-changed:
 		case <-wake.c:
 			if stopping && !killed && !time.Now().Before(killAt) {
 				errorf(e, who, "CMD still running: SIGKILL")
-				signal(syscall.SIGKILL)
+				send(syscall.SIGKILL)
 				killed = true
 			}
 		case s := <-sigs:

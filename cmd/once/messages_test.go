@@ -36,6 +36,7 @@ func TestMessagesNameFlags(t *testing.T) {
 		{append(hold, "--duration", "30s", "--grace", "6s", "--", "true"), []string{"--grace 6s", "--duration 30s minus the default --renew-interval 15s minus 10s (5s)"}},
 		{append(hold, "--duration", "30s", "--renew-interval", "11s", "--grace", "10s", "--", "true"), []string{"--grace 10s", "(9s)"}},
 		{append(hold, "--grace", "0s", "--", "true"), []string{"--grace 0s"}},
+		{append(hold, "--duration", "30s", "--renew-interval", "19s", "--", "true"), []string{"the default --grace 5s", "(1s)"}},
 		{append(hold, "--grace", "-1s", "--", "true"), []string{"--grace -1s", "negative"}},
 		{[]string{"lease", "ls", "--driver", "postgres", "--dsn", "postgres://u@127.0.0.1:1/db?sslmode=bogus"}, []string{"--dsn: "}},
 		{[]string{"lease", "ls", "--driver", "redis", "--mode", "key", "--dsn", "127.0.0.1:1", "--table", "a{b"}, []string{"--table: "}},
