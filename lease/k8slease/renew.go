@@ -49,7 +49,7 @@ func (s *Strategy) rewrite(ctx context.Context, id int, identity string, edit fu
 			return rewritten{lost: "its Lease is held by " + leasekit.Quote(holderName(h))}, nil
 		}
 		next := rec.DeepCopy()
-		now := time.Now()
+		now := s.wall()
 		edit(next, now)
 		rctx, cancel = s.request(ctx)
 		_, err = s.leases.Update(rctx, next, metav1.UpdateOptions{})

@@ -26,6 +26,10 @@ type Strategy struct {
 	leases coordclient.LeaseInterface
 	opts   Options
 	seen   sightings
+	// wall reads the wall clock for what the strategy writes (renewTime,
+	// acquireTime, the hand-off evidence); tests skew it. Expiry uses
+	// time.Now's monotonic reading only.
+	wall func() time.Time
 }
 
 var (
@@ -48,7 +52,7 @@ func New(client kubernetes.Interface, opts Options) (*Strategy, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Strategy{leases: client.CoordinationV1().Leases(o.Namespace), opts: o}, nil
+	return &Strategy{leases: client.CoordinationV1().Leases(o.Namespace), opts: o, wall: time.Now}, nil
 }
 
 // Name returns "kubernetes".
@@ -156,7 +160,7 @@ func (s *Strategy) claim(ctx context.Context, op string, id int, rec *coordv1.Le
 	identity := s.identity()
 	rctx, cancel := s.request(ctx)
 	defer cancel()
-	now := time.Now()
+	now := s.wall()
 	l := s.lease(id, identity, secs)
 	if rec == nil {
 		_, err := s.leases.Create(rctx, s.newRecord(id, identity, secs, now), metav1.CreateOptions{})
