@@ -62,6 +62,7 @@ func NewClientset(cfg *rest.Config) (kubernetes.Interface, error) {
 	c := rest.CopyConfig(cfg)
 	c.ContentType = runtime.ContentTypeProtobuf
 	c.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+	c.DisableCompression = true
 	if c.UserAgent == "" {
 		c.UserAgent = "once-k8slease"
 	}

@@ -2,6 +2,8 @@ package k8slease_test
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"testing"
@@ -136,3 +138,6 @@ func getLease(t testing.TB, cs kubernetes.Interface, ns, name string) *coordv1.L
 	}
 	return l
 }
+
+// discardLogger drops the manager's records.
+func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

@@ -20,12 +20,21 @@ type view struct {
 }
 
 // survey lists the pool's Leases (label once-go.github.io/pool=<prefix>,
-// names "<prefix>-<id>"), notes their versions, and judges each ID.
-// Errors are the client's, unclassified.
-func (s *Strategy) survey(ctx context.Context) (*view, error) {
+// names "<prefix>-<id>"), notes their versions, and judges each ID; from
+// the API server's watch cache (resourceVersion "0") when cached is set,
+// else with a consistent read. Errors are the client's, unclassified.
+//
+// A stale view is safe: a version read is one that existed before the
+// reply, whenever it was written, so timing it from the reply errs late;
+// and every claim names the version it read.
+func (s *Strategy) survey(ctx context.Context, cached bool) (*view, error) {
 	rctx, cancel := s.request(ctx)
 	defer cancel()
-	list, err := s.leases.List(rctx, metav1.ListOptions{LabelSelector: LabelPool + "=" + s.opts.Prefix})
+	o := metav1.ListOptions{LabelSelector: LabelPool + "=" + s.opts.Prefix}
+	if cached {
+		o.ResourceVersion = "0"
+	}
+	list, err := s.leases.List(rctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +74,7 @@ func (s *Strategy) survey(ctx context.Context) (*view, error) {
 // valid duration). Slot.Holder is the holderIdentity without its token;
 // Slot.Token the whole holderIdentity, which Release matches.
 func (s *Strategy) List(ctx context.Context) ([]lease.Slot, error) {
-	v, err := s.survey(ctx)
+	v, err := s.survey(ctx, true)
 	if err != nil {
 		return nil, s.classify("list", "list", -1, err)
 	}

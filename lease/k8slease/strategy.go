@@ -26,6 +26,7 @@ type Strategy struct {
 	leases coordclient.LeaseInterface
 	opts   Options
 	seen   sightings
+	left   leftovers
 	// wall reads the wall clock for what the strategy writes (renewTime,
 	// acquireTime, the hand-off evidence); tests skew it. Expiry uses
 	// time.Now's monotonic reading only.
@@ -77,7 +78,7 @@ func (s *Strategy) Holder() string { return s.opts.Holder }
 // [lease.ErrRetry] and missing permissions as [lease.ErrConfig]. It checks
 // only the list permission; the others show on first use.
 func (s *Strategy) Check(ctx context.Context) error {
-	_, err := s.survey(ctx)
+	_, err := s.survey(ctx, false)
 	if err != nil {
 		return s.classify("check", "list", -1, err)
 	}
@@ -108,34 +109,59 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, e
 	if err != nil {
 		return lease.Lease{}, err
 	}
+	// A look at the pool comes from the API server's watch cache, a few
+	// milliseconds behind at most and far cheaper than a read from etcd;
+	// a stale view costs at worst a 409 (every write is conditional). An
+	// answer that every ID is held is confirmed with a consistent read.
+	cached := true
 	for {
-		v, err := s.survey(ctx)
-		if err != nil {
-			return lease.Lease{}, s.classify("acquire", "list", -1, err)
-		}
-		if len(v.free) > 0 {
-			tried := leasekit.Candidates(v.free, s.opts.Candidates, s.opts.LowestFirst)
-			for _, id := range tried {
-				l, won, err := s.claim(ctx, "acquire", id, v.recs[id], secs)
-				if err != nil || won {
-					return l, err
-				}
+		tried := s.left.take(s.opts.Candidates, s.opts.LowestFirst)
+		if tried == nil {
+			v, err := s.survey(ctx, cached)
+			if err != nil {
+				return lease.Lease{}, s.classify("acquire", "list", -1, err)
 			}
-			return lease.Lease{}, leasekit.Errorf("k8slease", lease.ErrConflict, "acquire in namespace %s: contenders took all %d candidates",
-				leasekit.Quote(s.opts.Namespace), len(tried))
+			if len(v.free) > 0 {
+				s.left.store(v, time.Now())
+				continue
+			}
+			if cached {
+				cached = false
+				continue
+			}
+			if err := s.awaitExpiry(ctx, v); err != nil {
+				return lease.Lease{}, err
+			}
+			continue
 		}
-		wait := v.soonest
-		if dl, ok := ctx.Deadline(); !ok || wait < 0 || !time.Now().Add(wait).Before(dl) {
-			return lease.Lease{}, s.exhausted(v)
+		for _, c := range tried {
+			l, won, err := s.claim(ctx, "acquire", c.id, c.rec, secs)
+			if err != nil || won {
+				return l, err
+			}
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return lease.Lease{}, leasekit.Errorf("k8slease", lease.ErrRetry, "acquire in namespace %s: waiting for a held machine ID to expire: %w",
-				leasekit.Quote(s.opts.Namespace), context.Cause(ctx))
-		}
+		s.left.drop()
+		return lease.Lease{}, leasekit.Errorf("k8slease", lease.ErrConflict, "acquire in namespace %s: contenders took all %d candidates",
+			leasekit.Quote(s.opts.Namespace), len(tried))
+	}
+}
+
+// awaitExpiry waits, when no ID of v is free, until the first held one
+// expires by this strategy's observation, if that comes before ctx's
+// deadline; otherwise it returns Acquire's ErrExhausted at once.
+func (s *Strategy) awaitExpiry(ctx context.Context, v *view) error {
+	wait := v.soonest
+	if dl, ok := ctx.Deadline(); !ok || wait < 0 || !time.Now().Add(wait).Before(dl) {
+		return s.exhausted(v)
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return leasekit.Errorf("k8slease", lease.ErrRetry, "acquire in namespace %s: waiting for a held machine ID to expire: %w",
+			leasekit.Quote(s.opts.Namespace), context.Cause(ctx))
 	}
 }
 
