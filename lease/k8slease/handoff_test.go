@@ -13,20 +13,20 @@ import (
 	"github.com/once-go/once/lease/k8slease"
 )
 
-// Clock offsets of TestHandoffSkew: the old holder's clock runs 3s ahead
-// (three times the default HandoffSkew), the new holder's 1s behind.
+// Clock offsets of TestHandoffSkew: the old holder's clock runs 5s ahead
+// (five times the default HandoffSkew), the new holder's 1s behind.
 const (
-	oldSkew = 3 * time.Second
+	oldSkew = 5 * time.Second
 	newSkew = -time.Second
 )
 
 // TestHandoffSkew: a machine ID changes hands between processes whose
-// clocks disagree by 4s, far more than HandoffSkew (1s), after the old
+// clocks disagree by 6s, far more than HandoffSkew (1s), after the old
 // holder is killed (expiry) and after it releases (SIGTERM). The new
 // holder's first timestamp is above every timestamp the old one emitted,
 // because the guard starts from the old holder's own evidence (written in
 // its own clock), not from the new holder's clock: that would give
-// now + 2 x HandoffSkew on a clock 4s behind, below the old timestamps.
+// now + 2 x HandoffSkew on a clock 6s behind, below the old timestamps.
 func TestHandoffSkew(t *testing.T) {
 	cfg := restConfig(t)
 	for _, c := range []struct {
@@ -52,7 +52,7 @@ func TestHandoffSkew(t *testing.T) {
 				Factories:      []lease.Factory{f},
 				LeaseDuration:  2 * time.Second,
 				RenewInterval:  time.Second,
-				AcquireTimeout: 20 * time.Second,
+				AcquireTimeout: 20 * time.Second, // > 1.8 x LeaseDuration: see k8slease.AcquireTimeout
 				Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
 			}))
 			if err != nil {

@@ -32,25 +32,21 @@ type candidate struct {
 	rec *coordv1.Lease
 }
 
-// take hands out up to k leftover IDs (the lowest with lowest, else drawn
-// at random) and removes them; none when the view is older than
-// leftoverAge.
-func (p *leftovers) take(k int, lowest bool) []candidate {
+// take hands out one leftover ID (the lowest with lowest, else one drawn
+// at random) and removes it; ok is false when there is none, or the view
+// is older than leftoverAge.
+func (p *leftovers) take(lowest bool) (c candidate, ok bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if time.Since(p.at) > leftoverAge {
 		p.free = nil
 	}
 	if len(p.free) == 0 {
-		return nil
+		return candidate{}, false
 	}
-	picked := leasekit.Candidates(p.free, k, lowest)
-	out := make([]candidate, len(picked))
-	for i, id := range picked {
-		out[i] = candidate{id, p.recs[id]}
-	}
-	p.free = p.free[len(picked):]
-	return out
+	id := leasekit.Candidates(p.free, 1, lowest)[0]
+	p.free = p.free[1:]
+	return candidate{id, p.recs[id]}, true
 }
 
 // store keeps v's free IDs, read at at.

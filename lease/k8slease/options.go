@@ -19,24 +19,32 @@ const DefaultCandidates = 5
 // [Options.RequestTimeout] is zero.
 const DefaultRequestTimeout = 5 * time.Second
 
-// Manager settings suited to Kubernetes, for lease.Options.LeaseDuration and
-// lease.Options.RenewInterval (the manager's own defaults, 8h and 30m, suit
-// a coordinator with a clock).
+// Manager settings suited to Kubernetes, for lease.Options.LeaseDuration,
+// RenewInterval and AcquireTimeout (the manager's own defaults, 8h, 30m
+// and 60s, suit a coordinator with a clock).
 //
 // The API server keeps no clock for a Lease: a holder that dies without
-// releasing (SIGKILL, OOM kill, node loss) keeps its machine ID until
-// another process has watched its record stay unchanged for the whole
-// recorded duration. With 8 hours, a Deployment whose pods crash-loop
-// would drain the pool. One minute frees a dead pod's ID about a minute
-// after a contender first looks, and the 30s interval renews every 20s
-// (the manager renews a safety margin of 10s before the interval), so an
-// API server may be unreachable for about 30s after a renewal before the
-// factories stop. 512 holders then write about 26 renewals a second, far
-// below what an API server takes (each node's kubelet renews its own Lease
-// every 10s).
+// releasing (SIGKILL, OOM kill, node loss) keeps its machine ID until a
+// contender has watched its record stay unchanged for the whole recorded
+// duration. With 8 hours, a Deployment whose pods crash-loop would drain
+// the pool. A one-minute lease frees a dead pod's ID a minute after a
+// contender first looks. The manager renews it every 20s (a safety margin
+// of 10s before the 30s interval) and trusts it for 50s from each
+// renewal's request, so the API server may be unreachable for 30s after a
+// renewal falls due before the factories stop. 512 holders write about 26
+// renewals a second, far below what an API server takes (every node's
+// kubelet renews its own Lease every 10s).
+//
+// A process that starts while every ID is held must watch the records for
+// a whole LeaseDuration before it can take a dead holder's ID; the
+// manager's backoff retries about 26s, 52s and 105s after its first look,
+// so its acquire timeout must cover about 1.8 x LeaseDuration: 2 minutes.
+// With the manager's 60s default such a process would give up (and, in a
+// crash loop, start watching afresh each time).
 const (
-	LeaseDuration = time.Minute
-	RenewInterval = 30 * time.Second
+	LeaseDuration  = time.Minute
+	RenewInterval  = 30 * time.Second
+	AcquireTimeout = 2 * time.Minute
 )
 
 // Capacity is the number of machine IDs (0..511).

@@ -14,10 +14,17 @@ import (
 // Names of the metadata k8slease writes on each Lease.
 const (
 	// AnnotationTimestampsBefore is the hand-off evidence: every timestamp
-	// the holder's factories may emit under this record is below it (the
-	// holder's clock when it sent the write, plus the duration; at release
-	// the release time). RFC 3339 with nanoseconds, UTC.
+	// that any holder of this machine ID, the current one included, may
+	// have emitted is below it. Each write raises it to the writer's clock
+	// when it sent the write plus the duration; a release lowers it to the
+	// release time, never below AnnotationPredecessorsBefore. RFC 3339 with
+	// nanoseconds, UTC.
 	AnnotationTimestampsBefore = "once-go.github.io/timestamps-before"
+	// AnnotationPredecessorsBefore bounds the timestamps of the holders
+	// before the current one: the evidence the current holder found when
+	// it took the ID over (or reclaimed it). Its own factories start above
+	// it, so a release cannot bring the evidence below it.
+	AnnotationPredecessorsBefore = "once-go.github.io/predecessors-before"
 	// LabelPool carries the prefix; List selects the Leases by it.
 	LabelPool = "once-go.github.io/pool"
 	// labelManagedBy is the conventional label naming the writer.
@@ -72,26 +79,45 @@ func durationOf(rec *coordv1.Lease) (time.Duration, bool) {
 	return time.Duration(*rec.Spec.LeaseDurationSeconds) * time.Second, true
 }
 
-// boundOf is rec's hand-off evidence (AnnotationTimestampsBefore), zero
-// when missing or unreadable.
-func boundOf(rec *coordv1.Lease) time.Time {
-	v, ok := rec.Annotations[AnnotationTimestampsBefore]
-	if !ok {
-		return time.Time{}
-	}
-	t, err := time.Parse(time.RFC3339Nano, v)
+// annotationTime reads a time annotation of rec, zero when missing or
+// unreadable.
+func annotationTime(rec *coordv1.Lease, key string) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, rec.Annotations[key])
 	if err != nil {
 		return time.Time{}
 	}
 	return t
 }
 
-// setBound records the hand-off evidence on rec.
-func setBound(rec *coordv1.Lease, t time.Time) {
+// evidence is what rec says about the timestamps of all its holders so
+// far: the later of its two annotations; zero when it has neither
+// (another writer).
+func evidence(rec *coordv1.Lease) time.Time {
+	return later(annotationTime(rec, AnnotationTimestampsBefore), annotationTime(rec, AnnotationPredecessorsBefore))
+}
+
+// predecessors is rec's AnnotationPredecessorsBefore, zero when missing.
+func predecessors(rec *coordv1.Lease) time.Time {
+	return annotationTime(rec, AnnotationPredecessorsBefore)
+}
+
+func later(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return b
+	}
+	return a
+}
+
+// setTime records a time annotation on rec; a zero t removes it.
+func setTime(rec *coordv1.Lease, key string, t time.Time) {
+	if t.IsZero() {
+		delete(rec.Annotations, key)
+		return
+	}
 	if rec.Annotations == nil {
 		rec.Annotations = map[string]string{}
 	}
-	rec.Annotations[AnnotationTimestampsBefore] = t.UTC().Format(time.RFC3339Nano)
+	rec.Annotations[key] = t.UTC().Format(time.RFC3339Nano)
 }
 
 // newRecord is the Lease that claims the missing machine ID id for holder
@@ -105,8 +131,10 @@ func (s *Strategy) newRecord(id int, identity string, secs int32, now time.Time)
 }
 
 // takeOver turns rec (released or expired) into a claim by identity:
-// acquireTime now, leaseTransitions one more.
+// the evidence found becomes the predecessors' bound, acquireTime now,
+// leaseTransitions one more.
 func (s *Strategy) takeOver(rec *coordv1.Lease, identity string, secs int32, now time.Time) {
+	setTime(rec, AnnotationPredecessorsBefore, evidence(rec))
 	s.hold(rec, identity, secs, now)
 	rec.Spec.AcquireTime = micro(now)
 	n := int32(0)
@@ -116,11 +144,29 @@ func (s *Strategy) takeOver(rec *coordv1.Lease, identity string, secs int32, now
 	rec.Spec.LeaseTransitions = ptr(n + 1)
 }
 
+// reclaim turns rec into the holding of a restarted incarnation of its
+// holder: the previous incarnation stopped before now (on this host's
+// clock) and below the evidence, so the earlier of the two joins the
+// predecessors' bound; then it holds rec as a renewal does. It returns
+// the new predecessors' bound, the reclaimed lease's PrevExpiry.
+func (s *Strategy) reclaim(rec *coordv1.Lease, identity string, secs int32, now time.Time) time.Time {
+	prev := now
+	if b := evidence(rec); !b.IsZero() && b.Before(now) {
+		prev = b
+	}
+	floor := later(predecessors(rec), prev)
+	setTime(rec, AnnotationPredecessorsBefore, floor)
+	s.hold(rec, identity, secs, now)
+	return floor
+}
+
 // hold writes what every claim and renewal writes: the holder, the
-// duration, renewTime now, the pool labels and the hand-off evidence
-// now + duration (now is the wall clock before the request is sent, so
-// the holder's factories, which stop a margin before the duration runs out
-// counted from an earlier moment, stay below it).
+// duration, renewTime now, the pool labels, and the evidence raised to
+// now + duration (now is the wall clock before the request is sent, so the
+// holder's factories, which stop a margin before the duration runs out
+// counted from an earlier moment, stay below it). The evidence never
+// drops here: a holder whose clock is behind its predecessors' still
+// starts above them.
 func (s *Strategy) hold(rec *coordv1.Lease, identity string, secs int32, now time.Time) {
 	rec.Spec.HolderIdentity = ptr(identity)
 	rec.Spec.LeaseDurationSeconds = ptr(secs)
@@ -130,19 +176,22 @@ func (s *Strategy) hold(rec *coordv1.Lease, identity string, secs int32, now tim
 	}
 	rec.Labels[LabelPool] = s.opts.Prefix
 	rec.Labels[labelManagedBy] = managedBy
-	setBound(rec, now.Add(time.Duration(secs)*time.Second))
+	setTime(rec, AnnotationTimestampsBefore, later(evidence(rec), now.Add(time.Duration(secs)*time.Second)))
 }
 
 // release clears rec's holder at wall time now. The holder stopped its
-// factories before it released, so its timestamps are below now as well
-// as below the evidence it wrote last: the evidence becomes the earlier of
-// the two.
+// factories before it released, so its own timestamps are below now as
+// well as below the evidence; its predecessors' are below their bound: the
+// evidence becomes the later of that bound and the earlier of the other
+// two.
 func release(rec *coordv1.Lease, now time.Time) {
 	rec.Spec.HolderIdentity = nil
 	rec.Spec.RenewTime = micro(now)
-	if b := boundOf(rec); b.IsZero() || now.Before(b) {
-		setBound(rec, now)
+	own := now
+	if b := annotationTime(rec, AnnotationTimestampsBefore); !b.IsZero() && b.Before(now) {
+		own = b
 	}
+	setTime(rec, AnnotationTimestampsBefore, later(predecessors(rec), own))
 }
 
 func micro(t time.Time) *metav1.MicroTime {

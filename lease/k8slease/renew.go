@@ -21,11 +21,9 @@ const maxRewrites = 3
 
 // rewritten is the outcome of rewrite.
 type rewritten struct {
-	prev *coordv1.Lease // the record as read before the update that succeeded
-	now  time.Time      // the wall clock just before that update was sent
-	lost string         // why the Lease is not held with the token; "" when it is
-	verb string         // of the request that failed
-	sent bool           // the failed request was an update: its outcome is unknown
+	lost string // why the Lease is not held with the token; "" when it is
+	verb string // of the request that failed
+	sent bool   // the failed request was an update: its outcome is unknown
 }
 
 // rewrite reads machine ID id's Lease and, if its holderIdentity is
@@ -56,7 +54,7 @@ func (s *Strategy) rewrite(ctx context.Context, id int, identity string, edit fu
 		cancel()
 		switch {
 		case err == nil:
-			return rewritten{prev: rec, now: now}, nil
+			return rewritten{}, nil
 		case apierrors.IsConflict(err):
 			continue
 		case apierrors.IsNotFound(err):
@@ -114,9 +112,11 @@ func (s *Strategy) lostError(op string, id int, why string) error {
 // token then renews, reclaims and releases nothing, so of two processes
 // reclaiming one record the second is told [lease.ErrLost].
 //
-// The returned lease's PrevExpiry is the earlier of the previous
-// incarnation's hand-off evidence and the wall clock at the reclaim: the
-// previous incarnation stopped before this reclaim, on this host's clock.
+// The returned lease's PrevExpiry bounds the timestamps of every earlier
+// holder of the ID: the previous incarnation's below the earlier of the
+// evidence and the wall clock at the reclaim (it stopped before this
+// reclaim, on this host's clock), and its predecessors' below the bound
+// it found when it took the ID over.
 // When the update's outcome is unknown, Reclaim returns the lease it may
 // have written (MachineID and the new Token) beside [lease.ErrRetry], for
 // the caller to release.
@@ -129,8 +129,9 @@ func (s *Strategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) 
 		return lease.Lease{}, err
 	}
 	identity := s.identity()
+	var floor time.Time
 	r, err := s.rewrite(ctx, l.MachineID, l.Token, func(rec *coordv1.Lease, now time.Time) {
-		s.hold(rec, identity, secs, now)
+		floor = s.reclaim(rec, identity, secs, now)
 	})
 	switch {
 	case err != nil && r.sent:
@@ -141,10 +142,7 @@ func (s *Strategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) 
 		return lease.Lease{}, s.lostError("reclaim", l.MachineID, r.lost)
 	}
 	nl := s.lease(l.MachineID, identity, secs)
-	nl.PrevExpiry = r.now
-	if b := boundOf(r.prev); !b.IsZero() && b.Before(r.now) {
-		nl.PrevExpiry = b
-	}
+	nl.PrevExpiry = floor
 	return nl, nil
 }
 

@@ -94,12 +94,10 @@ func (s *Strategy) Check(ctx context.Context) error {
 // held), [lease.ErrConflict] (racing contenders took every candidate),
 // [lease.ErrConfig] or [lease.ErrRetry] (see the package documentation).
 //
-// When no ID is free but a held one will expire by this strategy's
-// observation before ctx's deadline, Acquire waits for that moment and
-// tries again (a fresh process must watch a dead holder's record for the
-// whole duration; the manager's backoff might otherwise skip past it).
-// Without a deadline, or when the first expiry lies past it, it reports
-// ErrExhausted at once.
+// A process that has only just looked cannot tell a dead holder from a
+// live one: with every ID held, ErrExhausted says when the first record
+// will have stayed unchanged for its duration, and an Acquire after that
+// takes it over (the strategy remembers what it saw between calls).
 //
 // When the outcome of a claim is unknown, Acquire returns that claim
 // (MachineID and Token set) beside [lease.ErrRetry], for the caller to
@@ -115,8 +113,8 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, e
 	// answer that every ID is held is confirmed with a consistent read.
 	cached := true
 	for {
-		tried := s.left.take(s.opts.Candidates, s.opts.LowestFirst)
-		if tried == nil {
+		c, ok := s.left.take(s.opts.LowestFirst)
+		if !ok {
 			v, err := s.survey(ctx, cached)
 			if err != nil {
 				return lease.Lease{}, s.classify("acquire", "list", -1, err)
@@ -129,39 +127,20 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, e
 				cached = false
 				continue
 			}
-			if err := s.awaitExpiry(ctx, v); err != nil {
-				return lease.Lease{}, err
-			}
-			continue
+			return lease.Lease{}, s.exhausted(v)
 		}
-		for _, c := range tried {
+		tried := 0
+		for ok && tried < s.opts.Candidates {
 			l, won, err := s.claim(ctx, "acquire", c.id, c.rec, secs)
 			if err != nil || won {
 				return l, err
 			}
+			tried++
+			c, ok = s.left.take(s.opts.LowestFirst)
 		}
 		s.left.drop()
 		return lease.Lease{}, leasekit.Errorf("k8slease", lease.ErrConflict, "acquire in namespace %s: contenders took all %d candidates",
-			leasekit.Quote(s.opts.Namespace), len(tried))
-	}
-}
-
-// awaitExpiry waits, when no ID of v is free, until the first held one
-// expires by this strategy's observation, if that comes before ctx's
-// deadline; otherwise it returns Acquire's ErrExhausted at once.
-func (s *Strategy) awaitExpiry(ctx context.Context, v *view) error {
-	wait := v.soonest
-	if dl, ok := ctx.Deadline(); !ok || wait < 0 || !time.Now().Add(wait).Before(dl) {
-		return s.exhausted(v)
-	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return leasekit.Errorf("k8slease", lease.ErrRetry, "acquire in namespace %s: waiting for a held machine ID to expire: %w",
-			leasekit.Quote(s.opts.Namespace), context.Cause(ctx))
+			leasekit.Quote(s.opts.Namespace), tried)
 	}
 }
 
@@ -172,7 +151,7 @@ func (s *Strategy) exhausted(v *view) error {
 			leasekit.Quote(s.opts.Namespace), Capacity)
 	}
 	return leasekit.Errorf("k8slease", lease.ErrExhausted,
-		"acquire in namespace %s: all %d machine IDs held; the first whose record stays unchanged expires in %v",
+		"acquire in namespace %s: all %d machine IDs held; the first whose record stays unchanged expires in %v by this process's watch (lease.Options.AcquireTimeout must leave room for a whole lease duration: see k8slease.AcquireTimeout)",
 		leasekit.Quote(s.opts.Namespace), Capacity, v.soonest.Round(time.Millisecond))
 }
 
@@ -206,7 +185,7 @@ func (s *Strategy) claim(ctx context.Context, op string, id int, rec *coordv1.Le
 	_, err := s.leases.Update(rctx, next, metav1.UpdateOptions{})
 	switch {
 	case err == nil:
-		l.PrevExpiry = boundOf(rec)
+		l.PrevExpiry = evidence(rec)
 		return l, true, nil
 	case apierrors.IsConflict(err), apierrors.IsNotFound(err):
 		return lease.Lease{}, false, nil
