@@ -29,15 +29,15 @@ import (
 const childEnv = "K8SLEASE_CHILD"
 
 func TestMain(m *testing.M) {
+	// client-go logs transport errors through klog; the tests check them
+	// as returned errors.
+	klog.SetLogger(logr.Discard())
 	switch os.Getenv(childEnv) {
 	case "holder":
 		os.Exit(holderMain())
 	case "racer":
 		os.Exit(racerMain())
 	}
-	// client-go logs transport errors through klog; the tests check them
-	// as returned errors.
-	klog.SetLogger(logr.Discard())
 	os.Exit(m.Run())
 }
 
@@ -167,7 +167,9 @@ func racerMain() int {
 	n, _ := strconv.Atoi(os.Getenv("K8SLEASE_RACERS"))
 	strategies := make([]*k8slease.Strategy, n)
 	for i := range strategies {
-		s, err := childStrategy(k8slease.Options{})
+		// Generous: 100 contenders decoding lists under -race on a
+		// loaded machine are slow; the race is about exclusivity.
+		s, err := childStrategy(k8slease.Options{RequestTimeout: 30 * time.Second})
 		if err != nil {
 			say("error %v", err)
 			return 1
@@ -183,7 +185,7 @@ func racerMain() int {
 	for _, s := range strategies {
 		wg.Go(func() {
 			for {
-				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 				l, err := s.Acquire(ctx, time.Hour)
 				cancel()
 				switch {
