@@ -70,11 +70,12 @@ func run(ctx context.Context, out io.Writer) error {
 	// The wiring: strategy -> lease manager -> factory -> once's generator.
 	// Start's context bounds the start only; the manager lives until Close.
 	m, err := lease.Start(context.WithoutCancel(ctx), s, lease.Options{
-		Factories:     []lease.Factory{f},
-		LeaseDuration: k8slease.LeaseDuration, // 1m: a dead pod's ID frees within minutes, not hours
-		RenewInterval: k8slease.RenewInterval,
-		StateFile:     os.Getenv("ONCE_STATE_FILE"), // on an emptyDir: a restarted container reclaims its ID
-		Logger:        slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Factories:      []lease.Factory{f},
+		LeaseDuration:  k8slease.LeaseDuration, // 1m: a dead pod's ID frees within minutes, not hours
+		RenewInterval:  k8slease.RenewInterval,
+		AcquireTimeout: k8slease.AcquireTimeout,      // room to watch a dead holder's Lease expire
+		StateFile:      os.Getenv("ONCE_STATE_FILE"), // on an emptyDir: a restarted container reclaims its ID
+		Logger:         slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	if err != nil {
 		return err // e.g. lease.ErrConfig naming the RBAC verb the service account lacks

@@ -206,14 +206,15 @@ func TestExample(t *testing.T) {
 
 // child runs the program in a child process with env (name=value).
 type child struct {
-	cmd   *exec.Cmd
-	lines chan string
-	ended chan error
+	cmd    *exec.Cmd
+	lines  chan string
+	ended  chan error    // the exit, once
+	exited chan struct{} // closed on exit
 }
 
 func startChild(t *testing.T, env ...string) *child {
 	t.Helper()
-	c := &child{lines: make(chan string, 64), ended: make(chan error, 1)}
+	c := &child{lines: make(chan string, 64), ended: make(chan error, 1), exited: make(chan struct{})}
 	c.cmd = exec.Command(os.Args[0], "-test.run=^$")
 	c.cmd.Env = append(append(os.Environ(), childEnv+"=1"), env...)
 	stdout, err := c.cmd.StdoutPipe()
@@ -230,8 +231,9 @@ func startChild(t *testing.T, env ...string) *child {
 		}
 		close(c.lines)
 		c.ended <- c.cmd.Wait()
+		close(c.exited)
 	}()
-	t.Cleanup(func() { c.cmd.Process.Kill(); <-c.ended })
+	t.Cleanup(func() { c.cmd.Process.Kill(); <-c.exited })
 	return c
 }
 
@@ -250,7 +252,7 @@ func TestCrashRestart(t *testing.T) {
 		c := startChild(t, append(env, "ONCE_STATE_FILE="+state)...)
 		id, leaseName, _ = waitListening(t, c.lines, c.ended)
 		c.cmd.Process.Kill()
-		<-c.ended
+		<-c.exited
 		return id, leaseName
 	}
 	id1, name := start(state)
