@@ -14,10 +14,11 @@
 //
 //	s, err := k8slease.Open("", k8slease.Options{}) // in-cluster; or a kubeconfig path
 //	m, err := lease.Start(ctx, s, lease.Options{
-//		Factories:     []lease.Factory{f},
-//		LeaseDuration: k8slease.LeaseDuration, // 1m: see below
-//		RenewInterval: k8slease.RenewInterval,
-//		StateFile:     "/run/once/lease", // an emptyDir: a restarted container keeps its ID
+//		Factories:      []lease.Factory{f},
+//		LeaseDuration:  k8slease.LeaseDuration, // 1m: see below
+//		RenewInterval:  k8slease.RenewInterval,
+//		AcquireTimeout: k8slease.AcquireTimeout,
+//		StateFile:      "/run/once/lease", // an emptyDir: a restarted container keeps its ID
 //	})
 //
 // # Layout
@@ -69,27 +70,39 @@
 //
 // The price: a holder that dies without releasing (SIGKILL, OOM kill, node
 // loss) keeps its ID until a contender has watched its record for the
-// whole duration. [Strategy.Acquire] waits for that within its context's
-// deadline; a fresh process cannot know sooner. So use a short lease on
-// Kubernetes: [LeaseDuration] (1 minute) and [RenewInterval] (30s) for
+// whole duration; a fresh process cannot know sooner. A Strategy remembers
+// what it saw between calls, and with every ID held [Strategy.Acquire]'s
+// ErrExhausted says when the first record will have been watched long
+// enough. So use a short lease on Kubernetes: [LeaseDuration] (1 minute),
+// [RenewInterval] (30s) and [AcquireTimeout] (2 minutes) for
 // lease.Options, instead of the manager's 8 hours; and a StateFile on an
 // emptyDir volume, so that a container restarting in its pod takes its own
 // lease back at once ([Strategy.Reclaim]) rather than leaving it to
 // expire.
 //
+// Acquire and List read the pool from the API server's watch cache
+// (resourceVersion "0": a few milliseconds behind at most, and far cheaper
+// than a read from etcd; a stale view costs a 409, every write being
+// conditional); an Acquire that finds every ID held confirms it with a
+// consistent read. A Strategy reuses the free IDs of a view for a second,
+// so a process that acquires many IDs lists the pool about once a second.
+//
 // # Hand-offs
 //
 // The API server reports no clock reading and fences nothing, so the
-// evidence for the hand-off guard comes from the holder: every write of a
-// holder records, in the annotation once-go.github.io/timestamps-before,
-// its wall clock when it sent the write plus the duration, a bound on
-// every timestamp its factories may emit (they stop before the duration
-// has passed since an earlier moment); a release lowers it to the release
-// time. A process taking over reports it as [lease.Lease].PrevExpiry, and
-// the lease manager starts the new holder's timestamps after it plus
-// Options.HandoffSkew. As the bound is written in the old holder's own
-// clock, no clock needs to agree with another for it (the skew is a
-// margin on top). A Lease without the annotation (another writer) leaves
+// evidence for the hand-off guard comes from the holders: the annotation
+// once-go.github.io/timestamps-before bounds every timestamp any holder of
+// the ID may have emitted. Each write raises it to the writer's wall clock
+// when it sent the write plus the duration (the factories stop before the
+// duration has passed since an earlier moment); a release lowers it to the
+// release time, but never below once-go.github.io/predecessors-before, the
+// bound the holder found when it took the ID over (its own factories start
+// above that, so a holder whose clock is behind does not hide a faster
+// predecessor's timestamps). A process taking over reports the bound as
+// [lease.Lease].PrevExpiry, and the lease manager starts the new holder's
+// timestamps after it plus Options.HandoffSkew. As each holder writes the
+// bound in its own clock, no clock needs to agree with another for it (the
+// skew is a margin on top). A Lease without the annotation (another writer) leaves
 // PrevExpiry zero: the manager then starts after its own clock plus twice
 // the skew, which holds for clocks within the skew of each other. A Lease
 // created anew was never held: PrevExpiry is 1970, no wait. (Deleting a
@@ -126,7 +139,7 @@
 // whatever the clocks say, as long as each process's monotonic clock runs
 // at the rate of real time (within the manager's safety margin over a
 // lease) and the API server's storage is linearizable (etcd). The
-// hand-off guard holds for wall clocks that are not stepped back by more
-// than HandoffSkew under a running holder. A Lease edited or deleted by
-// hand voids both.
+// hand-off guard holds for any clock offsets between processes, as long as
+// no wall clock is stepped by more than HandoffSkew while its process
+// holds an ID. A Lease edited or deleted by hand voids both.
 package k8slease

@@ -67,7 +67,8 @@ func (s *Strategy) survey(ctx context.Context, cached bool) (*view, error) {
 
 // List returns the held machine IDs in ascending order ([lease.Lister]):
 // every Lease with a holder that this strategy has not seen unchanged for
-// its recorded duration. Slot.TTL is the time left by that observation,
+// its recorded duration, read from the API server's watch cache (at most
+// a few milliseconds behind). Slot.TTL is the time left by that observation,
 // counted from when this strategy first saw the record's current version:
 // a process that has only just looked cannot tell a dead holder from a
 // live one, and reports the whole duration (0 when the record has no
