@@ -72,3 +72,13 @@ func TestOpenConfig(t *testing.T) {
 		t.Errorf("NewClientset(nil): %v", err)
 	}
 }
+
+// TestDefaultLeaseDuration: a manager left with LeaseDuration zero asks
+// for the package's one-minute lease, not the manager's 8h.
+func TestDefaultLeaseDuration(t *testing.T) {
+	var s lease.Strategy = &k8slease.Strategy{}
+	d, ok := s.(lease.DurationDefaulter)
+	if !ok || d.DefaultLeaseDuration() != k8slease.LeaseDuration {
+		t.Fatalf("Strategy advises no %v lease (DurationDefaulter: %v)", k8slease.LeaseDuration, ok)
+	}
+}

@@ -59,6 +59,12 @@ func New(client kubernetes.Interface, opts Options) (*Strategy, error) {
 // Name returns "kubernetes".
 func (s *Strategy) Name() string { return "kubernetes" }
 
+// DefaultLeaseDuration is the lease a manager asks for when its
+// Options.LeaseDuration is zero: [LeaseDuration] (1 min), for the reasons
+// given there (see [lease.DurationDefaulter]). Options.AcquireTimeout has
+// no such default: pass [AcquireTimeout].
+func (s *Strategy) DefaultLeaseDuration() time.Duration { return LeaseDuration }
+
 // Deterministic reports false: acquiring again may yield another ID.
 func (s *Strategy) Deterministic() bool { return false }
 
