@@ -33,9 +33,10 @@ Formats (the same 64 bits, big-endian):
 const exitRules = `Exit status:
   0  success
   1  an invalid VALUE, or any other failure (the reason on standard error)
-  2  bad command line
+  2  bad command line; lease free of a held ID without --force
   3  lease hold: no lease within the acquire timeout (every machine ID
      held, or the coordinator unreachable all along)
+  4  lease free: the machine ID is not held (nothing to release)
   lease hold -- CMD exits with CMD's status once CMD has run: its exit
   code, 128+N if signal N ended it (137: SIGKILL after --grace), 127 if
   CMD was not found, 126 if it could not be started
@@ -43,8 +44,8 @@ const exitRules = `Exit status:
 
 // writeTopHelp writes "once --help".
 func writeTopHelp(w io.Writer) {
-	fmt.Fprint(w, `once: convert, mask, unmask, inspect and generate once IDs; migrate, hold
-and list machine-ID leases.
+	fmt.Fprint(w, `once: convert, mask, unmask, inspect and generate once IDs; migrate, hold,
+list and free machine-ID leases.
 
 usage: once COMMAND [FLAGS] [--] [VALUE...]
        once lease COMMAND [FLAGS]
@@ -69,7 +70,7 @@ ID commands:
 
 // writeLeaseHelp writes "once lease --help".
 func writeLeaseHelp(w io.Writer) {
-	fmt.Fprint(w, "once lease: migrate, hold and list machine-ID leases.\n\nCommands:\n")
+	fmt.Fprint(w, "once lease: migrate, hold, list and free machine-ID leases.\n\nCommands:\n")
 	for _, c := range leaseCommands() {
 		fmt.Fprintf(w, "  %-14s %s\n", c.name, c.summary)
 	}

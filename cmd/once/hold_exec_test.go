@@ -183,7 +183,12 @@ func TestLeaseHoldExecNotRenewed(t *testing.T) {
 			st := c.setup(t)
 			p := startHold(t, slices.Concat(st.flags, shortLease, []string{"--grace", testGrace.String()}, loopCmd(`trap 'echo term' TERM`))...)
 			id, _ := p.started(t)
-			expiry := ls(t, st.flags)[id].expiry
+			listed := time.Now()
+			row := ls(t, st.flags)[id]
+			if !row.held || row.ttl == 0 {
+				t.Fatalf("machine ID %d while CMD runs: %+v, want held with a TTL", id, row)
+			}
+			expiry := listed.Add(row.ttl) // no later than the coordinator's
 			blocked := time.Now()
 			blockRenewals(t, st, id)
 			l, termSeen := p.line(t)
@@ -305,8 +310,8 @@ func TestLeaseHoldExecInProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(2 * time.Millisecond) // SQLite's clock has milliseconds
-	if l := mustCLI(t, "", append([]string{"lease", "ls"}, flags...)...)[id]; !strings.HasPrefix(l, strconv.Itoa(id)+" free ") {
-		t.Errorf("after hold -- sh: %q, want machine ID %d free", l, id)
+	if row := lsIn(t, flags)[id]; row.held {
+		t.Errorf("after hold -- sh: %+v, want machine ID %d free", row, id)
 	}
 	r = cli("", slices.Concat([]string{"lease", "hold"}, flags, shortLease, []string{"--", "no-such-command-for-once"})...)
 	if r.code != exitNotFound || !strings.Contains(r.stderr, "no-such-command-for-once") {

@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -27,6 +24,12 @@ type leaseDriver struct {
 	// releaseHold is the default of --release-hold (lease hold); 0: the
 	// driver takes no --release-hold.
 	releaseHold time.Duration
+	// leaseDuration is the lease its strategy asks for by default
+	// (lease.DurationDefaulter); 0: the manager's default.
+	leaseDuration time.Duration
+	// acquireTimeout is the default of --acquire-timeout (lease hold);
+	// 0: the manager's default.
+	acquireTimeout time.Duration
 	// open prepares a client of the coordinator named by cfg. It makes no
 	// request (backend.check does) and creates nothing (that is migrate).
 	open func(ctx context.Context, cfg backendConfig) (*backend, error)
@@ -43,6 +46,11 @@ type backendConfig struct {
 	// releaseHold is --release-hold when given, else nil (the driver's
 	// default).
 	releaseHold *time.Duration
+	// holds: the command holds leases (hold); the others only read them
+	// or release one (ls, free, migrate).
+	holds bool
+	// redis holds the Redis flags of lease hold (lease_redis.go).
+	redis redisFlags
 }
 
 // backend is an opened coordinator.
@@ -51,19 +59,15 @@ type backend struct {
 	// check makes one request: it tells a coordinator that cannot be
 	// reached, or cannot serve leases, from one that can.
 	check func(ctx context.Context) error
-	// list returns one row per machine ID, in ID order (lease ls).
-	list func(ctx context.Context) ([]leaseRow, error)
+	// explain, if set, rewords an error of the strategy in terms of the
+	// command line (its Go option names as the flags that set them).
+	explain func(error) error
+	// released, if set, reports a listed ID that was released and stays
+	// taken for the strategy's release hold (etcd lists it so).
+	released func(lease.Slot) bool
 	// migrate creates what the coordinator needs (nil if noMigrate).
 	migrate func(ctx context.Context) error
 	close   func() error
-}
-
-// leaseRow is one line of "lease ls".
-type leaseRow struct {
-	id     int
-	held   bool
-	expiry time.Time // zero: none (printed as "-")
-	token  []byte    // nil: none
 }
 
 var drivers = map[string]*leaseDriver{}
@@ -101,9 +105,11 @@ hash tag of the keys {NAME}:ID); default once_leases.
 
 // backendFlags are the flags every lease command has.
 type backendFlags struct {
+	fs                       *flagSet
 	driver, dsn, table, mode string
-	create                   bool // see backendConfig
+	create, holds            bool // see backendConfig
 	releaseHold              optionalDuration
+	redis                    redisFlags // registered by addRedisFlags (hold)
 }
 
 // optionalDuration is a duration flag that records whether it was given.
@@ -155,7 +161,7 @@ func releaseHold(cfg backendConfig) time.Duration {
 }
 
 func addBackendFlags(fs *flagSet, modes bool) *backendFlags {
-	f := new(backendFlags)
+	f := &backendFlags{fs: fs}
 	fs.StringVar(&f.driver, "driver", "", "the coordinator `D`: "+strings.Join(driverNames(), ", ")+" (required)")
 	fs.StringVar(&f.dsn, "dsn", "", "where the coordinator is, as the driver expects it (`DSN`; required; see below)")
 	fs.StringVar(&f.table, "table", "", "the lease table (SQL) or NAME (Redis) `T` (default once_leases)")
@@ -189,7 +195,12 @@ func (f *backendFlags) open(ctx context.Context, check bool) (*backend, error) {
 		}
 		return nil, usageError{fmt.Errorf("--mode %s: unknown mode (want %s)", quoteValue(f.mode), strings.Join(d.modes, ", "))}
 	}
-	cfg := backendConfig{dsn: f.dsn, table: f.table, mode: f.mode, create: f.create}
+	for _, name := range redisFlagNames {
+		if f.driver != "redis" && given(f.fs, name) {
+			return nil, usageError{fmt.Errorf("--driver %s takes no --%s (a Redis flag)", f.driver, name)}
+		}
+	}
+	cfg := backendConfig{dsn: f.dsn, table: f.table, mode: f.mode, create: f.create, holds: f.holds, redis: f.redis}
 	if f.releaseHold.set {
 		switch {
 		case d.releaseHold == 0:
@@ -207,9 +218,37 @@ func (f *backendFlags) open(ctx context.Context, check bool) (*backend, error) {
 	defer cancel()
 	if err := be.check(cctx); err != nil {
 		be.close()
-		return nil, err
+		return nil, be.reword(err)
 	}
 	return be, nil
+}
+
+// reword returns err in the command line's terms (backend.explain).
+func (be *backend) reword(err error) error {
+	if err == nil || be.explain == nil {
+		return err
+	}
+	return be.explain(err)
+}
+
+// list returns the machine IDs the coordinator holds now, ascending
+// (lease.Lister; every driver's strategy implements it).
+func (be *backend) list(ctx context.Context) ([]lease.Slot, error) {
+	l, ok := be.strategy.(lease.Lister)
+	if !ok {
+		return nil, fmt.Errorf("the %s strategy cannot list its leases", be.strategy.Name())
+	}
+	slots, err := l.List(ctx)
+	return slots, be.reword(err)
+}
+
+// defaultDuration is the lease duration a manager asks for on the
+// driver's strategy when --duration is not given.
+func (f *backendFlags) defaultDuration() time.Duration {
+	if d := drivers[f.driver]; d != nil && d.leaseDuration > 0 {
+		return d.leaseDuration
+	}
+	return lease.DefaultLeaseDuration
 }
 
 // pingTimeout bounds the connection check of ls and migrate.
@@ -226,7 +265,7 @@ func fail(e *env, fs *flagSet, c *command, err error) int {
 }
 
 func leaseCommands() []*command {
-	return []*command{leaseMigrateCmd, leaseHoldCmd, leaseLsCmd}
+	return []*command{leaseMigrateCmd, leaseHoldCmd, leaseLsCmd, leaseFreeCmd}
 }
 
 var leaseMigrateCmd = &command{
@@ -263,82 +302,4 @@ on standard error and exits 0.`,
 			return exitOK
 		}
 	},
-}
-
-var leaseLsCmd = &command{
-	name:    "lease ls",
-	usage:   "lease ls --driver D [--mode hash|key] --dsn DSN [--table T]",
-	summary: "list the machine IDs: held or free, expiry, token fingerprint",
-	about: `Prints one line per machine ID (all 512, in ID order), fields separated by
-one space:
-
-  ID held|free EXPIRY FINGERPRINT
-  17 held 2026-11-30T10:45:03.512Z 9f86d081
-
-held means the lease has not expired on the coordinator's clock. EXPIRY is
-when it expires (or expired), RFC 3339 in UTC with milliseconds, "-" when
-there is none. FINGERPRINT is the first 8 hex digits of the SHA-256 of the
-holder's token (the stored bytes), "-" when there is none; it tells holders
-apart without showing the token.
-
-SQL: every row, with its stored expiry and the token of its last holder
-(a released or expired row keeps them). Redis keeps nothing for a free ID:
-free IDs print "ID free - -"; held ones their PTTL-based expiry (the
-server's TIME plus PTTL) and token.`,
-	flags: func(e *env, c *command) (*flagSet, func([]string) int) {
-		fs := newFlagSet(e, c.name)
-		bf := addBackendFlags(fs, true)
-		return fs, func(args []string) int {
-			if len(args) > 0 {
-				return fs.usageError(c, "unexpected argument %s", quoteValue(args[0]))
-			}
-			ctx, cancel := signalContext()
-			defer cancel()
-			be, err := bf.open(ctx, true)
-			if err != nil {
-				return fail(e, fs, c, err)
-			}
-			defer be.close()
-			rows, err := be.list(ctx)
-			if err != nil {
-				return fail(e, fs, c, err)
-			}
-			var b []byte
-			for _, r := range rows {
-				b = appendRow(b, r)
-			}
-			if _, err := e.stdout.Write(b); err != nil {
-				errorf(e, "once "+c.name, "writing standard output: %v", err)
-				return exitFail
-			}
-			return exitOK
-		}
-	},
-}
-
-// appendRow appends one line of "lease ls".
-func appendRow(b []byte, r leaseRow) []byte {
-	b = strconv.AppendInt(b, int64(r.id), 10)
-	if r.held {
-		b = append(b, " held "...)
-	} else {
-		b = append(b, " free "...)
-	}
-	if r.expiry.IsZero() {
-		b = append(b, '-')
-	} else {
-		b = r.expiry.UTC().AppendFormat(b, "2006-01-02T15:04:05.000Z07:00")
-	}
-	b = append(b, ' ')
-	b = append(b, fingerprint(r.token)...)
-	return append(b, '\n')
-}
-
-// fingerprint is the first 8 hex digits of SHA-256(token), "-" for none.
-func fingerprint(token []byte) string {
-	if len(token) == 0 {
-		return "-"
-	}
-	sum := sha256.Sum256(token)
-	return hex.EncodeToString(sum[:4])
 }

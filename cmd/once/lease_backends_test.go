@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"database/sql"
-	"fmt"
+	"encoding/json"
+	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -200,49 +202,95 @@ func redisSetup(server testenv.Server, mode string) func(t *testing.T) ([]string
 	}
 }
 
-// lsRow is one parsed line of "lease ls".
+// lsRow is one machine ID as "lease ls --json" shows it.
 type lsRow struct {
-	held   bool
-	expiry time.Time // zero for "-"
-	fp     string
+	held     bool
+	released bool          // etcd: released, taken for its release hold
+	expiring bool          // TTL under --expiring
+	ttl      time.Duration // 0: unknown or free
+	holder   string
+	fp       string // fingerprint, "" when free
 }
 
-// ls runs "once lease ls" and parses and checks its output: 512 lines in ID
-// order, each "ID held|free EXPIRY FINGERPRINT".
+// lsJSON is the output of "lease ls --json", as its help documents it.
+type lsJSON struct {
+	Capacity        int   `json:"capacity"`
+	Held            int   `json:"held"`
+	Free            int   `json:"free"`
+	Expiring        int   `json:"expiring"`
+	ExpiringUnderMS int64 `json:"expiring_under_ms"`
+	Leases          []struct {
+		MachineID   int    `json:"machine_id"`
+		TTLMS       *int64 `json:"ttl_ms"`
+		Expiring    bool   `json:"expiring"`
+		Holder      string `json:"holder"`
+		Fingerprint string `json:"fingerprint"`
+		Released    bool   `json:"released"`
+	} `json:"leases"`
+}
+
+// ls runs "once lease ls --json" and checks and parses its output: one
+// object whose counts agree with its leases, listed in ID order. It returns
+// all 512 machine IDs, the free ones zero.
 func ls(t *testing.T, flags []string) []lsRow {
 	t.Helper()
-	r := runBin(t, append([]string{"lease", "ls"}, flags...)...)
-	if r.code != 0 || r.stderr != "" {
-		t.Fatalf("lease ls: %v", r)
-	}
-	lines := r.lines()
-	if len(lines) != 512 {
-		t.Fatalf("lease ls: %d lines, want 512", len(lines))
-	}
-	rows := make([]lsRow, len(lines))
-	for i, l := range lines {
-		var id int
-		var state, exp, fp string
-		if n, err := fmt.Sscanf(l, "%d %s %s %s", &id, &state, &exp, &fp); n != 4 || err != nil || id != i {
-			t.Fatalf("lease ls line %d: %q", i+1, l)
-		}
-		if state != "held" && state != "free" {
-			t.Fatalf("lease ls line %q: state %q", l, state)
-		}
-		rows[i].held = state == "held"
-		if exp != "-" {
-			e, err := time.Parse(time.RFC3339, exp)
-			if err != nil || e.Location() != time.UTC || len(exp) != len("2006-01-02T15:04:05.000Z") {
-				t.Fatalf("lease ls line %q: expiry not RFC 3339 UTC with ms", l)
-			}
-			rows[i].expiry = e
-		}
-		if fp != "-" && (len(fp) != 8 || fp != fingerprintFormat(fp)) {
-			t.Fatalf("lease ls line %q: fingerprint %q", l, fp)
-		}
-		rows[i].fp = fp
-	}
+	rows, _ := lsPool(t, flags)
 	return rows
+}
+
+// lsIn is ls run in-process (run()), as the race detector sees it.
+func lsIn(t *testing.T, flags []string) []lsRow {
+	t.Helper()
+	rows, _ := lsWith(t, func(args ...string) result { return cli("", args...) }, flags)
+	return rows
+}
+
+// lsPool is ls that also returns the parsed object.
+func lsPool(t *testing.T, flags []string) ([]lsRow, lsJSON) {
+	t.Helper()
+	return lsWith(t, func(args ...string) result { return runBin(t, args...) }, flags)
+}
+
+// lsWith runs "lease ls --json" with run.
+func lsWith(t *testing.T, run func(args ...string) result, flags []string) ([]lsRow, lsJSON) {
+	t.Helper()
+	r := run(append(append([]string{"lease", "ls"}, flags...), "--json")...)
+	if r.code != 0 || r.stderr != "" || len(r.lines()) != 1 {
+		t.Fatalf("lease ls --json: %v", r)
+	}
+	var p lsJSON
+	dec := json.NewDecoder(strings.NewReader(r.stdout))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		t.Fatalf("lease ls --json: %v\n%s", err, r.stdout)
+	}
+	expiring := 0
+	rows := make([]lsRow, 512)
+	for i, l := range p.Leases {
+		if l.MachineID < 0 || l.MachineID > 511 || (i > 0 && l.MachineID <= p.Leases[i-1].MachineID) {
+			t.Fatalf("lease ls --json: machine IDs out of order or range: %s", r.stdout)
+		}
+		if len(l.Fingerprint) != 8 || fingerprintFormat(l.Fingerprint) != l.Fingerprint {
+			t.Fatalf("lease ls --json: fingerprint %q of machine ID %d", l.Fingerprint, l.MachineID)
+		}
+		row := lsRow{held: true, released: l.Released, expiring: l.Expiring, holder: l.Holder, fp: l.Fingerprint}
+		if l.TTLMS != nil {
+			row.ttl = time.Duration(*l.TTLMS) * time.Millisecond
+			if row.ttl <= 0 || l.Expiring != (row.ttl < time.Duration(p.ExpiringUnderMS)*time.Millisecond && !l.Released) {
+				t.Fatalf("lease ls --json: machine ID %d: ttl_ms %d, expiring %v under %d ms", l.MachineID, *l.TTLMS, l.Expiring, p.ExpiringUnderMS)
+			}
+		} else if l.Expiring {
+			t.Fatalf("lease ls --json: machine ID %d expiring without a TTL", l.MachineID)
+		}
+		if l.Expiring {
+			expiring++
+		}
+		rows[l.MachineID] = row
+	}
+	if p.Capacity != 512 || p.Held != len(p.Leases) || p.Free != 512-p.Held || p.Expiring != expiring {
+		t.Fatalf("lease ls --json: counts disagree with the leases listed: %s", r.stdout)
+	}
+	return rows, p
 }
 
 // fingerprintFormat returns fp if it is 8 lowercase hex digits, else "".
@@ -296,4 +344,14 @@ func heldIDs(rows []lsRow) []int {
 		}
 	}
 	return ids
+}
+
+// holderOf is the holder a lease hold process records: the host name and
+// its process ID (leasekit.Holder).
+func holderOf(p *proc) string {
+	host, err := os.Hostname()
+	if err != nil {
+		return "?"
+	}
+	return host + "/" + strconv.Itoa(p.cmd.Process.Pid)
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -93,47 +92,14 @@ func openEtcd(ctx context.Context, cfg backendConfig) (*backend, error) {
 	return &backend{
 		strategy: s,
 		check:    check,
-		list:     func(ctx context.Context) ([]leaseRow, error) { return etcdRows(ctx, c, s) },
+		released: etcdReleased,
 		close:    c.Close,
 	}, nil
 }
 
-// etcdRows reads every machine ID's key: its token and the remaining TTL
-// of its etcd lease. etcd reports no server time and the remaining TTL in
-// whole seconds (rounded down), so the expiry is this machine's clock plus
-// that: to the second, never later than the truth by more than the reply's
-// latency. A free ID has no key: "ID free - -".
-func etcdRows(ctx context.Context, c *clientv3.Client, s *etcdlease.Strategy) ([]leaseRow, error) {
-	prefix := s.Prefix()
-	r, err := c.Get(ctx, prefix+"0", clientv3.WithRange(prefix+":"))
-	if err != nil {
-		return nil, fmt.Errorf("reading the leases: %w", err)
-	}
-	rows := make([]leaseRow, etcdlease.Capacity)
-	for i := range rows {
-		rows[i].id = i
-	}
-	ttls := map[int64]time.Time{} // etcd lease -> expiry
-	for _, kv := range r.Kvs {
-		id, err := strconv.Atoi(strings.TrimPrefix(string(kv.Key), prefix))
-		if err != nil || id < 0 || id >= etcdlease.Capacity || s.Key(id) != string(kv.Key) {
-			continue
-		}
-		row := &rows[id]
-		row.held, row.token = true, kv.Value
-		if kv.Lease == 0 {
-			continue // no etcd lease: held until deleted
-		}
-		exp, ok := ttls[kv.Lease]
-		if !ok {
-			tl, err := c.TimeToLive(ctx, clientv3.LeaseID(kv.Lease))
-			if err != nil {
-				return nil, fmt.Errorf("reading the TTL of machine ID %d: %w", id, err)
-			}
-			exp = time.Now().Add(time.Duration(max(tl.TTL, 0)) * time.Second)
-			ttls[kv.Lease] = exp
-		}
-		row.expiry = exp
-	}
-	return rows, nil
+// etcdReleased reports a key that etcdlease keeps, after a release, under
+// the value "released" for its release hold (see etcdlease's List): its
+// token is the hold's etcd lease ID, a dot, and that value.
+func etcdReleased(s lease.Slot) bool {
+	return s.Holder == "" && strings.HasSuffix(s.Token, ".released")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -59,9 +60,9 @@ func etcdCLISetup(t *testing.T) ([]string, *clientv3.Client, func(t *testing.T, 
 }
 
 // TestEtcdLeaseHoldSignal: hold prints machine_id=N; ls shows it held,
-// with an expiry about the lease duration ahead and the fingerprint of
-// the token in its key; SIGTERM releases it (exit 0) and ls shows it
-// free, with neither expiry nor fingerprint.
+// with a TTL of about the lease duration, the hold process as its holder
+// and the fingerprint of its token; SIGTERM releases it (exit 0) and ls
+// shows it free once the release hold has passed.
 func TestEtcdLeaseHoldSignal(t *testing.T) {
 	t.Parallel()
 	flags, c, claim := etcdCLISetup(t)
@@ -72,16 +73,16 @@ func TestEtcdLeaseHoldSignal(t *testing.T) {
 	if !rows[id].held || len(heldIDs(rows)) != 4 || id < 3 {
 		t.Fatalf("ls during hold: held %v, want machine ID %d and the 3 claimed", heldIDs(rows), id)
 	}
-	if exp := rows[id].expiry; exp.Before(time.Now().Add(20*time.Second)) || exp.After(time.Now().Add(31*time.Second)) {
-		t.Errorf("ls row %d during hold: expiry %v from now, want about 30s", id, time.Until(exp))
+	if ttl := rows[id].ttl; ttl < 20*time.Second || ttl > 31*time.Second || rows[id].holder != holderOf(p) {
+		t.Errorf("ls row %d during hold: %+v, want a TTL of about 30s and the holder %s", id, rows[id], holderOf(p))
 	}
 	r, err := c.Get(t.Context(), flags[5]+strconv.Itoa(id))
 	if err != nil || len(r.Kvs) != 1 {
 		t.Fatalf("key of machine ID %d: %v", id, err)
 	}
-	sum := sha256.Sum256(r.Kvs[0].Value)
+	sum := sha256.Sum256(fmt.Appendf(nil, "%016x.%s", r.Kvs[0].Lease, r.Kvs[0].Value))
 	if fp := hex.EncodeToString(sum[:4]); rows[id].fp != fp {
-		t.Errorf("ls fingerprint %s, want %s (SHA-256 of the key's token)", rows[id].fp, fp)
+		t.Errorf("ls fingerprint %s, want %s (SHA-256 of the etcd lease ID and the key's value)", rows[id].fp, fp)
 	}
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -90,8 +91,8 @@ func TestEtcdLeaseHoldSignal(t *testing.T) {
 		t.Fatalf("hold after SIGTERM: exit %d, stderr %s", code, p.errb.String())
 	}
 	rows = lsAfterRelease(t, leaseBackend{name: "etcd"}, flags, func(rows []lsRow) bool { return !rows[id].held })
-	if rows[id].held || len(heldIDs(rows)) != 3 || !rows[id].expiry.IsZero() || rows[id].fp != "-" {
-		t.Errorf("after SIGTERM: held %v, row %d %+v; want only the 3 claimed, ID %d free with no expiry or token",
+	if rows[id].held || len(heldIDs(rows)) != 3 {
+		t.Errorf("after SIGTERM: held %v, row %d %+v; want only the 3 claimed, ID %d free",
 			heldIDs(rows), id, rows[id], id)
 	}
 }
@@ -202,9 +203,8 @@ func TestEtcdLeaseInProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r = cli("", append([]string{"lease", "ls"}, flags...)...)
-	if r.code != 0 || len(r.lines()) != 512 || r.lines()[id] != strconv.Itoa(id)+" free - -" {
-		t.Fatalf("ls after hold: %v", r)
+	if row := lsIn(t, flags)[id]; row.held {
+		t.Fatalf("ls after hold --release-hold 0: machine ID %d %+v, want it free", id, row)
 	}
 }
 

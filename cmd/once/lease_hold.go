@@ -18,7 +18,7 @@ import (
 
 var leaseHoldCmd = &command{
 	name:    "lease hold",
-	usage:   "lease hold --driver D [--mode hash|key] --dsn DSN [--table T] [--duration DUR] [--renew-interval DUR] [--acquire-timeout DUR] [--release-hold DUR] [--for DUR | --grace DUR -- CMD [ARG...]] [--verbose]",
+	usage:   "lease hold --driver D [--mode hash|key] --dsn DSN [--table T] [--duration DUR] [--renew-interval DUR] [--acquire-timeout DUR] [--release-hold DUR] [--wait-replicas N] [--accept-replica-loss] [--sharing S] [--for DUR | --grace DUR -- CMD [ARG...]] [--verbose]",
 	summary: "hold a machine-ID lease (renewing it): print machine_id=N, or run CMD with it",
 	about: `Starts a lease manager on the coordinator and holds a lease, renewing it.
 
@@ -69,10 +69,13 @@ not released (kill -9) stays taken until it expires: pick a short
 		fs := newFlagSet(e, c.name)
 		bf := addBackendFlags(fs, true)
 		bf.addReleaseHold(fs)
+		bf.addRedisFlags(fs)
+		bf.holds = true
 		var h holdOptions
-		fs.DurationVar(&h.duration, "duration", 0, "the lease duration `DUR` requested on every acquire and renewal (default 8h, at least 30s)")
+		fs.DurationVar(&h.duration, "duration", 0, "the lease duration `DUR` requested on every acquire and renewal "+
+			"(default: the driver's, 1h for SQL, 1m for kubernetes, 8h for the others; at least 30s)")
 		fs.DurationVar(&h.renew, "renew-interval", 0, "the longest time (`DUR`) between renewals (default 30m or half the duration; more than 10s)")
-		fs.DurationVar(&h.acquire, "acquire-timeout", 0, "how long (`DUR`) to wait for a free machine ID (default 1m)")
+		fs.DurationVar(&h.acquire, "acquire-timeout", 0, "how long (`DUR`) to wait for a free machine ID (default 1m; 2m for kubernetes)")
 		fs.DurationVar(&h.hold, "for", 0, "release the lease and exit 0 `DUR` after machine_id=N is printed (default: hold until SIGINT or SIGTERM); not with CMD")
 		fs.DurationVar(&h.grace, "grace", defaultGrace, "how long (`DUR`) CMD has to exit after SIGTERM before it gets SIGKILL (only with CMD)")
 		fs.BoolVar(&h.verbose, "verbose", false, "log every lease operation on standard error (default: none; losses and failures are reported anyway)")
@@ -87,7 +90,7 @@ not released (kill -9) stays taken until it expires: pick a short
 				h.cmd = args
 			}
 			h.graceSet = given(fs, "grace")
-			if err := h.check(); err != nil {
+			if err := h.check(bf.defaultDuration()); err != nil {
 				return fs.usageError(c, "%v", err)
 			}
 			return hold(e, fs, c, bf, h)
@@ -103,9 +106,10 @@ type holdOptions struct {
 }
 
 // check applies the lease manager's rules for its durations (see
-// lease.Options) to the flags that set them, so that a bad value is
-// reported by its flag before any connection is made.
-func (h holdOptions) check() error {
+// lease.Options) to the flags that set them, with the strategy's default
+// lease duration def, so that a bad value is reported by its flag before
+// any connection is made.
+func (h holdOptions) check(def time.Duration) error {
 	for _, f := range []struct {
 		name string
 		d    time.Duration
@@ -126,7 +130,7 @@ func (h holdOptions) check() error {
 	}
 	d, dName := h.duration, fmt.Sprintf("--duration %v", h.duration)
 	if d == 0 {
-		d, dName = lease.DefaultLeaseDuration, fmt.Sprintf("the default --duration %v", lease.DefaultLeaseDuration)
+		d, dName = def, fmt.Sprintf("the default --duration %v", def)
 	}
 	r, rName := h.renew, fmt.Sprintf("--renew-interval %v", h.renew)
 	if r == 0 {
@@ -209,6 +213,9 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 		return fail(e, fs, c, err)
 	}
 	defer be.close()
+	if d := drivers[bf.driver]; h.acquire == 0 && d != nil {
+		h.acquire = d.acquireTimeout
+	}
 	w := newLeaseWatch()
 	m, err := startLease(ctx, cancel, sigs, be.strategy, h.leaseOptions(e, who, w))
 	switch {
@@ -220,7 +227,7 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 		errorf(e, who, "interrupted before a lease was held")
 		return exitFail
 	default:
-		errorf(e, who, "%v", err)
+		errorf(e, who, "%v", be.reword(err))
 		return exitFail
 	}
 

@@ -12,6 +12,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // "pgx"
 
 	"github.com/once-go/once/internal/sqlitedrv"
+	"github.com/once-go/once/lease"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
 )
@@ -20,11 +21,11 @@ func init() {
 	// go-sql-driver/mysql logs some connection failures on its own before
 	// returning them; the CLI reports them once, in its own words.
 	mysql.SetLogger(log.New(io.Discard, "", 0))
-	registerDriver(&leaseDriver{name: "postgres", dsn: "postgres://USER@HOST:5432/DB?sslmode=disable",
+	registerDriver(&leaseDriver{name: "postgres", leaseDuration: lease.DefaultDBLeaseDuration, dsn: "postgres://USER@HOST:5432/DB?sslmode=disable",
 		open: openSQL("pgx", migrations.Postgres)})
-	registerDriver(&leaseDriver{name: "mysql", dsn: "USER@tcp(HOST:3306)/DB, also mysql://USER@HOST:3306/DB or mysql://USER@tcp(HOST:3306)/DB (MySQL 8+, MariaDB 10.5+)",
+	registerDriver(&leaseDriver{name: "mysql", leaseDuration: lease.DefaultDBLeaseDuration, dsn: "USER@tcp(HOST:3306)/DB, also mysql://USER@HOST:3306/DB or mysql://USER@tcp(HOST:3306)/DB (MySQL 8+, MariaDB 10.5+)",
 		open: openSQL("mysql", migrations.MySQL)})
-	registerDriver(&leaseDriver{name: "sqlite", dsn: "PATH (a file, created only by lease migrate; busy timeout 10s added) or file:PATH?... (used as is; mode=rw added but for migrate)",
+	registerDriver(&leaseDriver{name: "sqlite", leaseDuration: lease.DefaultDBLeaseDuration, dsn: "PATH (a file, created only by lease migrate; busy timeout 10s added) or file:PATH?... (used as is; mode=rw added but for migrate)",
 		open: openSQL(sqlitedrv.DriverName, migrations.SQLite)})
 }
 
@@ -69,21 +70,8 @@ func openSQL(driver string, d migrations.Dialect) func(context.Context, backendC
 				}
 				return nil
 			},
-			list:    func(ctx context.Context) ([]leaseRow, error) { return sqlRows(ctx, s) },
 			migrate: func(ctx context.Context) error { return migrations.Apply(ctx, db, d, table) },
 			close:   db.Close,
 		}, nil
 	}
-}
-
-func sqlRows(ctx context.Context, s *sqllease.Strategy) ([]leaseRow, error) {
-	rows, err := s.Rows(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]leaseRow, len(rows))
-	for i, r := range rows {
-		out[i] = leaseRow{id: r.ID, held: r.Held, expiry: r.ExpiresAt, token: r.Token}
-	}
-	return out, nil
 }

@@ -1,6 +1,6 @@
 // Command once is a tool for people operating systems that use once IDs and
 // machine-ID leases: it converts, masks, unmasks, inspects and generates IDs,
-// and migrates, holds and lists machine-ID leases.
+// and migrates, holds, lists and frees machine-ID leases.
 //
 // Run "once --help" for the commands and "once COMMAND --help" for each one.
 package main
@@ -16,6 +16,7 @@ const (
 	exitFail    = 1 // an invalid VALUE or any other failure
 	exitUsage   = 2 // bad command line
 	exitNoLease = 3 // lease hold: no lease within the acquire timeout
+	exitNotHeld = 4 // lease free: the machine ID is not held
 )
 
 func main() {

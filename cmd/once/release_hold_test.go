@@ -22,7 +22,7 @@ func TestReleaseHoldFlag(t *testing.T) {
 		name      string
 		setup     func(t *testing.T) ([]string, func(*testing.T, int))
 		hold      string
-		heldFor   time.Duration // the ls expiry after release, from now (0: free)
+		heldFor   time.Duration // the ls TTL after release (0: free)
 		tolerance time.Duration
 	}{
 		{"redis-key", redisKey, "20s", 20 * time.Second, 5 * time.Second},
@@ -49,7 +49,7 @@ func TestReleaseHoldFlag(t *testing.T) {
 				}
 				return
 			}
-			if left := time.Until(row.expiry); !row.held || left < c.heldFor-c.tolerance || left > c.heldFor+time.Second {
+			if left := row.ttl; !row.held || left < c.heldFor-c.tolerance || left > c.heldFor+time.Second {
 				t.Errorf("--release-hold %s: machine ID %d after hold exited: %+v (%v left), want held about %v",
 					c.hold, id, row, left, c.heldFor)
 			}
