@@ -64,7 +64,9 @@ func TestLeaseFree(t *testing.T) {
 	forListBackends(t, func(t *testing.T, b leaseBackend) {
 		flags, claim := b.setup(t)
 		claim(t, 2)
-		free := func(args ...string) result { return cli("", append(append([]string{"lease", "free"}, flags...), args...)...) }
+		free := func(args ...string) result {
+			return cli("", append(append([]string{"lease", "free"}, flags...), args...)...)
+		}
 
 		if r := free("--id", "5", "--force"); r.code != exitNotHeld || r.stdout != "machine ID 5: free, nothing to release\n" || r.stderr != "" {
 			t.Errorf("free of a free ID: %v\nwant exit 4 and the ID free", r)
