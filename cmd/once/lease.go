@@ -12,15 +12,17 @@ import (
 )
 
 // A leaseDriver opens a lease coordinator for the lease commands. Each
-// driver lives in its own file (lease_sql.go, lease_redis.go) and registers
-// itself from init with registerDriver, so adding one (etcd, say) is one
-// new file.
+// driver lives in its own file (lease_sql.go, lease_redis.go, lease_etcd.go,
+// lease_k8s.go) and registers itself from init with registerDriver, so
+// adding one is one new file.
 type leaseDriver struct {
 	name  string   // the --driver value
 	dsn   string   // what --dsn looks like, for the help
 	modes []string // the accepted --mode values; nil: --mode is not accepted
 	// noMigrate: the coordinator needs no migration (lease migrate says so).
 	noMigrate bool
+	// dsnOptional: an empty --dsn means the driver's default place.
+	dsnOptional bool
 	// releaseHold is the default of --release-hold (lease hold); 0: the
 	// driver takes no --release-hold.
 	releaseHold time.Duration
@@ -95,10 +97,11 @@ func driverHelp() string {
 		if d.modes != nil {
 			mode = " --mode " + strings.Join(d.modes, "|")
 		}
-		fmt.Fprintf(&b, "  %-9s%s --dsn %s\n", n, mode, d.dsn)
+		fmt.Fprintf(&b, "  %-11s%s --dsn %s\n", n, mode, d.dsn)
 	}
-	b.WriteString(`--table names the lease table (SQL) or NAME (Redis: the hash, or the
-hash tag of the keys {NAME}:ID); default once_leases.
+	b.WriteString(`--table names the lease table (SQL), NAME (Redis: the hash, or the hash
+tag of the keys {NAME}:ID; default once_leases for both), the key prefix
+(etcd) or the Lease name prefix (kubernetes).
 `)
 	return b.String()
 }
@@ -163,8 +166,8 @@ func releaseHold(cfg backendConfig) time.Duration {
 func addBackendFlags(fs *flagSet, modes bool) *backendFlags {
 	f := &backendFlags{fs: fs}
 	fs.StringVar(&f.driver, "driver", "", "the coordinator `D`: "+strings.Join(driverNames(), ", ")+" (required)")
-	fs.StringVar(&f.dsn, "dsn", "", "where the coordinator is, as the driver expects it (`DSN`; required; see below)")
-	fs.StringVar(&f.table, "table", "", "the lease table (SQL) or NAME (Redis) `T` (default once_leases)")
+	fs.StringVar(&f.dsn, "dsn", "", "where the coordinator is, as the driver expects it (`DSN`; required but for kubernetes; see below)")
+	fs.StringVar(&f.table, "table", "", "the lease table (SQL), NAME (Redis), key prefix (etcd) or Lease name prefix (kubernetes) `T` (see below)")
 	if modes {
 		fs.StringVar(&f.mode, "mode", "", "the Redis layout `MODE`: hash (Redis >= 8, Valkey >= 9) or key (any Redis); required with --driver redis")
 	}
@@ -185,7 +188,7 @@ func (f *backendFlags) open(ctx context.Context, check bool) (*backend, error) {
 		return nil, usageError{fmt.Errorf("--driver is required (%s)", strings.Join(driverNames(), ", "))}
 	case d == nil:
 		return nil, usageError{fmt.Errorf("--driver %s: unknown driver (want %s)", quoteValue(f.driver), strings.Join(driverNames(), ", "))}
-	case f.dsn == "":
+	case f.dsn == "" && !d.dsnOptional:
 		return nil, usageError{errors.New("--dsn is required")}
 	case d.modes == nil && f.mode != "":
 		return nil, usageError{fmt.Errorf("--driver %s takes no --mode", f.driver)}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -9,17 +10,19 @@ import (
 	"time"
 
 	"github.com/once-go/once/internal/testenv"
+	"github.com/once-go/once/lease"
 )
 
 // listBackends are the coordinators of the ls and free tests: every lease
-// backend, Redis 8 in key mode and etcd.
+// backend, Redis 8 in key mode, etcd and Kubernetes.
 func listBackends() []leaseBackend {
 	return append(leaseBackends(),
 		leaseBackend{name: "redis8-key", setup: redisSetup(testenv.Redis8, "key")},
 		leaseBackend{name: "etcd", setup: func(t *testing.T) ([]string, func(*testing.T, int)) {
 			flags, _, claim := etcdCLISetup(t)
 			return flags, claim
-		}})
+		}},
+		leaseBackend{name: "kubernetes", setup: k8sCLISetup})
 }
 
 // forListBackends runs test on every listBackends entry, in parallel.
@@ -45,19 +48,28 @@ func claimHolder(b leaseBackend) string {
 
 // TestLeaseLs: with 3 IDs claimed for an hour and a hold process on a 30s
 // lease, ls shows the hold's ID with the process as its holder and counts
-// 4 held, 508 free, 1 expiring (its TTL is under the default 30m; the
-// hour-long claims are not); the table says the same as --json; after
-// SIGTERM the released ID is free again and the summary counts 3.
+// 4 held, 508 free, 1 expiring under --expiring 40m (the hour-long claims
+// are not); the table says the same as --json; the default --expiring is
+// 30m (30s for kubernetes, whose default lease is 1m); after SIGTERM the
+// released ID is free again and the summary counts 3.
 func TestLeaseLs(t *testing.T) {
 	forListBackends(t, func(t *testing.T, b leaseBackend) {
 		flags, claim := b.setup(t)
 		claim(t, 3)
 		p := startHold(t, append(flags, shortLease...)...)
 		id := p.machineID(t)
-		rows, pool := lsPool(t, flags)
-		if pool.Held != 4 || pool.Free != 508 || pool.Expiring != 1 || pool.ExpiringUnderMS != (30*time.Minute).Milliseconds() {
-			t.Fatalf("ls during hold: held %d, free %d, expiring %d under %dms; want 4, 508, 1 under 30m",
+		under := []string{"--expiring", "40m"}
+		rows, pool := lsPool(t, append(flags, under...))
+		if pool.Held != 4 || pool.Free != 508 || pool.Expiring != 1 || pool.ExpiringUnderMS != (40*time.Minute).Milliseconds() {
+			t.Fatalf("ls during hold: held %d, free %d, expiring %d under %dms; want 4, 508, 1 under 40m",
 				pool.Held, pool.Free, pool.Expiring, pool.ExpiringUnderMS)
+		}
+		wantUnder := 30 * time.Minute
+		if b.name == "kubernetes" {
+			wantUnder = 30 * time.Second
+		}
+		if _, def := lsPool(t, flags); def.ExpiringUnderMS != wantUnder.Milliseconds() {
+			t.Errorf("ls: expiring under %dms by default, want %v", def.ExpiringUnderMS, wantUnder)
 		}
 		if r := rows[id]; !r.held || !r.expiring || r.holder != holderOf(p) || r.ttl < 10*time.Second || r.ttl > 31*time.Second {
 			t.Errorf("ls row %d during hold: %+v, want held by %s, about 30s left, expiring", id, r, holderOf(p))
@@ -75,7 +87,7 @@ func TestLeaseLs(t *testing.T) {
 			t.Errorf("ls --expiring 2h: %d expiring, want %d", pool.Expiring, wantExpiring)
 		}
 
-		text := runBin(t, append([]string{"lease", "ls"}, flags...)...)
+		text := runBin(t, append(append([]string{"lease", "ls"}, flags...), under...)...)
 		lines := text.lines()
 		if text.code != 0 || text.stderr != "" || len(lines) != 6 {
 			t.Fatalf("lease ls: %v\nwant a header, 4 lines and the summary", text)
@@ -91,7 +103,7 @@ func TestLeaseLs(t *testing.T) {
 				t.Errorf("lease ls line %q, want ID %s with fingerprint %s and holder %q", l, want[n], rows[n].fp, rows[n].holder)
 			}
 		}
-		if lines[5] != "held 4, free 508, expiring 1 (TTL under 30m0s)" {
+		if lines[5] != "held 4, free 508, expiring 1 (TTL under 40m0s)" {
 			t.Errorf("lease ls summary %q", lines[5])
 		}
 
@@ -124,5 +136,44 @@ func TestLeaseLsEmpty(t *testing.T) {
 	}
 	if r := cli("", append([]string{"lease", "ls", "--expiring", "-1s"}, flags...)...); r.code != exitUsage || !strings.Contains(r.stderr, "--expiring -1s") {
 		t.Errorf("lease ls --expiring -1s: %v", r)
+	}
+}
+
+// TestDriverDefaults: each driver's default lease duration (which hold's
+// duration checks and ls's --expiring use) is the one its strategy asks
+// the lease manager for.
+func TestDriverDefaults(t *testing.T) {
+	dead := testenv.DeadAddr(t)
+	sqlite := filepath.Join(t.TempDir(), "leases.db")
+	if err := os.WriteFile(sqlite, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dsns := map[string]string{
+		"postgres": "postgres://u@" + dead + "/db", "mysql": "u@tcp(" + dead + ")/db", "sqlite": sqlite,
+		"redis": dead, "etcd": "http://" + dead, "kubernetes": deadKubeconfig(t),
+	}
+	for _, name := range driverNames() {
+		dsn, ok := dsns[name]
+		if !ok {
+			t.Errorf("driver %s: no DSN to test it with", name)
+			continue
+		}
+		bf := &backendFlags{fs: newFlagSet(&env{}, "test"), driver: name, dsn: dsn}
+		if name == "redis" {
+			bf.mode = "key"
+		}
+		be, err := bf.open(t.Context(), false)
+		if err != nil {
+			t.Errorf("driver %s: %v", name, err)
+			continue
+		}
+		want := lease.DefaultLeaseDuration
+		if d, ok := be.strategy.(lease.DurationDefaulter); ok {
+			want = d.DefaultLeaseDuration()
+		}
+		if got := bf.defaultDuration(); got != want {
+			t.Errorf("driver %s: default lease %v, its strategy's %v", name, got, want)
+		}
+		be.close()
 	}
 }

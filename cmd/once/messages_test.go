@@ -38,6 +38,8 @@ func TestMessagesNameFlags(t *testing.T) {
 		{append(hold, "--grace", "0s", "--", "true"), []string{"--grace 0s"}},
 		{append(hold, "--duration", "30s", "--renew-interval", "19s", "--", "true"), []string{"the default --grace 5s", "(1s)"}},
 		{append(hold, "--grace", "-1s", "--", "true"), []string{"--grace -1s", "negative"}},
+		// SQL's default lease is 1h, not the manager's 8h.
+		{append(hold, "--renew-interval", "2h"), []string{"--renew-interval 2h0m0s", "the default --duration 1h0m0s"}},
 		{[]string{"lease", "ls", "--driver", "postgres", "--dsn", "postgres://u@127.0.0.1:1/db?sslmode=bogus"}, []string{"--dsn: "}},
 		{[]string{"lease", "ls", "--driver", "redis", "--mode", "key", "--dsn", "127.0.0.1:1", "--table", "a{b"}, []string{"--table: "}},
 	} {

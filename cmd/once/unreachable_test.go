@@ -19,6 +19,7 @@ func deadBackends(t *testing.T) map[string][]string {
 		"redis-key":  {"--driver", "redis", "--mode", "key", "--dsn", "redis://" + dead + "/0"},
 		"redis-hash": {"--driver", "redis", "--mode", "hash", "--dsn", dead},
 		"etcd":       {"--driver", "etcd", "--dsn", "http://" + dead},
+		"kubernetes": {"--driver", "kubernetes", "--dsn", deadKubeconfig(t)},
 	}
 }
 
