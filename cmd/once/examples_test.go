@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -197,5 +198,44 @@ func TestREADMEQuickstartKey(t *testing.T) {
 	}
 	if unmasked == 0 {
 		t.Error("the README's CLI section unmasks no quickstart ID")
+	}
+}
+
+// TestREADMELeaseCommands: every "once lease" command of the README's CLI
+// section names a lease command and parses with its flags, and the
+// section shows ls and free.
+func TestREADMELeaseCommands(t *testing.T) {
+	b, err := os.ReadFile(readmePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(b), "\n## CLI")
+	section, _, _ = strings.Cut(section, "\n## ")
+	seen := map[string]bool{}
+	for _, block := range strings.Split(section, "```console")[1:] {
+		block, _, _ = strings.Cut(block, "```")
+		for _, s := range parseTranscript("README CLI", block).steps {
+			words := shellWords(s.line)
+			if len(words) < 3 || words[0] != "once" || words[1] != "lease" {
+				continue
+			}
+			i := slices.IndexFunc(leaseCommands(), func(c *command) bool { return c.name == "lease "+words[2] })
+			if i < 0 {
+				t.Errorf("README: $ %s: no such lease command", s.line)
+				continue
+			}
+			c := leaseCommands()[i]
+			seen[c.name] = true
+			var errb strings.Builder
+			fs, _ := c.flags(&env{stdout: io.Discard, stderr: &errb}, c)
+			if _, ok := fs.parse(c, words[3:]); !ok {
+				t.Errorf("README: $ %s: %s", s.line, errb.String())
+			}
+		}
+	}
+	for _, name := range []string{"lease ls", "lease free", "lease hold"} {
+		if !seen[name] {
+			t.Errorf("the README's CLI section shows no once %s", name)
+		}
 	}
 }
