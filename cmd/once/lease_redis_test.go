@@ -71,21 +71,23 @@ func startRedis(t *testing.T, bin string, args ...string) string {
 func TestRedisReplicaFlags(t *testing.T) {
 	master := replicatedRedis(t)
 	flags := []string{"--driver", "redis", "--mode", "key", "--dsn", master, "--table", testenv.Unique(t, "cli")}
-	hold := func(extra ...string) result {
-		args := append(append(append([]string{"lease", "hold"}, flags...), shortLease...), "--acquire-timeout", "3s", "--for", "1s")
+	// A generous acquire timeout: each acknowledged claim waits for the
+	// replica, which a loaded machine may delay past WAIT's 1s.
+	hold := func(acquire string, extra ...string) result {
+		args := append(append(append([]string{"lease", "hold"}, flags...), shortLease...), "--acquire-timeout", acquire, "--for", "1s")
 		return runBin(t, append(args, extra...)...)
 	}
-	r := hold()
+	r := hold("20s")
 	if r.code != exitFail || r.stdout != "" || !strings.Contains(r.stderr, "1 connected replicas and --wait-replicas is 0") ||
 		!strings.Contains(r.stderr, "set --wait-replicas to 1") || !strings.Contains(r.stderr, "--accept-replica-loss") || strings.Contains(r.stderr, "Options.") {
 		t.Errorf("hold on a replicated master without the replica flags: %v\nwant exit 1 naming --wait-replicas and --accept-replica-loss", r)
 	}
 	for _, extra := range [][]string{{"--wait-replicas", "1"}, {"--accept-replica-loss"}} {
-		if r := hold(extra...); r.code != 0 || len(r.lines()) != 1 || !strings.HasPrefix(r.stdout, "machine_id=") {
+		if r := hold("20s", extra...); r.code != 0 || len(r.lines()) != 1 || !strings.HasPrefix(r.stdout, "machine_id=") {
 			t.Errorf("hold %s on a replicated master: %v\nwant a machine ID and exit 0", extra, r)
 		}
 	}
-	r = hold("--wait-replicas", "2", "--verbose")
+	r = hold("3s", "--wait-replicas", "2", "--verbose")
 	if r.code != exitNoLease || r.stdout != "" || !strings.Contains(r.stderr, "1 of Options.WaitReplicas 2 replicas acknowledged") {
 		t.Errorf("hold --wait-replicas 2 with one replica: %v\nwant exit 3: no claim acknowledged by 2 replicas", r)
 	}
