@@ -179,7 +179,7 @@ type usageError struct{ error }
 
 // open validates the flags and opens the backend. With check, it also
 // checks the connection, for up to pingTimeout: the commands that run once
-// (ls, migrate) fail fast on an unreachable coordinator; hold leaves the
+// (ls, free, migrate) fail fast on an unreachable coordinator; hold leaves the
 // retries to the lease manager, which keeps trying for the acquire timeout.
 func (f *backendFlags) open(ctx context.Context, check bool) (*backend, error) {
 	d := drivers[f.driver]
@@ -254,7 +254,7 @@ func (f *backendFlags) defaultDuration() time.Duration {
 	return lease.DefaultLeaseDuration
 }
 
-// pingTimeout bounds the connection check of ls and migrate.
+// pingTimeout bounds the connection check of ls, free and migrate.
 const pingTimeout = 10 * time.Second
 
 // fail reports err from a lease command: exit 2 for a usage error, else 1.
