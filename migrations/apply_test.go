@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -200,5 +201,102 @@ func TestDetectDialect(t *testing.T) {
 	}
 	if _, err := migrations.DetectDialect(nil); !errors.Is(err, migrations.ErrConfig) {
 		t.Errorf("DetectDialect(nil) = %v", err)
+	}
+}
+
+// TestApplyKeylessTable: on an existing lease table whose id is not a
+// unique key (CREATE TABLE AS, a dump restored without constraints),
+// Apply refuses (ErrConfig naming the table and the statement that adds
+// the key) instead of inserting a second row per machine ID, which
+// would be a second lease on it.
+func TestApplyKeylessTable(t *testing.T) {
+	for _, d := range dialects {
+		t.Run(d.String(), func(t *testing.T) {
+			t.Parallel()
+			db, ctx := open(t, d), ctxT(t)
+			src := testenv.Unique(t, "migk_src")
+			table := testenv.Unique(t, "migk")
+			t.Cleanup(func() {
+				migrations.Down(context.Background(), db, d, src)
+				migrations.Down(context.Background(), db, d, table)
+			})
+			if err := migrations.Apply(ctx, db, d, src); err != nil {
+				t.Fatal(err)
+			}
+			qsrc, _ := migrations.QuoteTable(d, src)
+			q, _ := migrations.QuoteTable(d, table)
+			if _, err := db.ExecContext(ctx, "CREATE TABLE "+q+" AS SELECT * FROM "+qsrc); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 2 {
+				err := migrations.Apply(ctx, db, d, table)
+				var n int
+				if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+q).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				if n != 512 {
+					t.Fatalf("Apply #%d on a keyless table: %v; the table now has %d rows (a second lease per machine ID)", i+1, err, n)
+				}
+				if !errors.Is(err, migrations.ErrConfig) || !strings.Contains(err.Error(), table) || !strings.Contains(err.Error(), "CREATE UNIQUE INDEX") {
+					t.Fatalf("Apply #%d on a keyless table: %v; want ErrConfig naming the table and CREATE UNIQUE INDEX", i+1, err)
+				}
+				t.Logf("refused: %v", err)
+			}
+		})
+	}
+}
+
+// TestApplyAddsHolder: on a table made before the holder column existed
+// (000001 only), Apply adds the column once, also when several processes
+// run it at once, keeps every row, and is a no-op afterwards.
+func TestApplyAddsHolder(t *testing.T) {
+	for _, d := range dialects {
+		t.Run(d.String(), func(t *testing.T) {
+			t.Parallel()
+			db, ctx := open(t, d), ctxT(t)
+			table := testenv.Unique(t, "migh")
+			t.Cleanup(func() { migrations.Down(context.Background(), db, d, table) })
+			stmts, err := migrations.Statements(d, table, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range stmts[:2] { // 000001: create, fill
+				if _, err := db.ExecContext(ctx, s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			q, _ := migrations.QuoteTable(d, table)
+			if _, err := db.ExecContext(ctx, "UPDATE "+q+" SET lock_version = 5 WHERE id = 9"); err != nil {
+				t.Fatal(err)
+			}
+			holder := func() error {
+				var n int
+				return db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+q+" WHERE holder IS NULL").Scan(&n)
+			}
+			if holder() == nil {
+				t.Fatal("the table has a holder column before Apply")
+			}
+			var wg sync.WaitGroup
+			errs := make(chan error, 8)
+			for range 8 {
+				wg.Go(func() { errs <- migrations.Apply(ctx, db, d, table) })
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				if err != nil {
+					t.Error(err)
+				}
+			}
+			if err := holder(); err != nil {
+				t.Fatalf("no holder column after Apply: %v", err)
+			}
+			if err := migrations.Apply(ctx, db, d, table); err != nil {
+				t.Fatal(err)
+			}
+			if got := summarize(t, ctx, db, d, table); got.rows != 512 || got.lockSum != 5 {
+				t.Fatalf("after Apply: %+v", got)
+			}
+		})
 	}
 }

@@ -6,7 +6,9 @@ import (
 )
 
 // ErrConfig reports a bad argument: an unknown dialect, one that
-// contradicts the driver, or an invalid table name. Match it with [errors.Is]; the message carries the detail.
+// contradicts the driver, an invalid table name, or a table whose id is
+// not a unique key ([CheckKey]). Match it with [errors.Is]; the message
+// carries the detail.
 var ErrConfig = errors.New("migrations: invalid configuration")
 
 type configErr struct{ msg string }

@@ -54,4 +54,6 @@ func ExampleFiles() {
 	// Output:
 	// 000001_create_once_leases.down.sql
 	// 000001_create_once_leases.up.sql
+	// 000002_add_holder.down.sql
+	// 000002_add_holder.up.sql
 }

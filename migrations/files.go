@@ -9,10 +9,12 @@ import (
 var files embed.FS
 
 // FS returns the embedded SQL files: one directory per dialect (postgres,
-// mysql, sqlite), each holding 000001_create_once_leases.up.sql and
-// .down.sql in golang-migrate naming, for the default table once_leases.
+// mysql, sqlite), each holding, in golang-migrate naming, for the default
+// table once_leases, 000001_create_once_leases.up.sql and .down.sql (the
+// table and its 512 rows) and 000002_add_holder.up.sql and .down.sql (the
+// nullable holder column, see [HolderColumn]).
 // To use another table name with a migration tool, copy the files and
-// rename the table, or call [Apply]. The up files hold two statements:
+// rename the table, or call [Apply]. 000001's up file holds two statements:
 // golang-migrate's MySQL driver needs multiStatements=true in its DSN.
 func FS() fs.FS { return files }
 
@@ -26,6 +28,7 @@ func Files(d Dialect) (fs.FS, error) {
 }
 
 const (
-	upFile   = "000001_create_once_leases.up.sql"
-	downFile = "000001_create_once_leases.down.sql"
+	upFile       = "000001_create_once_leases.up.sql"
+	downFile     = "000001_create_once_leases.down.sql"
+	holderUpFile = "000002_add_holder.up.sql"
 )

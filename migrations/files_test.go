@@ -32,7 +32,7 @@ func TestFiles(t *testing.T) {
 			}
 			names = append(names, e.Name())
 		}
-		want := "000001_create_once_leases.down.sql 000001_create_once_leases.up.sql"
+		want := "000001_create_once_leases.down.sql 000001_create_once_leases.up.sql 000002_add_holder.down.sql 000002_add_holder.up.sql"
 		if got := strings.Join(names, " "); got != want {
 			t.Errorf("%v: files %s; want %s", d, got, want)
 		}
@@ -54,7 +54,8 @@ func TestStatements(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(up) != 2 || !strings.HasPrefix(up[0], "CREATE TABLE IF NOT EXISTS ") || !strings.HasPrefix(up[1], "INSERT ") {
+		if len(up) != 3 || !strings.HasPrefix(up[0], "CREATE TABLE IF NOT EXISTS ") || !strings.HasPrefix(up[1], "INSERT ") ||
+			!strings.HasPrefix(up[2], "ALTER TABLE ") || !strings.Contains(up[2], "ADD COLUMN") || !strings.Contains(up[2], "holder") {
 			t.Errorf("%v up statements: %q", d, up)
 		}
 		down, err := migrations.Statements(d, "", false)

@@ -26,6 +26,7 @@ type User struct {
 	ID            at.UserID `bun:",pk"`
 	Email         string
 	Posts         []*Post `bun:"rel:has-many,join:id=author_id"`
+	Edited        []*Post `bun:"rel:has-many,join:id=editor_id"` // through a *T foreign key
 }
 
 func (u *User) BeforeAppendModel(ctx context.Context, q bun.Query) error {
@@ -39,8 +40,11 @@ type Post struct {
 	AuthorID      at.UserID `bun:",notnull"`
 	Author        *User     `bun:"rel:belongs-to,join:author_id=id"`
 	EditorID      *at.UserID
+	Editor        *User `bun:"rel:belongs-to,join:editor_id=id"`
 	ReviewerID    sql.Null[at.UserID]
+	Reviewer      *User     `bun:"rel:belongs-to,join:reviewer_id=id"`
 	CheckerID     at.UserID `bun:",nullzero"`
+	Checker       *User     `bun:"rel:belongs-to,join:checker_id=id"`
 	Tags          []Tag     `bun:"m2m:post_tags,join:Post=Tag"`
 }
 
@@ -52,6 +56,7 @@ type Tag struct {
 	bun.BaseModel `bun:"table:tags"`
 	ID            at.URL64ID `bun:",pk"`
 	Name          string
+	Posts         []Post `bun:"m2m:post_tags,join:Tag=Post"`
 }
 
 func (t *Tag) BeforeAppendModel(ctx context.Context, q bun.Query) error {
@@ -90,7 +95,7 @@ func (f *Formats) BeforeAppendModel(ctx context.Context, q bun.Query) error {
 	return oncebun.BeforeAppendModel(ctx, q, f)
 }
 
-var models = []any{(*User)(nil), (*Tag)(nil), (*Post)(nil), (*PostTag)(nil), (*Note)(nil), (*Formats)(nil)}
+var models = []any{(*User)(nil), (*Tag)(nil), (*Post)(nil), (*PostTag)(nil), (*Note)(nil), (*Formats)(nil), (*Member)(nil)}
 
 // queryLog is a bun.QueryHook that records the SQL it is about to run.
 type queryLog struct {

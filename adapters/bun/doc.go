@@ -29,6 +29,35 @@
 // be generated (no lease: nonce.ErrDisabled) the insert fails before any SQL
 // runs and no ID of the batch is left set.
 //
+// # Zero IDs
+//
+// bun writes arguments into the SQL text, and a Valuer's error with them,
+// so the database would answer a zero ID with a syntax error. Before an
+// insert or update, BeforeAppendModel refuses a row that would write the
+// zero ID (a zero T in a column the query writes, a *T pointing to the
+// zero ID, which is what encoding/json makes of "", a valid sql.Null[T]
+// holding it, a Set argument) with an error matching once.ErrInvalid that
+// names the model and field, before any SQL runs. A zero T in a `nullzero`
+// column is NULL, and OmitZero and Column leave zero fields out. bun runs
+// no model hook for a query without a model struct (Model((*T)(nil)),
+// Table), nor checks Where arguments: a zero ID there is bun's syntax error.
+//
+// # Upserts
+//
+// An insert with On(...) or Ignore() on a model keyed by an ID itself may
+// write a row other than the one sent, or none. BeforeAppendModel adds
+// RETURNING of the key where the dialect has it (PostgreSQL, SQLite,
+// MariaDB 10.5+), and the query hook [Register] installs matches the keys
+// that come back to the structs, in statement order: each struct ends up
+// holding the key of the row it was written to, or the zero key when its
+// row was not written (a key the caller set is kept when a row has it);
+// never a key no row has. On MySQL one row with an integer key reads it
+// with id = LAST_INSERT_ID(id) and INSERT IGNORE looks the keys up; a batch
+// with a Where on its conflict clause, and on MySQL a batch (or a text key)
+// with ON DUPLICATE KEY UPDATE, fail with [ErrUpsert] before any SQL runs.
+// The hook cannot fail the call: a key it cannot establish is left zero.
+// bun's own RETURNING scan assigns other returned columns by position.
+//
 // # Schemas
 //
 // [Register] gives each ID field of the models' tables the column type of

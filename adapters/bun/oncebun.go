@@ -13,7 +13,8 @@ import (
 
 // Register prepares the tables of models (pointers to structs, e.g.
 // (*User)(nil)) on db: column types for ID fields, and NULL as the zero ID
-// for `nullzero` ID fields. Many-to-many join models are registered with
+// for `nullzero` ID fields. It also adds to db (once) the query hook that
+// reads upserts' keys back (see the package documentation). Many-to-many join models are registered with
 // db.RegisterModel as usual; pass them here too. Call it at start-up,
 // before the models are used: [BeforeAppendModel] and [Fill] refuse models
 // with ID fields that db has not registered. A nil db or model is
@@ -25,6 +26,9 @@ func Register(db *bun.DB, models ...any) error {
 	d := idfield.DialectOf(db.Dialect().Name().String())
 	if d == 0 {
 		return configError("unsupported dialect %s", db.Dialect().Name())
+	}
+	if !hasHook(db, theKeyHook) {
+		db.AddQueryHook(theKeyHook)
 	}
 	for i, m := range models {
 		t := reflect.TypeOf(m)
@@ -68,42 +72,109 @@ func prepareField(d idfield.Dialect, f *schema.Field) {
 	}
 }
 
-// BeforeAppendModel fills the IDs of model, the receiver of a model's
-// bun.BeforeAppendModelHook, when q is an insert:
+// BeforeAppendModel is what a model's bun.BeforeAppendModelHook calls,
+// with the hook's receiver as model:
 //
 //	func (u *User) BeforeAppendModel(ctx context.Context, q bun.Query) error {
 //		return oncebun.BeforeAppendModel(ctx, q, u)
 //	}
 //
-// For a bulk insert bun calls the hook once per element; the first element
-// that needs IDs fills the whole slice, so a failure leaves none set.
+// Before an insert it fills the IDs of the rows (for a bulk insert bun
+// calls the hook once per element; the first call fills the whole slice,
+// so a failure leaves none set), and before an insert or an update it
+// refuses a row that would write the zero ID (an error matching
+// once.ErrInvalid that names the model and field). An upsert (On(...),
+// Ignore()) is set up so that each struct ends up holding the key of the
+// row it was written to (see the package documentation).
 func BeforeAppendModel(_ context.Context, q bun.Query, model any) error {
-	iq, ok := q.(*bun.InsertQuery)
-	if !ok {
-		return nil
+	switch q := q.(type) {
+	case *bun.InsertQuery:
+		if q == nil || q.DB() == nil {
+			return configError("BeforeAppendModel: query is nil")
+		}
+		return beforeWrite(q, q.DB(), q.GetModel(), model, true)
+	case *bun.UpdateQuery:
+		if q == nil || q.DB() == nil {
+			return configError("BeforeAppendModel: query is nil")
+		}
+		return beforeWrite(q, q.DB(), q.GetModel(), model, false)
 	}
-	if iq == nil || iq.DB() == nil {
-		return configError("BeforeAppendModel: query is nil")
-	}
-	db := iq.DB()
+	return nil
+}
+
+// beforeWrite does BeforeAppendModel's work for an insert or update q on
+// db whose model is m, called with model.
+func beforeWrite(q bun.Query, db *bun.DB, m bun.Model, model any, insert bool) error {
 	v := reflect.ValueOf(model)
 	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
 		return configError("BeforeAppendModel: model %T is not a non-nil pointer to a struct", model)
 	}
-	fs, err := fieldsOf(db, v.Elem().Type())
-	if err != nil {
+	elems, first := rowsOf(m, v)
+	if !first {
+		return nil // the call for the first element did the work
+	}
+	t := v.Elem().Type()
+	if _, err := fieldsOf(db, t); err != nil {
 		return err
 	}
-	if !needsFill(v.Elem(), fs) {
-		return nil
+	p := partsOf(q)
+	if !p.ok {
+		return configError("%s: cannot read the parts of bun's %T (the adapter supports bun v1.3)", t.Name(), q)
 	}
-	if m := q.GetModel(); m != nil {
-		if whole := reflect.ValueOf(m.Value()); whole.Kind() == reflect.Pointer && !whole.IsNil() &&
-			whole.Elem().Kind() == reflect.Slice {
-			return fill(db, whole.Elem())
+	table := db.Table(t)
+	if !insert {
+		return checkWrite(table, elems, p, false)
+	}
+	filled := make([]bool, len(elems))
+	if len(table.PKs) == 1 {
+		for i, e := range elems {
+			filled[i] = table.PKs[0].HasZeroValue(e)
 		}
 	}
-	return fill(db, v.Elem())
+	var undo idfield.Undo
+	for _, e := range elems {
+		if err := fillStruct(db, e, &undo); err != nil {
+			undo.Run()
+			return err
+		}
+	}
+	err := checkWrite(table, elems, p, true)
+	if err == nil && p.upsert() {
+		iq := q.(*bun.InsertQuery)
+		err = prepareUpsert(iq, table, elems, filled, undo, p)
+	}
+	if err != nil {
+		undo.Run()
+	}
+	return err
+}
+
+// rowsOf returns the structs a query with model m writes, in statement
+// order, and whether v (the receiver of a model hook) is the first of
+// them; for a model that is not a slice, v alone.
+func rowsOf(m bun.Model, v reflect.Value) ([]reflect.Value, bool) {
+	if m != nil {
+		if w := reflect.ValueOf(m.Value()); w.Kind() == reflect.Pointer && !w.IsNil() && w.Elem().Kind() == reflect.Slice {
+			w = w.Elem()
+			elems := make([]reflect.Value, 0, w.Len())
+			for i := range w.Len() {
+				e := w.Index(i)
+				if e.Kind() == reflect.Pointer {
+					if e.IsNil() {
+						continue
+					}
+					e = e.Elem()
+				}
+				if e.Kind() == reflect.Struct && e.CanAddr() {
+					elems = append(elems, e)
+				}
+			}
+			if len(elems) > 0 {
+				return elems, elems[0].Addr().Pointer() == v.Pointer()
+			}
+		}
+	}
+	return []reflect.Value{v.Elem()}, true
 }
 
 // Fill fills zero IDs in model: a pointer to a struct, or to a slice of
@@ -177,7 +248,8 @@ func needsFill(v reflect.Value, fs []autoField) bool {
 	return false
 }
 
-// fill fills a struct or a slice of structs / pointers to structs.
+// fill fills a struct or a slice of structs / pointers to structs; on
+// error it leaves nothing filled.
 func fill(db *bun.DB, v reflect.Value) error {
 	var undo idfield.Undo
 	var err error

@@ -27,7 +27,21 @@
 // once.ErrNoGenerator), so that the create fails before any SQL runs. The key
 // field's default is the zero ID, which has no database value: a create that
 // bypasses the hook fails with once.ErrInvalid instead of storing 0 or
-// letting the database pick a key.
+// letting the database pick a key. The hook also refuses, before any SQL
+// runs, a create or update that sets an ID field to the zero ID (what
+// encoding/json makes of "" for a *T), with an error matching
+// once.ErrInvalid that names the entity and field.
+//
+// # Upserts and key queries
+//
+// With ent's sql/upsert feature, UpsertOne.ID reads the key back with
+// RETURNING on PostgreSQL and SQLite (the existing row's key after a
+// conflict; sql.ErrNoRows after DoNothing skips the row), and
+// UpdateNewValues leaves the key alone; on MySQL and MariaDB ent reads no
+// non-integer key back, and UpsertOne.ID fails naming itself. ent's
+// generated IDs, FirstID, OnlyID and Exist fail for struct key types
+// ("sql/scan: missing struct field for column: id", ent #4139, #4348):
+// use Count for Exist and the keys of Select(FieldID).All for IDs.
 //
 // # Column types
 //

@@ -3,10 +3,13 @@ package oncent
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	"entgo.io/ent"
 	"entgo.io/ent/schema/mixin"
 
+	"github.com/once-go/once/adapters/internal/configerr"
+	"github.com/once-go/once/adapters/internal/idfield"
 	"github.com/once-go/once/once"
 )
 
@@ -36,12 +39,20 @@ type idMutation[T once.IDType] interface {
 // zero ID, and keeps an ID the caller set. When no ID can be generated it
 // returns the generator's error, naming the entity (nonce.ErrDisabled
 // without a lease, once.ErrNoGenerator without a generator), and the create
-// runs no SQL; a bulk create fails as a whole. Other operations pass
-// through. On an entity whose key is not a T it returns an [ErrConfig]
-// error.
+// runs no SQL; a bulk create fails as a whole. A create or update that
+// sets an ID field to the zero ID (which has no database value; what
+// encoding/json makes of "" for a *T) fails the same way, with an error
+// matching once.ErrInvalid that names the entity and field. Other
+// operations pass through. On an entity whose key is not a T it returns an
+// [ErrConfig] error.
 func Hook[T once.IDType]() ent.Hook {
 	return func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if m.Op().Is(ent.OpUpdate | ent.OpUpdateOne) {
+				if err := checkFields(m); err != nil {
+					return nil, err
+				}
+			}
 			if !m.Op().Is(ent.OpCreate) {
 				return next.Mutate(ctx, m)
 			}
@@ -58,7 +69,27 @@ func Hook[T once.IDType]() ent.Hook {
 				}
 				im.SetID(id)
 			}
+			if err := checkFields(m); err != nil {
+				return nil, err
+			}
 			return next.Mutate(ctx, m)
 		})
 	}
+}
+
+// checkFields fails a mutation that sets an ID field to the zero ID.
+func checkFields(m ent.Mutation) error {
+	for _, name := range m.Fields() {
+		v, ok := m.Field(name)
+		if !ok || v == nil {
+			continue
+		}
+		rv := reflect.ValueOf(v)
+		if _, shape, ok := idfield.Field(rv.Type()); ok && idfield.Unset(rv, shape) {
+			return configerr.New(once.ErrInvalid, "oncent",
+				`%s.%s is the zero ID (no ID; JSON "" decodes so), which has no database value: set an ID, or leave the field unset (Clear it on update) for NULL`,
+				m.Type(), name)
+		}
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package oncent_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,18 +20,29 @@ import (
 // ent.Mutation are not called (the embedded nil interface would panic).
 type mutation struct {
 	ent.Mutation
-	op  ent.Op
-	id  UserID
-	set bool
+	op     ent.Op
+	id     UserID
+	set    bool
+	fields map[string]ent.Value
 }
 
-func (m *mutation) Op() ent.Op               { return m.op }
-func (m *mutation) Type() string             { return "User" }
-func (m *mutation) ID() (UserID, bool)       { return m.id, m.set }
-func (m *mutation) SetID(id UserID)          { m.id, m.set = id, true }
-func (m *otherMutation) Op() ent.Op          { return ent.OpCreate }
-func (m *otherMutation) Type() string        { return "Post" }
-func (m *otherMutation) ID() (once.ID, bool) { return once.ID{}, false }
+func (m *mutation) Op() ent.Op         { return m.op }
+func (m *mutation) Type() string       { return "User" }
+func (m *mutation) ID() (UserID, bool) { return m.id, m.set }
+func (m *mutation) SetID(id UserID)    { m.id, m.set = id, true }
+func (m *mutation) Fields() []string {
+	var names []string
+	for n := range m.fields {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+func (m *mutation) Field(name string) (ent.Value, bool) { v, ok := m.fields[name]; return v, ok }
+func (m *otherMutation) Fields() []string               { return nil }
+func (m *otherMutation) Op() ent.Op                     { return ent.OpCreate }
+func (m *otherMutation) Type() string                   { return "Post" }
+func (m *otherMutation) ID() (once.ID, bool)            { return once.ID{}, false }
 
 type otherMutation struct{ ent.Mutation }
 
@@ -105,6 +117,17 @@ func TestHookErrors(t *testing.T) {
 		}
 	}
 	generator(t, true)
+	for _, op := range []ent.Op{ent.OpCreate, ent.OpUpdate, ent.OpUpdateOne} {
+		m := &mutation{op: op, fields: map[string]ent.Value{"email": "a@example.com", "boss_id": UserID{}}}
+		reached, err := mutate(m)
+		if !errors.Is(err, once.ErrInvalid) || !strings.HasPrefix(err.Error(), "oncent: User.boss_id is the zero ID") || reached {
+			t.Errorf("%s with a zero ID field: %v, next ran: %v; want once.ErrInvalid", op, err, reached)
+		}
+		m.fields["boss_id"] = UserID(once.FromUint64(3))
+		if reached, err := mutate(m); err != nil || !reached {
+			t.Errorf("%s with an ID field: %v, next ran: %v", op, err, reached)
+		}
+	}
 	reached, err := mutate(&otherMutation{})
 	if !errors.Is(err, oncent.ErrConfig) || !strings.HasPrefix(err.Error(), "oncent: hook for ") || reached {
 		t.Errorf("mutation without a UserID key: %v, next ran: %v; want oncent.ErrConfig", err, reached)

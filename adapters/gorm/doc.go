@@ -19,7 +19,33 @@
 // a key tagged `once:"manual"` is never filled. IDs that are already set are
 // kept. When an ID cannot be generated (no lease held: nonce.ErrDisabled;
 // no generator: once.ErrNoGenerator) the create fails with that error, no
-// row is written and the IDs filled so far are reset.
+// row is written and the IDs filled so far are reset; so they are when the
+// create fails for any other reason.
+//
+// # Zero IDs
+//
+// The zero ID has no database value. A create or update that would write
+// one (a zero T that is written, a *T pointing to the zero ID, which is
+// what encoding/json makes of "", a valid sql.Null[T] holding it, a map
+// value) fails before any SQL runs with an error matching once.ErrInvalid
+// that names the model and field. A zero T that GORM does not write (a
+// field of Updates(struct) not selected, a field with a database default)
+// is no concern.
+//
+// # Upserts
+//
+// The plugin runs GORM's creates with ON CONFLICT (clause.OnConflict,
+// Save of a slice, the associations GORM saves) and with INSERT IGNORE
+// (clause.Insert{Modifier: "IGNORE"}) on a model keyed by an ID itself, so
+// that each struct ends up holding the key of the row it was written to,
+// or the zero key when its row was not written (a key the caller set is
+// kept when a row has it); never a key no row has. Where the database has
+// RETURNING (PostgreSQL, SQLite, MariaDB 10.5+) the keys come back on the
+// same statement and are matched to the structs in statement order. On
+// MySQL one row with an integer key reads it with id = LAST_INSERT_ID(id);
+// otherwise the keys are looked up by key, and a row that updated another
+// row by the conflict columns (clause.OnConflict{Columns: ...}), without
+// which such an upsert fails with [ErrUpsert] before any SQL runs.
 //
 // # Schemas
 //

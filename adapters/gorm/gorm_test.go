@@ -25,9 +25,10 @@ import (
 )
 
 type User struct {
-	ID    at.UserID
-	Email string
-	Posts []Post `gorm:"foreignKey:AuthorID"`
+	ID     at.UserID
+	Email  string
+	Posts  []Post `gorm:"foreignKey:AuthorID"`
+	Edited []Post `gorm:"foreignKey:EditorID"` // has-many through a nullable *T foreign key
 
 	idInHook at.UserID // what BeforeCreate saw
 }
@@ -73,7 +74,7 @@ type Formats struct {
 	Opt   *at.URL64ID // not tagged: stays NULL
 }
 
-var models = []any{&User{}, &Post{}, &Tag{}, &Note{}, &Formats{}}
+var models = []any{&User{}, &Post{}, &Tag{}, &Note{}, &Formats{}, &Account{}}
 
 // sqlLog records the statements GORM runs.
 type sqlLog struct {

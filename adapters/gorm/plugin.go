@@ -22,15 +22,51 @@ type Plugin struct {
 func (Plugin) Name() string { return "oncegorm" }
 
 // Initialize implements gorm.Plugin: it registers the fill callback before
-// GORM's BeforeCreate hooks and prepares p.Models.
+// GORM's BeforeCreate hooks, wraps GORM's create callback (checks for zero
+// IDs, upserts), checks updates for zero IDs and prepares p.Models.
 func (p Plugin) Initialize(db *gorm.DB) error {
 	if db == nil {
 		return configError("Plugin.Initialize: db is nil")
 	}
-	if err := db.Callback().Create().Before("gorm:before_create").Register("oncegorm:fill", fill); err != nil {
+	create := db.Callback().Create()
+	insert := create.Get("gorm:create")
+	if insert == nil {
+		return configError("Plugin.Initialize: GORM's create callback gorm:create is not registered")
+	}
+	if err := create.Before("gorm:before_create").Register("oncegorm:fill", fill); err != nil {
+		return fmt.Errorf("oncegorm: %w", err)
+	}
+	if err := create.Replace("gorm:create", createCallback(insert)); err != nil {
+		return fmt.Errorf("oncegorm: %w", err)
+	}
+	if err := create.After("gorm:commit_or_rollback_transaction").Register("oncegorm:unfill", unfill); err != nil {
+		return fmt.Errorf("oncegorm: %w", err)
+	}
+	if err := db.Callback().Update().Before("gorm:update").Register("oncegorm:check", checkUpdate); err != nil {
 		return fmt.Errorf("oncegorm: %w", err)
 	}
 	return Prepare(db, p.Models...)
+}
+
+// createCallback wraps GORM's create callback insert: it refuses rows
+// that would write the zero ID, runs upserts itself (see [upsertOf]) and
+// hands every other create to insert.
+func createCallback(insert func(*gorm.DB)) func(*gorm.DB) {
+	return func(db *gorm.DB) {
+		checkCreate(db)
+		if db.Error != nil {
+			return
+		}
+		if db.DryRun {
+			insert(db)
+			return
+		}
+		if u := upsertOf(db); u != nil {
+			u.create()
+			return
+		}
+		insert(db)
+	}
 }
 
 // Register installs the plugin on db and prepares models (see [Prepare]).
@@ -101,6 +137,24 @@ func fill(db *gorm.DB) {
 	if err != nil {
 		undo.Run()
 		db.AddError(err)
+		return
+	}
+	if len(undo) > 0 {
+		db.InstanceSet(filledKey, undo)
+	}
+}
+
+// filledKey holds the statement's idfield.Undo for what fill set.
+const filledKey = "oncegorm:filled"
+
+// unfill is the last create callback: when the create failed, it resets
+// the IDs fill set, so that no struct is left holding a key no row has.
+func unfill(db *gorm.DB) {
+	if db.Error == nil {
+		return
+	}
+	if v, ok := db.InstanceGet(filledKey); ok {
+		v.(idfield.Undo).Run()
 	}
 }
 

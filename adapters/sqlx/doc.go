@@ -20,5 +20,17 @@
 // alone. IDs already set are kept. When an ID cannot be generated (no lease:
 // nonce.ErrDisabled) Fill returns the error and leaves nothing filled.
 //
+// # The zero ID
+//
+// The zero ID ("no ID") has no database value: a statement that binds one
+// (a zero T, a *T pointing to the zero ID, which is what encoding/json
+// makes of "", or a valid sql.Null[T] holding it) fails before it reaches
+// the database, with an error matching once.ErrInvalid. NamedExec checks
+// the fields the statement binds and names the first such field; through
+// sqlx's Exec, Get, Select and In the driver reports the ID's Value error
+// (pgx: "failed to encode args[2]: ... once: the zero ID ..."; MySQL and
+// SQLite: "sql: converting argument $3 type: once: ..."). A nil *T or an
+// invalid sql.Null[T] is NULL.
+//
 // [ColumnType] gives the column type to write in migrations for an ID type.
 package oncesqlx

@@ -48,7 +48,10 @@ func target(fn, arg string, v any) (reflect.Value, error) {
 
 // NamedExec fills the IDs of arg (see [Fill]) and runs the named statement
 // with it, as sqlx.NamedExecContext does (a slice arg makes a bulk insert).
-// If the statement fails, the IDs it filled are reset.
+// A statement that would write the zero ID (a zero T, a *T pointing to the
+// zero ID, as encoding/json makes of "", a valid sql.Null of it) fails
+// before it runs with an error matching once.ErrInvalid that names the
+// field. If the statement fails, the IDs it filled are reset.
 func NamedExec(ctx context.Context, db sqlx.ExtContext, query string, arg any) (sql.Result, error) {
 	if ctx == nil {
 		return nil, configError("NamedExec: ctx is nil")
@@ -65,11 +68,128 @@ func NamedExec(ctx context.Context, db sqlx.ExtContext, query string, arg any) (
 		undo.Run()
 		return nil, err
 	}
-	res, err := sqlx.NamedExecContext(ctx, db, query, arg)
+	bound, args, err := db.BindNamed(query, arg)
+	if err == nil {
+		err = checkArgs(rv, query, args)
+	}
+	if err != nil {
+		undo.Run()
+		return nil, err
+	}
+	res, err := db.ExecContext(ctx, bound, args...)
 	if err != nil {
 		undo.Run()
 	}
 	return res, err
+}
+
+// checkArgs fails when an argument bound from rv (a struct or a slice of
+// them) for the named query would write the zero ID, naming the field.
+func checkArgs(rv reflect.Value, query string, args []any) error {
+	for _, a := range args {
+		if a == nil {
+			continue
+		}
+		v := reflect.ValueOf(a)
+		if _, shape, ok := idfield.Field(v.Type()); ok && idfield.Unset(v, shape) {
+			return unsetField(rv, query)
+		}
+	}
+	return nil
+}
+
+// unsetField returns the error for the first ID field of rv (a struct or a
+// slice of them) that the named query binds and that holds the zero ID.
+func unsetField(rv reflect.Value, query string) error {
+	elems := []reflect.Value{rv}
+	if rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array {
+		elems = elems[:0]
+		for i := range rv.Len() {
+			if e := reflect.Indirect(rv.Index(i)); e.Kind() == reflect.Struct {
+				elems = append(elems, e)
+			}
+		}
+	}
+	for _, e := range elems {
+		for _, c := range columnsOf(e.Type()) {
+			v, ok := fieldByIndex(e, c.index)
+			if ok && idfield.Unset(v, c.shape) && binds(query, c.column) {
+				return idfield.UnsetError("oncesqlx", e.Type().Name(), c.name, c.shape)
+			}
+		}
+	}
+	typ := rv.Type()
+	if len(elems) > 0 {
+		typ = elems[0].Type()
+	}
+	return idfield.UnsetError("oncesqlx", typ.Name(), "(a bound field)", idfield.Plain)
+}
+
+// binds reports whether the named query has the parameter :name.
+func binds(query, name string) bool {
+	for i := 0; ; {
+		j := strings.Index(query[i:], ":"+name)
+		if j < 0 {
+			return false
+		}
+		end := i + j + 1 + len(name)
+		if (i+j == 0 || query[i+j-1] != ':') && (end == len(query) || !isNameByte(query[end])) {
+			return true
+		}
+		i = end
+	}
+}
+
+func isNameByte(b byte) bool {
+	return b == '_' || b == '.' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
+}
+
+// idColumn is an ID field of a struct and the column sqlx maps it to.
+type idColumn struct {
+	name, column string
+	field        reflect.StructField
+	index        []int
+	shape        idfield.Shape
+}
+
+var idColumnsCache sync.Map // reflect.Type -> []idColumn
+
+// columnsOf returns (and caches) the ID fields of struct type t, with the
+// names sqlx's default mapper gives them (the db tag, else the lower-cased
+// field name), through embedded structs.
+func columnsOf(t reflect.Type) []idColumn {
+	if v, ok := idColumnsCache.Load(t); ok {
+		return v.([]idColumn)
+	}
+	var cs []idColumn
+	var walk func(t reflect.Type, index []int, depth int)
+	walk = func(t reflect.Type, index []int, depth int) {
+		for i := range t.NumField() {
+			sf := t.Field(i)
+			tag, _, _ := strings.Cut(sf.Tag.Get("db"), ",")
+			if tag == "-" {
+				continue
+			}
+			idx := append(index[:len(index):len(index)], i)
+			if _, shape, ok := idfield.Field(sf.Type); ok && sf.IsExported() {
+				if tag == "" {
+					tag = strings.ToLower(sf.Name)
+				}
+				cs = append(cs, idColumn{name: sf.Name, column: tag, field: sf, index: idx, shape: shape})
+				continue
+			}
+			ft := sf.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if sf.Anonymous && ft.Kind() == reflect.Struct && depth < 8 {
+				walk(ft, idx, depth+1)
+			}
+		}
+	}
+	walk(t, nil, 0)
+	v, _ := idColumnsCache.LoadOrStore(t, cs)
+	return v.([]idColumn)
 }
 
 func fillValue(rv reflect.Value, undo *idfield.Undo) error {
@@ -143,42 +263,19 @@ type autoField struct {
 
 var structs sync.Map // reflect.Type -> []autoField
 
-// fieldsOf returns (and caches) the fields of struct type t to fill.
+// fieldsOf returns (and caches) the fields of struct type t to fill: of
+// its ID fields (see [columnsOf]), the one whose column is "id", taken as
+// the sole primary key, and those tagged once:"auto".
 func fieldsOf(t reflect.Type) []autoField {
 	if v, ok := structs.Load(t); ok {
 		return v.([]autoField)
 	}
 	var fs []autoField
-	var walk func(t reflect.Type, index []int, depth int)
-	walk = func(t reflect.Type, index []int, depth int) {
-		for i := range t.NumField() {
-			sf := t.Field(i)
-			tag := sf.Tag.Get("db")
-			if tag == "-" {
-				continue
-			}
-			idx := append(index[:len(index):len(index)], i)
-			if _, _, ok := idfield.Field(sf.Type); ok && sf.IsExported() {
-				name, _, _ := strings.Cut(tag, ",")
-				if name == "" {
-					name = strings.ToLower(sf.Name)
-				}
-				// The column "id" is taken as the sole primary key.
-				if it, shape, ok := idfield.AutoFill(sf, name == "id"); ok {
-					fs = append(fs, autoField{name: sf.Name, index: idx, id: it, shape: shape})
-				}
-				continue
-			}
-			ft := sf.Type
-			if ft.Kind() == reflect.Pointer {
-				ft = ft.Elem()
-			}
-			if sf.Anonymous && ft.Kind() == reflect.Struct && depth < 8 {
-				walk(ft, idx, depth+1)
-			}
+	for _, c := range columnsOf(t) {
+		if it, shape, ok := idfield.AutoFill(c.field, c.column == "id"); ok {
+			fs = append(fs, autoField{name: c.name, index: c.index, id: it, shape: shape})
 		}
 	}
-	walk(t, nil, 0)
 	v, _ := structs.LoadOrStore(t, fs)
 	return v.([]autoField)
 }

@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 
@@ -54,8 +55,23 @@ func main() {
 	}
 }
 
+// registerIDTypes tells a connection which PostgreSQL array type holds a
+// []UserID (pgxpool.Config.AfterConnect runs it on each). pgx needs it for
+// WHERE id = ANY($1) in the exec modes that do not ask the server for the
+// parameter types (QueryExecModeExec, QueryExecModeSimpleProtocol); the
+// elements go through UserID's Valuer.
+func registerIDTypes(_ context.Context, c *pgx.Conn) error {
+	c.TypeMap().RegisterDefaultPgType([]UserID(nil), "_int8")
+	return nil
+}
+
 func run(ctx context.Context, out io.Writer, url, key, table string) (err error) {
-	pool, err := pgxpool.New(ctx, url)
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return err
+	}
+	cfg.AfterConnect = registerIDTypes
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -116,6 +132,11 @@ func run(ctx context.Context, out io.Writer, url, key, table string) (err error)
 	if err := pool.QueryRow(ctx, `SELECT id, id, email FROM `+table+` WHERE id = $1`, parsed).Scan(&got, &stored, &email); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "machine ID %d\n%s %s (stored %d)\n", m.MachineID(), got, email, stored)
+	// A list of IDs is one array parameter.
+	var n int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM `+table+` WHERE id = ANY($1)`, []UserID{parsed}).Scan(&n); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "machine ID %d\n%s %s (stored %d)\n%d of 1 by = ANY($1)\n", m.MachineID(), got, email, stored, n)
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/once-go/once/internal/testenv"
@@ -24,7 +25,7 @@ func TestPgx(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	m := regexp.MustCompile(`(?m)^(usr_\S{11}) ada@example\.com \(stored (-?\d+)\)$`).FindStringSubmatch(out.String())
-	if m == nil {
+	if m == nil || !strings.Contains(out.String(), "\n1 of 1 by = ANY($1)\n") {
 		t.Fatalf("unexpected output:\n%s", out.String())
 	}
 	f, err := nonce.New(nonce.Config{MachineID: 1, BaseKey: []byte(demoKey)})

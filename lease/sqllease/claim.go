@@ -34,34 +34,30 @@ func (s *Strategy) Claim(ctx context.Context, id int, d time.Duration) (lease.Le
 	if err != nil {
 		return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
 	}
-	if err := s.ready(ctx); err != nil {
+	t, ss, err := s.begin(ctx, op, true)
+	if err != nil {
 		return lease.Lease{}, err
 	}
-	db, done, err := s.session(ctx)
+	defer ss.done()
+	cands, now, err := s.candidates(ctx, ss, t, nil, id, id)
 	if err != nil {
-		return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
-	}
-	defer done()
-	cands, now, err := s.candidates(ctx, db, nil, id, id)
-	if err != nil {
-		return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
+		return lease.Lease{}, fail(ctx, op, t.name, err)
 	}
 	if len(cands) == 0 {
-		return lease.Lease{}, s.held(id)
+		return lease.Lease{}, s.held(t, id)
 	}
 	c := cands[0]
 	token, text := newToken()
-	args := append(s.q.expiry(us), token, c.id, c.lockVersion)
-	l, ok, err := s.write(ctx, db, s.q.claim, args, us)
+	l, ok, err := s.write(ctx, ss, t, t.q.claim, s.claimArgs(t, us, token, c.id, c.lockVersion), us)
 	if err != nil {
-		err = fail(ctx, op, s.opts.Table, err)
+		err = fail(ctx, op, t.name, err)
 		if errors.Is(err, lease.ErrRetry) {
 			return lease.Lease{MachineID: id, Token: text}, err // the claim may have been applied
 		}
 		return lease.Lease{}, err
 	}
 	if !ok {
-		return lease.Lease{}, s.held(id)
+		return lease.Lease{}, s.held(t, id)
 	}
 	l.MachineID, l.Token, l.PrevExpiry = id, text, c.prev
 	if l.CoordinatorNow.IsZero() {
@@ -71,6 +67,6 @@ func (s *Strategy) Claim(ctx context.Context, id int, d time.Duration) (lease.Le
 }
 
 // held is Claim's error when machine ID id is not free.
-func (s *Strategy) held(id int) error {
-	return leasekit.Errorf(pkg, lease.ErrConflict, "machine ID %d is held by someone else in %s", id, s.opts.Table)
+func (s *Strategy) held(t *table, id int) error {
+	return leasekit.Errorf(pkg, lease.ErrConflict, "machine ID %d is held by someone else in %s", id, t.name)
 }

@@ -12,13 +12,36 @@
 //
 //	id SMALLINT PRIMARY KEY, token (16 bytes), expires_at (UTC, µs), lock_version INTEGER
 //
-// Before its first Acquire, Renew or Reclaim a strategy reads the table's
-// column types and refuses (lease.ErrConfig, naming the column, its type
-// and the type expected) any it cannot read and write exactly. expires_at
-// must be a zone-free timestamp with microseconds: PostgreSQL
-// timestamp(6) without time zone, MySQL DATETIME(6), SQLite TEXT. A
-// timestamptz or MySQL TIMESTAMP column is converted by each session's
-// time zone, and sessions in different zones would hold one ID twice.
+// plus an optional holder column ([migrations.HolderColumn]) in which the
+// strategy records who holds each lease ([Options.Holder]).
+//
+// Before its first call a strategy checks the table ([Strategy.Check])
+// and refuses (lease.ErrConfig, naming the setting and the fix):
+//   - a column type it cannot read and write exactly. expires_at must be
+//     a zone-free timestamp with microseconds: PostgreSQL timestamp(6)
+//     without time zone, MySQL DATETIME(6), SQLite TEXT. A timestamptz or
+//     MySQL TIMESTAMP column is converted by each session's time zone, and
+//     sessions in different zones would hold one ID twice;
+//   - a table whose id is not a unique key on its own (primary key or
+//     unique index on id alone, no expression, no WHERE), or that holds
+//     two rows for one ID ([migrations.CheckKey]): every row is a lease,
+//     and a duplicate row is a second lease on the same machine ID. A
+//     table made by CREATE TABLE AS, restored from a dump without its
+//     constraints or made by an ORM lacks it;
+//   - on PostgreSQL, an UNLOGGED table (emptied after a crash);
+//   - before its first write, a session that cannot write
+//     (default_transaction_read_only, a standby, MySQL
+//     transaction_read_only or read_only), which would otherwise retry
+//     until the acquire timeout.
+//
+// On PostgreSQL, Options.Table may name its schema ("app.once_leases").
+// An unqualified name resolves through the search_path of the connection
+// that checks the table; from then on every statement names the schema
+// found, and [Strategy.Table] reports it ("public.once_leases"). Two
+// services whose sessions have different search_paths (a role's own
+// setting, a DSN's search_path) can resolve one name to two tables and
+// hold the same machine IDs without a word: where more than one schema
+// may hold a lease table, name the schema.
 //
 // # Clock
 //
@@ -70,7 +93,27 @@
 // manager's state file) renews and writes a new token in the same
 // statement, so the old token renews nothing afterwards and of two copies
 // of one state file only one reclaims. Every write bumps lock_version.
-// All statements are single autocommit statements.
+//
+// Every statement commits whatever the session's autocommit setting. On
+// MySQL/MariaDB a DSN's autocommit=0, a server's init_connect or a SET
+// GLOBAL that new connections inherit can turn it off, and an uncommitted
+// claim would be rolled back when the pool closes the connection while
+// this process goes on using the ID. So a call runs on one connection,
+// reads @@autocommit after its first statement and, while it is off,
+// follows every statement with COMMIT, before its result counts; a COMMIT
+// that fails is an unknown outcome (lease.ErrRetry, with the claim
+// returned beside it), and a connection on which a statement failed is
+// closed, not handed back to the pool. With autocommit on, a write is
+// applied and committed in its own round trip. PostgreSQL and SQLite
+// statements commit on their own: database/sql sessions cannot turn
+// autocommit off there.
+//
+// The holder column, when the table has one, records "<first 16 hex
+// digits of the token> <holder>" with every claim and reclaim; a row's
+// holder counts only while its token starts with those digits, so a row
+// claimed since by the Elixir library (which never writes the column)
+// reports none. [Strategy.List] returns the held IDs with their holder,
+// time left and token ([lease.Lister]).
 //
 // Lease.Token carries the 16-byte token as 32 hex digits. Lease.TTL is d
 // rounded up to whole microseconds, as stored. Lease.PrevExpiry is the

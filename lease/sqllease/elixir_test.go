@@ -5,13 +5,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"errors"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,29 +15,82 @@ import (
 	"github.com/once-go/once/migrations"
 )
 
-// elixirAcquire replays the Elixir NoNoncense library's SQL lease acquire
-// (lib/no_noncense/machine_id/strategy/sql_lease.ex, acquire/2 and
-// claim/4) as Ecto renders it for Postgrex and MyXQL: up to 5 rows with
+// elixirSQL is the Elixir NoNoncense library's SQL lease strategy
+// (lib/no_noncense/machine_id/strategy/sql_lease.ex) as Ecto renders it
+// for Postgrex and MyXQL. Every statement names its columns: a column it
+// does not know (holder) is neither read nor written. NoNoncense supports
+// PostgreSQL and MySQL only; the SQLite statements have the same shape
+// with SQLite's clock in the table's text format, as ecto_sqlite3 would
+// render them with a fragment for the clock.
+type elixirSQL struct {
+	// sel() -> id, token, expires_at, lock_version: up to 5 rows with
+	// expires_at < now in ID order (acquire/2).
+	sel string
+	// claim(token, ms, id, lock_version): claim/4, guarded by lock_version.
+	claim string
+	// renew(ms, id, token): renew/3, matched by token.
+	renew string
+	// release(id, token): release/2, expires_at = now.
+	release string
+}
+
+func elixirStatements(d migrations.Dialect, table string) elixirSQL {
+	switch d {
+	case migrations.Postgres:
+		t := `"` + table + `"`
+		return elixirSQL{
+			sel: `SELECT n0."id", n0."token", n0."expires_at", n0."lock_version" FROM ` + t + ` AS n0 ` +
+				`WHERE (n0."expires_at" < CURRENT_TIMESTAMP(6)) ORDER BY n0."id" LIMIT 5`,
+			claim: `UPDATE ` + t + ` AS n0 SET "token" = $1, "expires_at" = CURRENT_TIMESTAMP(6)::timestamp + ($2::numeric * interval '1 millisecond'), ` +
+				`"lock_version" = n0."lock_version" + 1 WHERE ((n0."id" = $3) AND (n0."lock_version" = $4))`,
+			renew: `UPDATE ` + t + ` AS n0 SET "expires_at" = CURRENT_TIMESTAMP(6)::timestamp + ($1::numeric * interval '1 millisecond'), ` +
+				`"lock_version" = n0."lock_version" + 1 WHERE ((n0."id" = $2) AND (n0."token" = $3))`,
+			release: `UPDATE ` + t + ` AS n0 SET "expires_at" = CURRENT_TIMESTAMP(6), "lock_version" = n0."lock_version" + 1 ` +
+				`WHERE ((n0."id" = $1) AND (n0."token" = $2))`,
+		}
+	case migrations.MySQL:
+		t := "`" + table + "`"
+		return elixirSQL{
+			sel: "SELECT n0.`id`, n0.`token`, n0.`expires_at`, n0.`lock_version` FROM " + t + " AS n0 " +
+				"WHERE (n0.`expires_at` < CURRENT_TIMESTAMP(6)) ORDER BY n0.`id` LIMIT 5",
+			claim: "UPDATE " + t + " AS n0 SET n0.`token` = ?, n0.`expires_at` = date_add(CURRENT_TIMESTAMP(6), INTERVAL (? * 1000) microsecond), " +
+				"n0.`lock_version` = n0.`lock_version` + 1 WHERE ((n0.`id` = ?) AND (n0.`lock_version` = ?))",
+			renew: "UPDATE " + t + " AS n0 SET n0.`expires_at` = date_add(CURRENT_TIMESTAMP(6), INTERVAL (? * 1000) microsecond), " +
+				"n0.`lock_version` = n0.`lock_version` + 1 WHERE ((n0.`id` = ?) AND (n0.`token` = ?))",
+			release: "UPDATE " + t + " AS n0 SET n0.`expires_at` = CURRENT_TIMESTAMP(6), n0.`lock_version` = n0.`lock_version` + 1 " +
+				"WHERE ((n0.`id` = ?) AND (n0.`token` = ?))",
+		}
+	}
+	t := `"` + table + `"`
+	const now = `strftime('%Y-%m-%dT%H:%M:%f000Z', 'now')`
+	const plus = `strftime('%Y-%m-%dT%H:%M:%f000Z', 'now', '+' || (? / 1000.0) || ' seconds')`
+	return elixirSQL{
+		sel: `SELECT n0."id", n0."token", n0."expires_at", n0."lock_version" FROM ` + t + ` AS n0 ` +
+			`WHERE (n0."expires_at" < ` + now + `) ORDER BY n0."id" LIMIT 5`,
+		claim: `UPDATE ` + t + ` AS n0 SET "token" = ?, "expires_at" = ` + plus + `, ` +
+			`"lock_version" = n0."lock_version" + 1 WHERE ((n0."id" = ?) AND (n0."lock_version" = ?))`,
+		renew: `UPDATE ` + t + ` AS n0 SET "expires_at" = ` + plus + `, ` +
+			`"lock_version" = n0."lock_version" + 1 WHERE ((n0."id" = ?) AND (n0."token" = ?))`,
+		release: `UPDATE ` + t + ` AS n0 SET "expires_at" = ` + now + `, "lock_version" = n0."lock_version" + 1 ` +
+			`WHERE ((n0."id" = ?) AND (n0."token" = ?))`,
+	}
+}
+
+// elixirAcquire replays the Elixir library's acquire: up to 5 rows with
 // expires_at < CURRENT_TIMESTAMP(6) in ID order, then a claim of each
 // guarded by lock_version, with expires_at = CURRENT_TIMESTAMP(6) + the
 // lease in milliseconds. It returns the machine ID claimed, or -1.
 func elixirAcquire(ctx context.Context, db *sql.DB, d migrations.Dialect, table string, ms int64) (int, error) {
-	var sel, claim string
-	switch d {
-	case migrations.Postgres:
-		sel = `SELECT n0."id", n0."token", n0."expires_at", n0."lock_version" FROM "` + table + `" AS n0 ` +
-			`WHERE (n0."expires_at" < CURRENT_TIMESTAMP(6)) ORDER BY n0."id" LIMIT 5`
-		claim = `UPDATE "` + table + `" AS n0 SET "token" = $1, "expires_at" = CURRENT_TIMESTAMP(6)::timestamp + ($2::numeric * interval '1 millisecond'), ` +
-			`"lock_version" = n0."lock_version" + 1 WHERE ((n0."id" = $3) AND (n0."lock_version" = $4))`
-	case migrations.MySQL:
-		sel = "SELECT n0.`id`, n0.`token`, n0.`expires_at`, n0.`lock_version` FROM `" + table + "` AS n0 " +
-			"WHERE (n0.`expires_at` < CURRENT_TIMESTAMP(6)) ORDER BY n0.`id` LIMIT 5"
-		claim = "UPDATE `" + table + "` AS n0 SET n0.`token` = ?, n0.`expires_at` = date_add(CURRENT_TIMESTAMP(6), INTERVAL (? * 1000) microsecond), " +
-			"n0.`lock_version` = n0.`lock_version` + 1 WHERE ((n0.`id` = ?) AND (n0.`lock_version` = ?))"
-	}
-	rows, err := db.QueryContext(ctx, sel)
+	id, _, err := elixirAcquireToken(ctx, db, d, table, ms)
+	return id, err
+}
+
+// elixirAcquireToken is elixirAcquire, also returning the token claimed.
+func elixirAcquireToken(ctx context.Context, db *sql.DB, d migrations.Dialect, table string, ms int64) (int, []byte, error) {
+	q := elixirStatements(d, table)
+	rows, err := db.QueryContext(ctx, q.sel)
 	if err != nil {
-		return -1, err
+		return -1, nil, err
 	}
 	type row struct{ id, lockVersion int64 }
 	var free []row
@@ -52,26 +99,36 @@ func elixirAcquire(ctx context.Context, db *sql.DB, d migrations.Dialect, table 
 		var token, exp any
 		if err := rows.Scan(&r.id, &token, &exp, &r.lockVersion); err != nil {
 			rows.Close()
-			return -1, err
+			return -1, nil, err
 		}
 		free = append(free, r)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return -1, err
+		return -1, nil, err
 	}
 	for _, r := range free {
 		token := make([]byte, 16)
 		rand.Read(token)
-		res, err := db.ExecContext(ctx, claim, token, ms, r.id, r.lockVersion)
+		res, err := db.ExecContext(ctx, q.claim, token, ms, r.id, r.lockVersion)
 		if err != nil {
-			return -1, err
+			return -1, nil, err
 		}
 		if n, _ := res.RowsAffected(); n == 1 {
-			return int(r.id), nil
+			return int(r.id), token, nil
 		}
 	}
-	return -1, nil
+	return -1, nil, nil
+}
+
+// elixirUpdate runs one of the Elixir library's renew or release
+// statements and returns the rows it matched (1: done; 0: lost).
+func elixirUpdate(ctx context.Context, db *sql.DB, query string, args ...any) (int64, error) {
+	res, err := db.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }
 
 // pgDatabaseInZone creates a PostgreSQL database whose default time zone
@@ -103,76 +160,6 @@ func pgDatabaseInZone(t *testing.T, zone string) *sql.DB {
 		t.Fatalf("session time zone %q, %v; want the database default %q", got, err, zone)
 	}
 	return db
-}
-
-// privateMariaDB starts a MariaDB server of its own (the machine's
-// binaries, a fresh data directory, a free loopback port, no grant
-// tables) whose operating-system time zone is tz, so that its default
-// time zone (time_zone = SYSTEM) is tz, and stops it when t ends. The
-// shared server's configuration stays untouched.
-func privateMariaDB(t *testing.T, tz string) *sql.DB {
-	t.Helper()
-	install, err1 := exec.LookPath("mariadb-install-db")
-	server, err2 := exec.LookPath("mariadbd")
-	if err1 != nil || err2 != nil {
-		testenv.Unavailable(t, "mariadb-install-db or mariadbd not installed")
-	}
-	dir := t.TempDir()
-	data := filepath.Join(dir, "data")
-	if out, err := exec.Command(install, "--no-defaults", "--datadir="+data, "--user="+currentUser(),
-		"--auth-root-authentication-method=normal", "--skip-test-db").CombinedOutput(); err != nil {
-		t.Fatalf("mariadb-install-db: %v\n%s", err, out)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-	l.Close()
-	cmd := exec.Command(server, "--no-defaults", "--datadir="+data, "--port="+port, "--bind-address=127.0.0.1",
-		"--socket="+filepath.Join(dir, "sock"), "--skip-grant-tables", "--user="+currentUser(), "--skip-log-bin",
-		"--innodb-buffer-pool-size=16M", "--pid-file="+filepath.Join(dir, "pid"))
-	cmd.Env = append(os.Environ(), "TZ="+tz)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
-	db, err := sql.Open("mysql", "root@tcp(127.0.0.1:"+port+")/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := ctxT(t)
-	for deadline := time.Now().Add(60 * time.Second); db.PingContext(ctx) != nil; time.Sleep(100 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("private MariaDB did not start within 60 s")
-		}
-	}
-	if _, err := db.ExecContext(ctx, "CREATE DATABASE test"); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	if db, err = sql.Open("mysql", "root@tcp(127.0.0.1:"+port+")/test"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
-func currentUser() string {
-	if u := os.Getenv("USER"); u != "" {
-		return u
-	}
-	return "root"
 }
 
 // TestElixirSharedZone: on a database whose default time zone is not UTC,

@@ -71,7 +71,8 @@ func errUnknownDialect(d migrations.Dialect) error {
 // classify maps a database error to ErrConfig when the server positively
 // says the statement can never work as configured (missing table or
 // column, permission denied, syntax, unknown database, bad credentials),
-// and to ErrRetry otherwise: connection failures, timeouts, context ends,
+// and to ErrRetry otherwise: a failed COMMIT (its write's outcome is
+// unknown), connection failures, timeouts, context ends,
 // pool exhaustion (a context deadline while waiting for a connection),
 // driver.ErrBadConn, sql.ErrConnDone, a closed *sql.DB, serialization
 // failures, deadlocks, lock timeouts, read-only failover states and
@@ -95,6 +96,9 @@ func classify(op, table string, err error) error {
 		return fmt.Errorf("sqllease: %s: %w", op, err)
 	}
 	e := &opError{op: op, kind: lease.ErrRetry, cause: err}
+	if isCommit(err) {
+		return e // a write whose outcome is unknown, whatever the driver says
+	}
 	if hint, ok := configHint(err, table); ok {
 		e.kind, e.hint = lease.ErrConfig, hint
 	}

@@ -20,16 +20,25 @@ var errReplyLost = errors.New("connection reset after the statement was sent (te
 // lossy is a connector to the real test server of one dialect that, once
 // armed, runs the next statement starting with prefix and then reports
 // errReplyLost instead of its result, as a connection that breaks between
-// the server's commit and the reply would.
+// the server's commit and the reply would. Armed with armCommit, the
+// statement succeeds and the next COMMIT on its connection loses its
+// reply instead (a session with autocommit off).
 type lossy struct {
 	drv    driver.Driver
 	dsn    string
 	prefix atomic.Pointer[string]
+	commit atomic.Bool // armCommit: lose the next COMMIT's reply instead
 }
 
 // openLossy returns a pool on dialect d's test server (for SQLite, on the
 // database file path) whose connections drop a reply when armed.
 func openLossy(t *testing.T, d migrations.Dialect, path string) (*sql.DB, *lossy) {
+	t.Helper()
+	return openLossyDSN(t, d, path, "")
+}
+
+// openLossyDSN is openLossy on the server at dsn ("": the test server's).
+func openLossyDSN(t *testing.T, d migrations.Dialect, path, dsn string) (*sql.DB, *lossy) {
 	t.Helper()
 	var ref *sql.DB
 	l := &lossy{}
@@ -41,6 +50,9 @@ func openLossy(t *testing.T, d migrations.Dialect, path string) (*sql.DB, *lossy
 	default:
 		ref, l.dsn = testenv.SQLite(t), testenv.SQLiteDSN(path)
 	}
+	if dsn != "" {
+		l.dsn = dsn
+	}
 	l.drv = ref.Driver()
 	db := sql.OpenDB(l)
 	t.Cleanup(func() { db.Close() })
@@ -48,7 +60,11 @@ func openLossy(t *testing.T, d migrations.Dialect, path string) (*sql.DB, *lossy
 }
 
 // arm makes the next statement starting with prefix lose its reply.
-func (l *lossy) arm(prefix string) { l.prefix.Store(&prefix) }
+func (l *lossy) arm(prefix string) { l.commit.Store(false); l.prefix.Store(&prefix) }
+
+// armCommit makes the COMMIT that follows the next statement starting
+// with prefix, on the same connection, lose its reply.
+func (l *lossy) armCommit(prefix string) { l.commit.Store(true); l.prefix.Store(&prefix) }
 
 // hit reports whether query is the armed one, disarming.
 func (l *lossy) hit(query string) bool {
@@ -68,7 +84,25 @@ func (l *lossy) Driver() driver.Driver { return l.drv }
 
 type lossyConn struct {
 	driver.Conn
-	l *lossy
+	l       *lossy
+	pending bool // armCommit's statement ran: the next COMMIT loses its reply
+}
+
+// lose reports whether the reply of statement q, which succeeded, is to
+// be lost.
+func (c *lossyConn) lose(q string) bool {
+	if c.pending && strings.HasPrefix(q, "COMMIT") {
+		c.pending = false
+		return true
+	}
+	if !c.l.hit(q) {
+		return false
+	}
+	if c.l.commit.Load() {
+		c.pending = true
+		return false
+	}
+	return true
 }
 
 func (c *lossyConn) CheckNamedValue(v *driver.NamedValue) error {
@@ -84,7 +118,7 @@ func (c *lossyConn) ExecContext(ctx context.Context, q string, args []driver.Nam
 		return nil, driver.ErrSkip
 	}
 	res, err := e.ExecContext(ctx, q, args)
-	if err == nil && c.l.hit(q) {
+	if err == nil && c.lose(q) {
 		return nil, errReplyLost
 	}
 	return res, err
@@ -96,7 +130,7 @@ func (c *lossyConn) QueryContext(ctx context.Context, q string, args []driver.Na
 		return nil, driver.ErrSkip
 	}
 	rows, err := qc.QueryContext(ctx, q, args)
-	if err == nil && c.l.hit(q) {
+	if err == nil && c.lose(q) {
 		return nil, drain(rows)
 	}
 	return rows, err
@@ -113,7 +147,7 @@ func (c *lossyConn) PrepareContext(ctx context.Context, q string) (driver.Stmt, 
 	if err != nil {
 		return nil, err
 	}
-	return &lossyStmt{Stmt: st, q: q, l: c.l}, nil
+	return &lossyStmt{Stmt: st, q: q, c: c}, nil
 }
 
 func (c *lossyConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
@@ -136,7 +170,7 @@ func drain(rows driver.Rows) error {
 type lossyStmt struct {
 	driver.Stmt
 	q string
-	l *lossy
+	c *lossyConn
 }
 
 func (s *lossyStmt) CheckNamedValue(v *driver.NamedValue) error {
@@ -148,7 +182,7 @@ func (s *lossyStmt) CheckNamedValue(v *driver.NamedValue) error {
 
 func (s *lossyStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
 	res, err := s.Stmt.(driver.StmtExecContext).ExecContext(ctx, args)
-	if err == nil && s.l.hit(s.q) {
+	if err == nil && s.c.lose(s.q) {
 		return nil, errReplyLost
 	}
 	return res, err
@@ -156,7 +190,7 @@ func (s *lossyStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (
 
 func (s *lossyStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
 	rows, err := s.Stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
-	if err == nil && s.l.hit(s.q) {
+	if err == nil && s.c.lose(s.q) {
 		return nil, drain(rows)
 	}
 	return rows, err

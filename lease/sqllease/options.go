@@ -20,7 +20,14 @@ type Options struct {
 	Dialect migrations.Dialect
 	// Table is the lease table, a plain lowercase identifier. Default
 	// [migrations.DefaultTable] ("once_leases"); "no_noncense_leases" shares
-	// the Elixir library's table.
+	// the Elixir library's table. On PostgreSQL it may name its schema,
+	// "schema.table"; an unqualified name resolves through the
+	// search_path of the connection that first checks the table, and
+	// every statement then names the schema found ([Strategy.Table]
+	// reports it). Processes whose sessions have different search_paths
+	// (another role, a DSN's search_path) can resolve one name to
+	// different tables and hold the same machine IDs: name the schema
+	// when more than one schema may hold a lease table.
 	Table string
 	// Candidates is how many free rows one Acquire reads and tries, 1..512.
 	// Default [DefaultCandidates]. More candidates mean fewer ErrConflict
@@ -38,6 +45,12 @@ type Options struct {
 	// examples and tests; it makes every starting process race for the
 	// same lowest free IDs.
 	LowestFirst bool
+	// Holder is recorded beside each lease this strategy claims, in the
+	// table's optional holder column ([migrations.HolderColumn]), for
+	// `once lease ls` and [Strategy.List]: printable ASCII, cut to fit.
+	// Default: the host name and process ID ("web-7f9c/4242"). A table
+	// without the column records nothing.
+	Holder string
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -56,6 +69,10 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Sharing < SharedByName || o.Sharing > GoOnly {
 		return o, leasekit.Errorf(pkg, lease.ErrConfig, "unknown Sharing %d", o.Sharing)
 	}
+	if o.Holder == "" {
+		o.Holder = leasekit.Holder()
+	}
+	o.Holder = leasekit.CleanHolder(o.Holder)
 	if o.Dialect != 0 && !o.Dialect.Valid() {
 		return o, leasekit.Errorf(pkg, lease.ErrConfig, "unknown dialect %d", o.Dialect)
 	}

@@ -22,25 +22,30 @@ type queries struct {
 	// for free rows with lo <= id <= hi, in ID (primary key) order, so the
 	// scan stops at limit rows.
 	candidates string
-	// claim(expiry..., token, id, lock_version) -> [expires_at, now] (RETURNING dialects)
+	// claim(expiry..., token, [holder], id, lock_version) -> [expires_at, now] (RETURNING dialects)
 	claim string
 	// renew(expiry..., id, token) -> [expires_at, now]
 	renew string
-	// reclaim(expiry..., new token, id, old token) -> previous expires_at,
+	// reclaim(expiry..., new token, [holder], id, old token) -> previous expires_at,
 	// expires_at, now: renew and replace the token in one statement that
 	// also returns the expiry it replaced (PostgreSQL only; empty elsewhere).
 	reclaim string
 	// current(id, token) -> expires_at, lock_version, now: the row as the
 	// read-then-write reclaim (MySQL, SQLite) sees it first.
 	current string
-	// reclaimSeen(expiry..., new token, id, old token, lock_version) ->
+	// reclaimSeen(expiry..., new token, [holder], id, old token, lock_version) ->
 	// [expires_at, now]: renew and replace the token, only if the row was
 	// not written since it was read.
 	reclaimSeen string
 	// release(id, token)
 	release string
-	// list() -> id, token, expires_at, lock_version, held
+	// list() -> id, token, expires_at, lock_version, held, now, holder
 	list string
+	// probe() changes no row, and fails in a session that cannot write.
+	probe string
+	// holder: claim, reclaim and reclaimSeen write the holder column,
+	// whose value comes right after the new token.
+	holder bool
 	// returning: claim and renew return a row (PostgreSQL, SQLite);
 	// otherwise the affected row count says whether they matched (MySQL).
 	returning bool
@@ -49,27 +54,32 @@ type queries struct {
 	expiry func(us int64) []any
 }
 
-func newQueries(d migrations.Dialect, table string) (*queries, error) {
-	t, err := migrations.QuoteTable(d, table)
-	if err != nil {
-		return nil, err
-	}
+// newQueries builds d's statements on the table t (quoted, as it goes
+// into SQL) with or without the holder column.
+func newQueries(d migrations.Dialect, t string, holder bool) (*queries, error) {
 	c, err := clockOf(d)
 	if err != nil {
 		return nil, err
 	}
 	now, exp, free, text := c.now, c.exp, c.free, c.text
-	q := &queries{returning: c.returning, expiry: c.expiry}
+	q := &queries{returning: c.returning, expiry: c.expiry, holder: holder}
 	n := len(q.expiry(0))
 	p := &params{numbered: d == migrations.Postgres}
 	q.candidates = `SELECT id, lock_version, ` + text("expires_at") + `, ` + text(now) +
 		` FROM ` + t + ` WHERE ` + free + ` AND id >= ` + p.int() + ` AND id <= ` + p.int() +
 		` ORDER BY id LIMIT ` + p.int()
-	q.claim = `UPDATE ` + t + ` SET expires_at = ` + exp + `, token = ` + p.from(n).next() +
+	// setHolder is ", holder = <next parameter>" with the holder column.
+	setHolder := func() string {
+		if !holder {
+			return ""
+		}
+		return `, holder = ` + p.next()
+	}
+	q.claim = `UPDATE ` + t + ` SET expires_at = ` + exp + `, token = ` + p.from(n).next() + setHolder() +
 		`, lock_version = lock_version + 1 WHERE id = ` + p.next() + ` AND lock_version = ` + p.next() + ` AND ` + free
 	q.renew = `UPDATE ` + t + ` SET expires_at = ` + exp + `, lock_version = lock_version + 1 WHERE id = ` +
 		p.from(n).next() + ` AND token = ` + p.next()
-	q.reclaimSeen = `UPDATE ` + t + ` SET expires_at = ` + exp + `, token = ` + p.from(n).next() +
+	q.reclaimSeen = `UPDATE ` + t + ` SET expires_at = ` + exp + `, token = ` + p.from(n).next() + setHolder() +
 		`, lock_version = lock_version + 1 WHERE id = ` + p.next() + ` AND token = ` + p.next() + ` AND lock_version = ` + p.next()
 	if q.returning {
 		ret := ` RETURNING ` + text("expires_at") + `, ` + text(now)
@@ -86,15 +96,24 @@ func newQueries(d migrations.Dialect, table string) (*queries, error) {
 		// table, but the old ones of a joined relation). A second reclaim
 		// of the same token waits for the row lock, then finds the token
 		// replaced and matches nothing.
-		newToken, id, token := p.from(n).next(), p.next(), p.next()
+		newToken := p.from(n).next()
+		setNew := `token = ` + newToken + setHolder()
+		id, token := p.next(), p.next()
 		q.reclaim = `WITH old AS (SELECT id, expires_at FROM ` + t + ` WHERE id = ` + id + ` AND token = ` + token + ` FOR UPDATE) ` +
-			`UPDATE ` + t + ` AS cur SET expires_at = ` + exp + `, token = ` + newToken + `, lock_version = cur.lock_version + 1 FROM old` +
+			`UPDATE ` + t + ` AS cur SET expires_at = ` + exp + `, ` + setNew + `, lock_version = cur.lock_version + 1 FROM old` +
 			` WHERE cur.id = old.id AND cur.token = ` + token +
 			` RETURNING ` + text("old.expires_at") + `, ` + text("cur.expires_at") + `, ` + text(now)
 	}
 	q.release = `UPDATE ` + t + ` SET expires_at = ` + now + `, lock_version = lock_version + 1 WHERE id = ` +
 		p.from(0).next() + ` AND token = ` + p.next()
-	q.list = `SELECT id, token, ` + text("expires_at") + `, lock_version, CASE WHEN ` + free + ` THEN 0 ELSE 1 END FROM ` + t + ` ORDER BY id`
+	holderCol := "NULL"
+	if holder {
+		holderCol = "holder"
+	}
+	q.list = `SELECT id, token, ` + text("expires_at") + `, lock_version, CASE WHEN ` + free + ` THEN 0 ELSE 1 END, ` + text(now) + `, ` + holderCol +
+		` FROM ` + t + ` ORDER BY id`
+	// probe writes nothing, but fails where the session cannot write.
+	q.probe = `UPDATE ` + t + ` SET lock_version = lock_version WHERE 1 = 0`
 	return q, nil
 }
 

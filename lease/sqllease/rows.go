@@ -2,7 +2,12 @@ package sqllease
 
 import (
 	"context"
+	"database/sql"
+	"encoding/hex"
 	"time"
+
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/internal/leasekit"
 )
 
 // Row is one row of the lease table, as [Strategy.Rows] reads it.
@@ -19,35 +24,84 @@ type Row struct {
 	// Held reports whether the row was not free at the database's now
 	// (the same test Acquire uses).
 	Held bool
+	// Holder is who took the row's current token, as recorded in the
+	// holder column (see [Options.Holder]); "" when the table has no
+	// such column or the token was written by someone who recorded
+	// nothing (the Elixir library, an older version of this package).
+	Holder string
 }
 
 // Rows reads the whole lease table in ID order, for inspection tools
 // (`once lease ls`) and tests.
 func (s *Strategy) Rows(ctx context.Context) ([]Row, error) {
+	rows, _, err := s.rows(ctx)
+	return rows, err
+}
+
+// rows reads the whole table and the database's clock.
+func (s *Strategy) rows(ctx context.Context) ([]Row, time.Time, error) {
 	const op = "list rows"
-	rows, err := s.db.QueryContext(ctx, s.q.list)
+	t, ss, err := s.begin(ctx, op, false)
 	if err != nil {
-		return nil, fail(ctx, op, s.opts.Table, err)
+		return nil, time.Time{}, err
 	}
-	defer rows.Close()
-	var out []Row
-	for rows.Next() {
+	defer ss.done()
+	var (
+		out  []Row
+		now  time.Time
+		nowS string
+	)
+	err = ss.query(ctx, t.q.list, nil, func(rows *sql.Rows) error {
 		var (
-			r    Row
-			exp  string
-			held int
+			r      Row
+			exp    string
+			held   int
+			holder sql.NullString
 		)
-		if err := rows.Scan(&r.ID, &r.Token, &exp, &r.LockVersion, &held); err != nil {
-			return nil, fail(ctx, op, s.opts.Table, err)
+		if err := rows.Scan(&r.ID, &r.Token, &exp, &r.LockVersion, &held, &nowS, &holder); err != nil {
+			return err
 		}
 		r.Held = held == 1
 		// A value in a foreign format (SQLite) stays zero; such a row is
 		// reported held, as Acquire treats it.
 		r.ExpiresAt, _ = parseTime("expires_at", exp)
+		r.Holder = holderOf(holder.String, r.Token)
 		out = append(out, r)
+		return nil
+	})
+	if err == nil && nowS != "" {
+		now, err = parseTime("database clock", nowS)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fail(ctx, op, s.opts.Table, err)
+	if err != nil {
+		return nil, time.Time{}, fail(ctx, op, t.name, err)
+	}
+	return out, now, nil
+}
+
+// List returns the held machine IDs in ascending order ([lease.Lister]):
+// the rows whose expires_at is not before the database's now (the test
+// Acquire uses), each with the time left by the database's clock (0 when
+// expires_at is in a foreign format), the holder recorded with its token
+// and the token as Release takes it (32 hex digits; "" for a token that is
+// not 16 bytes, which Release cannot match).
+func (s *Strategy) List(ctx context.Context) ([]lease.Slot, error) {
+	rows, now, err := s.rows(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []lease.Slot
+	for _, r := range rows {
+		if !r.Held || !leasekit.ValidID(r.ID) {
+			continue
+		}
+		slot := lease.Slot{MachineID: r.ID, Holder: r.Holder}
+		if !r.ExpiresAt.IsZero() {
+			slot.TTL = max(r.ExpiresAt.Sub(now), 0)
+		}
+		if len(r.Token) == leasekit.TokenBytes {
+			slot.Token = hex.EncodeToString(r.Token)
+		}
+		out = append(out, slot)
 	}
 	return out, nil
 }

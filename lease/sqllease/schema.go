@@ -2,6 +2,7 @@ package sqllease
 
 import (
 	"context"
+	"database/sql"
 	"strconv"
 	"strings"
 
@@ -9,27 +10,6 @@ import (
 	"github.com/once-go/once/lease/internal/leasekit"
 	"github.com/once-go/once/migrations"
 )
-
-// ready checks the table once, before the strategy's first write (Acquire,
-// Renew, Reclaim): its column types (checkColumns) and, on a table shared
-// with the Elixir library, the database's default time zone (checkZone).
-// A check that fails with ErrRetry runs again on the next call; one that
-// passed is not repeated.
-func (s *Strategy) ready(ctx context.Context) error {
-	if s.checked.Load() {
-		return nil
-	}
-	if err := s.checkColumns(ctx); err != nil {
-		return err
-	}
-	if s.shared() && s.dialect != migrations.SQLite {
-		if err := s.checkZone(ctx); err != nil {
-			return err
-		}
-	}
-	s.checked.Store(true)
-	return nil
-}
 
 // column is one expected column: the types accepted (as the database
 // spells them, lowercase) and the one to name in a message.
@@ -117,59 +97,94 @@ func mysqlBytes(t string) bool {
 	return err == nil && size >= leasekit.TokenBytes
 }
 
-// checkColumns reads the table's column types and refuses a table whose
-// columns the strategy cannot read and write exactly.
-func (s *Strategy) checkColumns(ctx context.Context) error {
+// checkColumns reads the columns of the table t (ref: as the catalog
+// query takes it) and refuses a table whose columns the strategy cannot
+// read and write exactly. It returns the capacity of the optional holder
+// column: 0 when there is none, -1 when unbounded.
+func (s *Strategy) checkColumns(ctx context.Context, r runner, t *table) (int, error) {
 	const op = "check table"
 	var query string
-	arg := s.opts.Table
+	arg := t.ref
 	switch s.dialect {
 	case migrations.Postgres:
-		// to_regclass resolves the name through search_path, as the
-		// strategy's statements do.
 		query = `SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a
 			WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped`
-		arg = `"` + s.opts.Table + `"`
 	case migrations.MySQL:
 		query = `SELECT COLUMN_NAME, COLUMN_TYPE FROM information_schema.COLUMNS
 			WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?`
+		arg = s.opts.Table
 	default:
 		query = `SELECT name, type FROM pragma_table_info(?)`
+		arg = s.opts.Table
 	}
-	rows, err := s.db.QueryContext(ctx, query, arg)
-	if err != nil {
-		return fail(ctx, op+" "+s.opts.Table, s.opts.Table, err)
-	}
-	defer rows.Close()
 	found := map[string]string{}
-	for rows.Next() {
+	err := each(ctx, r, query, []any{arg}, func(rows *sql.Rows) error {
 		var name, typ string
 		if err := rows.Scan(&name, &typ); err != nil {
-			return fail(ctx, op+" "+s.opts.Table, s.opts.Table, err)
+			return err
 		}
 		found[strings.ToLower(name)] = typ
-	}
-	if err := rows.Err(); err != nil {
-		return fail(ctx, op+" "+s.opts.Table, s.opts.Table, err)
+		return nil
+	})
+	if err != nil {
+		return 0, fail(ctx, op+" "+t.name, t.name, err)
 	}
 	if len(found) == 0 {
-		return leasekit.Errorf(pkg, lease.ErrConfig, "table %s not found (create it with migrations.Apply or `once lease migrate`)", s.opts.Table)
+		return 0, leasekit.Errorf(pkg, lease.ErrConfig, "table %s not found (create it with migrations.Apply or `once lease migrate`)", t.name)
 	}
 	for _, c := range columns(s.dialect) {
 		typ, ok := found[c.name]
 		switch {
 		case !ok:
-			return leasekit.Errorf(pkg, lease.ErrConfig, "table %s has no column %s (expected %s; create the table with migrations.Apply)",
-				s.opts.Table, c.name, c.wanted)
+			return 0, leasekit.Errorf(pkg, lease.ErrConfig, "table %s has no column %s (expected %s; create the table with migrations.Apply)",
+				t.name, c.name, c.wanted)
 		case !c.ok(strings.ToLower(typ)):
 			why := "a type the strategy cannot read and write exactly"
 			if c.name == "expires_at" {
 				why = "expires_at must hold UTC with microseconds and never be converted by a session's time zone," +
 					" or sessions in different zones hold one machine ID twice"
 			}
-			return leasekit.Errorf(pkg, lease.ErrConfig, "table %s: column %s is %s, expected %s (%s)",
-				s.opts.Table, c.name, leasekit.Quote(typ), c.wanted, why)
+			return 0, leasekit.Errorf(pkg, lease.ErrConfig, "table %s: column %s is %s, expected %s (%s)",
+				t.name, c.name, leasekit.Quote(typ), c.wanted, why)
 		}
 	}
-	return nil
+	typ, ok := found[migrations.HolderColumn]
+	if !ok {
+		return 0, nil
+	}
+	size, ok := holderSize(s.dialect, strings.ToLower(typ))
+	if !ok || size >= 0 && size < minHolderSize {
+		return 0, leasekit.Errorf(pkg, lease.ErrConfig, "table %s: column %s is %s, expected a character type of at least %d characters, such as %s "+
+			"(the column is optional: drop it, or let migrations.Apply add it)", t.name, migrations.HolderColumn, leasekit.Quote(typ), minHolderSize, holderType[s.dialect])
+	}
+	return size, nil
+}
+
+// holderType is the holder column's type, as the migrations declare it.
+var holderType = map[migrations.Dialect]string{
+	migrations.Postgres: "varchar(255)", migrations.MySQL: "varchar(255)", migrations.SQLite: "TEXT",
+}
+
+// holderSize returns how many characters a holder column of type typ
+// (lowercase) keeps, -1 for no limit, and whether the type is one the
+// strategy writes text to as is.
+func holderSize(d migrations.Dialect, typ string) (int, bool) {
+	if d == migrations.SQLite {
+		// Text affinity (or none): the value is stored as written.
+		return -1, typ == "" || !contains("INT")(typ) && (contains("CHAR")(typ) || contains("CLOB")(typ) || contains("TEXT")(typ))
+	}
+	switch typ {
+	case "text", "character varying", "tinytext", "mediumtext", "longtext":
+		if typ == "tinytext" {
+			return 255, true
+		}
+		return -1, true
+	}
+	for _, prefix := range []string{"character varying(", "varchar("} {
+		if n, ok := strings.CutPrefix(typ, prefix); ok && strings.HasSuffix(n, ")") {
+			size, err := strconv.Atoi(strings.TrimSuffix(n, ")"))
+			return size, err == nil
+		}
+	}
+	return 0, false
 }

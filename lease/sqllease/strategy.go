@@ -16,26 +16,25 @@ import (
 
 // Strategy leases machine IDs from rows of an SQL table through the
 // application's *sql.DB. It is safe for concurrent use; every call is one
-// or a few autocommit statements bounded by its context.
+// or a few statements bounded by its context, each committed on its own.
 type Strategy struct {
 	db      *sql.DB
 	opts    Options
-	q       *queries
 	dialect migrations.Dialect
-	checked atomic.Bool // the table passed ready's checks
+	tab     atomic.Pointer[table] // the table, once it passed ready's checks
 }
 
 var (
 	_ lease.Strategy  = (*Strategy)(nil)
 	_ lease.Reclaimer = (*Strategy)(nil)
+	_ lease.Lister    = (*Strategy)(nil)
 )
 
 // New returns a strategy on db's lease table. It does not touch the
-// database: before its first Acquire, Renew or Reclaim the strategy checks
-// the table's column types and, on a table shared with the Elixir library
-// (Options.Sharing), the database's default time zone; a missing table or
-// a failed check is an ErrConfig from that call (run [migrations.Apply]
-// first). Errors match lease.ErrConfig.
+// database: before its first call the strategy checks the table (see
+// [Strategy.Check]); a missing table or a failed check is an ErrConfig
+// from that call (run [migrations.Apply] first). Errors match
+// lease.ErrConfig.
 func New(db *sql.DB, opts Options) (*Strategy, error) {
 	if db == nil {
 		return nil, leasekit.Errorf(pkg, lease.ErrConfig, "nil *sql.DB")
@@ -49,14 +48,21 @@ func New(db *sql.DB, opts Options) (*Strategy, error) {
 			return nil, leasekit.Errorf(pkg, lease.ErrConfig, "%w", err)
 		}
 	}
-	q, err := newQueries(opts.Dialect, opts.Table)
-	if err != nil {
+	if _, err := migrations.QuoteTable(opts.Dialect, opts.Table); err != nil {
+		return nil, leasekit.Errorf(pkg, lease.ErrConfig, "%w", err)
+	}
+	if _, err := clockOf(opts.Dialect); err != nil {
 		return nil, err
 	}
-	return &Strategy{db: db, opts: opts, q: q, dialect: opts.Dialect}, nil
+	return &Strategy{db: db, opts: opts, dialect: opts.Dialect}, nil
 }
 
-// Name returns "sql".
+// Name returns "sql", whatever the table: the lease manager records it in
+// its state file and reclaims only a lease recorded under the same name,
+// so a name that moved with the table or its schema would cost every
+// process its lease (held on until it expires) at an upgrade. A state
+// file's lease reclaimed against another table matches no token there
+// and is refused (lease.ErrLost).
 func (s *Strategy) Name() string { return "sql" }
 
 // Deterministic returns false: a new Acquire may yield any free ID.
@@ -65,8 +71,34 @@ func (s *Strategy) Deterministic() bool { return false }
 // Dialect returns the dialect in use (given or detected).
 func (s *Strategy) Dialect() migrations.Dialect { return s.dialect }
 
-// Table returns the lease table's name.
-func (s *Strategy) Table() string { return s.opts.Table }
+// Table returns the lease table's name: once the table has been checked
+// (see [Strategy.Check]), on PostgreSQL qualified by the schema the name
+// resolved to ("public.once_leases"), the table every statement names from
+// then on; before that, and on MySQL and SQLite, as configured.
+func (s *Strategy) Table() string {
+	if t := s.tab.Load(); t != nil {
+		return t.name
+	}
+	return s.opts.Table
+}
+
+// Check runs now the checks the strategy runs before its first call, and
+// only once they have passed: that the table exists (on PostgreSQL, which
+// table an unqualified name resolves to, through the search_path of the
+// connection checking it; [Strategy.Table] then reports it), that its
+// column types can be read and written exactly (expires_at zone-free), that
+// id is a unique key with no duplicates ([migrations.CheckKey]), that the
+// session can write (not read-only, not a standby), and, on a table shared
+// with the Elixir library (Options.Sharing), that the database's default
+// time zone is UTC. A failed check is lease.ErrConfig naming the setting
+// and the fix; a database that cannot be reached is lease.ErrRetry.
+func (s *Strategy) Check(ctx context.Context) error {
+	_, ss, err := s.begin(ctx, "check table "+s.opts.Table, true)
+	if err == nil {
+		ss.done()
+	}
+	return err
+}
 
 type candidate struct {
 	id, lockVersion int64
@@ -97,39 +129,35 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, e
 	if err != nil {
 		return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
 	}
-	if err := s.ready(ctx); err != nil {
+	t, ss, err := s.begin(ctx, op, true)
+	if err != nil {
 		return lease.Lease{}, err
 	}
+	defer ss.done()
 	start := 0
 	if !s.opts.LowestFirst {
 		start = rand.IntN(leasekit.IDs)
 	}
-	db, done, err := s.session(ctx)
-	if err != nil {
-		return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
-	}
-	defer done()
 	// From start up to the last ID, then wrapping around from 0.
-	cands, now, err := s.candidates(ctx, db, nil, start, leasekit.IDs-1)
+	cands, now, err := s.candidates(ctx, ss, t, nil, start, leasekit.IDs-1)
 	if err == nil && len(cands) < s.opts.Candidates && start > 0 {
 		var now2 time.Time
-		cands, now2, err = s.candidates(ctx, db, cands, 0, start-1)
+		cands, now2, err = s.candidates(ctx, ss, t, cands, 0, start-1)
 		if !now2.IsZero() {
 			now = now2
 		}
 	}
 	if err != nil {
-		return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
+		return lease.Lease{}, fail(ctx, op, t.name, err)
 	}
 	if len(cands) == 0 {
-		return lease.Lease{}, leasekit.Errorf(pkg, lease.ErrExhausted, "all %d rows of %s are held", leasekit.IDs, s.opts.Table)
+		return lease.Lease{}, leasekit.Errorf(pkg, lease.ErrExhausted, "all %d rows of %s are held", leasekit.IDs, t.name)
 	}
 	token, text := newToken()
 	for _, c := range cands {
-		args := append(s.q.expiry(us), token, c.id, c.lockVersion)
-		l, ok, err := s.write(ctx, db, s.q.claim, args, us)
+		l, ok, err := s.write(ctx, ss, t, t.q.claim, s.claimArgs(t, us, token, c.id, c.lockVersion), us)
 		if err != nil {
-			err = fail(ctx, op+" machine ID "+strconv.FormatInt(c.id, 10), s.opts.Table, err)
+			err = fail(ctx, op+" machine ID "+strconv.FormatInt(c.id, 10), t.name, err)
 			if errors.Is(err, lease.ErrRetry) {
 				return lease.Lease{MachineID: int(c.id), Token: text}, err // the claim may have been applied
 			}
@@ -144,47 +172,79 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, e
 		}
 		return l, nil
 	}
-	return lease.Lease{}, leasekit.Errorf(pkg, lease.ErrConflict, "%d free rows of %s claimed by others first", len(cands), s.opts.Table)
+	return lease.Lease{}, leasekit.Errorf(pkg, lease.ErrConflict, "%d free rows of %s claimed by others first", len(cands), t.name)
+}
+
+// begin is how every call starts: the checked table and a session on the
+// database (call its done when finished), for a call that writes once the
+// session has been found to be writable. Errors are returned as the
+// operation op returns them.
+func (s *Strategy) begin(ctx context.Context, op string, write bool) (*table, *session, error) {
+	t, err := s.ready(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	ss, err := s.session(ctx)
+	if err != nil {
+		return nil, nil, fail(ctx, op, t.name, err)
+	}
+	if write {
+		if err := s.probe(ctx, ss, t); err != nil {
+			ss.done()
+			return nil, nil, err
+		}
+	}
+	return t, ss, nil
+}
+
+// claimArgs are the arguments of t's claim statement: the expiry, the
+// new token and the holder recorded with it, the row and its version.
+func (s *Strategy) claimArgs(t *table, us int64, token []byte, id, lockVersion any) []any {
+	return append(s.tokenArgs(t, us, token), id, lockVersion)
+}
+
+// tokenArgs are the first arguments of a statement that writes a new
+// token: the expiry, the token and, with a holder column, the holder
+// recorded with it.
+func (s *Strategy) tokenArgs(t *table, us int64, token []byte) []any {
+	args := append(t.q.expiry(us), token)
+	if t.q.holder {
+		args = append(args, s.holderValue(t, token))
+	}
+	return args
 }
 
 // candidates appends to out the free rows with lo <= id <= hi, up to
 // Options.Candidates in all, and returns the database's clock.
-func (s *Strategy) candidates(ctx context.Context, db querier, out []candidate, lo, hi int) ([]candidate, time.Time, error) {
-	rows, err := db.QueryContext(ctx, s.q.candidates, lo, hi, s.opts.Candidates-len(out))
-	if err != nil {
-		return nil, time.Time{}, err
-	}
-	defer rows.Close()
+func (s *Strategy) candidates(ctx context.Context, ss *session, t *table, out []candidate, lo, hi int) ([]candidate, time.Time, error) {
 	var (
 		now        time.Time
 		prev, nowS string
 	)
-	for rows.Next() {
+	err := ss.query(ctx, t.q.candidates, []any{lo, hi, s.opts.Candidates - len(out)}, func(rows *sql.Rows) error {
 		var c candidate
-		if err := rows.Scan(&c.id, &c.lockVersion, &prev, &nowS); err != nil {
-			return nil, time.Time{}, err
+		err := rows.Scan(&c.id, &c.lockVersion, &prev, &nowS)
+		if err == nil {
+			c.prev, err = parseTime("expires_at", prev)
 		}
-		if c.prev, err = parseTime("expires_at", prev); err != nil {
-			return nil, time.Time{}, err
-		}
-		if now, err = parseTime("database clock", nowS); err != nil {
-			return nil, time.Time{}, err
+		if err == nil {
+			now, err = parseTime("database clock", nowS)
 		}
 		out = append(out, c)
+		return err
+	})
+	if err != nil {
+		return nil, time.Time{}, err
 	}
-	return out, now, rows.Err()
+	return out, now, nil
 }
 
 // write runs a claim or renew statement. ok reports whether it matched
 // the row; on RETURNING dialects the lease gets the stored expiry and the
 // database's clock, otherwise TTL is the microseconds asked for.
-func (s *Strategy) write(ctx context.Context, db querier, query string, args []any, us int64) (l lease.Lease, ok bool, err error) {
-	if !s.q.returning {
-		res, err := db.ExecContext(ctx, query, args...)
-		if err != nil {
-			return l, false, err
-		}
-		n, err := res.RowsAffected()
+func (s *Strategy) write(ctx context.Context, ss *session, t *table, query string, args []any, us int64) (l lease.Lease, ok bool, err error) {
+	if !t.q.returning {
+		n, err := ss.exec(ctx, query, args...)
 		if err != nil {
 			return l, false, err
 		}
@@ -192,7 +252,7 @@ func (s *Strategy) write(ctx context.Context, db querier, query string, args []a
 		return l, n == 1, nil
 	}
 	var expS, nowS string
-	switch err := db.QueryRowContext(ctx, query, args...).Scan(&expS, &nowS); {
+	switch err := ss.queryRow(ctx, query, args, &expS, &nowS); {
 	case errors.Is(err, sql.ErrNoRows):
 		return l, false, nil
 	case err != nil:
@@ -210,28 +270,25 @@ func (s *Strategy) write(ctx context.Context, db querier, query string, args []a
 }
 
 // extension is how Renew and Reclaim (operation op) start: l's raw token,
-// d in microseconds, and a session on the database (done ends it). Errors
-// are returned as the operation returns them.
-func (s *Strategy) extension(ctx context.Context, op string, l lease.Lease, d time.Duration) (token []byte, us int64, db querier, done func(), err error) {
+// d in microseconds, the table and a session on the database (call its
+// done when finished). Errors are returned as the operation returns them.
+func (s *Strategy) extension(ctx context.Context, op string, l lease.Lease, d time.Duration) (token []byte, us int64, t *table, ss *session, err error) {
 	if token, err = decode(l); err != nil {
 		return nil, 0, nil, nil, err
 	}
 	if us, err = micros(d); err != nil {
 		return nil, 0, nil, nil, fail(ctx, op, s.opts.Table, err)
 	}
-	if err = s.ready(ctx); err != nil {
+	if t, ss, err = s.begin(ctx, op, true); err != nil {
 		return nil, 0, nil, nil, err
 	}
-	if db, done, err = s.session(ctx); err != nil {
-		return nil, 0, nil, nil, fail(ctx, op, s.opts.Table, err)
-	}
-	return token, us, db, done, nil
+	return token, us, t, ss, nil
 }
 
 // lost is the error of Renew and Reclaim when l's row is held by another
 // token.
-func (s *Strategy) lost(l lease.Lease) error {
-	return leasekit.Errorf(pkg, lease.ErrLost, "machine ID %d is held by another token in %s", l.MachineID, s.opts.Table)
+func (s *Strategy) lost(t *table, l lease.Lease) error {
+	return leasekit.Errorf(pkg, lease.ErrLost, "machine ID %d is held by another token in %s", l.MachineID, t.name)
 }
 
 // Renew extends l to the database's now + d:
@@ -244,18 +301,18 @@ func (s *Strategy) lost(l lease.Lease) error {
 // PrevExpiry is zero (no hand-off happened).
 func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
 	op := "renew machine ID " + strconv.Itoa(l.MachineID)
-	token, us, db, done, err := s.extension(ctx, op, l, d)
+	token, us, t, ss, err := s.extension(ctx, op, l, d)
 	if err != nil {
 		return lease.Lease{}, err
 	}
-	defer done()
-	args := append(s.q.expiry(us), l.MachineID, token)
-	nl, ok, err := s.write(ctx, db, s.q.renew, args, us)
+	defer ss.done()
+	args := append(t.q.expiry(us), l.MachineID, token)
+	nl, ok, err := s.write(ctx, ss, t, t.q.renew, args, us)
 	if err != nil {
-		return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
+		return lease.Lease{}, fail(ctx, op, t.name, err)
 	}
 	if !ok {
-		return lease.Lease{}, s.lost(l)
+		return lease.Lease{}, s.lost(t, l)
 	}
 	nl.MachineID, nl.Token = l.MachineID, l.Token
 	return nl, nil
@@ -301,15 +358,15 @@ const reclaimReads = 3
 // reading again (up to three times) if the row changed in between.
 func (s *Strategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
 	op := "reclaim machine ID " + strconv.Itoa(l.MachineID)
-	old, us, db, done, err := s.extension(ctx, op, l, d)
+	old, us, t, ss, err := s.extension(ctx, op, l, d)
 	if err != nil {
 		return lease.Lease{}, err
 	}
-	defer done()
+	defer ss.done()
 	token, text := newToken()
-	r := reclaim{op: op, l: l, old: old, token: token, us: us, db: db,
+	r := reclaim{op: op, l: l, old: old, token: token, us: us, t: t, ss: ss,
 		sent: lease.Lease{MachineID: l.MachineID, Token: text}}
-	if s.q.reclaim != "" {
+	if t.q.reclaim != "" {
 		return s.reclaimReturning(ctx, r)
 	}
 	return s.reclaimReadWrite(ctx, r)
@@ -322,19 +379,20 @@ type reclaim struct {
 	l, sent    lease.Lease
 	old, token []byte
 	us         int64
-	db         querier
+	t          *table
+	ss         *session
 }
 
 // reclaimReturning reclaims in one statement that returns the old row
 // (PostgreSQL).
 func (s *Strategy) reclaimReturning(ctx context.Context, r reclaim) (lease.Lease, error) {
 	var prevS, expS, nowS string
-	args := append(s.q.expiry(r.us), r.token, r.l.MachineID, r.old)
-	switch err := r.db.QueryRowContext(ctx, s.q.reclaim, args...).Scan(&prevS, &expS, &nowS); {
+	args := append(s.tokenArgs(r.t, r.us, r.token), r.l.MachineID, r.old)
+	switch err := r.ss.queryRow(ctx, r.t.q.reclaim, args, &prevS, &expS, &nowS); {
 	case errors.Is(err, sql.ErrNoRows):
-		return lease.Lease{}, s.lost(r.l)
+		return lease.Lease{}, s.lost(r.t, r.l)
 	case err != nil:
-		return s.unknown(ctx, r.op, r.sent, err)
+		return s.unknown(ctx, r, err)
 	}
 	nl := r.sent
 	var exp time.Time
@@ -345,7 +403,7 @@ func (s *Strategy) reclaimReturning(ctx context.Context, r reclaim) (lease.Lease
 		}
 	}
 	if err != nil {
-		return s.unknown(ctx, r.op, r.sent, err)
+		return s.unknown(ctx, r, err)
 	}
 	nl.TTL = exp.Sub(nl.CoordinatorNow)
 	return nl, nil
@@ -360,24 +418,24 @@ func (s *Strategy) reclaimReadWrite(ctx context.Context, r reclaim) (lease.Lease
 			prevS, nowS string
 			seen        int64
 		)
-		switch err := r.db.QueryRowContext(ctx, s.q.current, r.l.MachineID, r.old).Scan(&prevS, &seen, &nowS); {
+		switch err := r.ss.queryRow(ctx, r.t.q.current, []any{r.l.MachineID, r.old}, &prevS, &seen, &nowS); {
 		case errors.Is(err, sql.ErrNoRows):
-			return lease.Lease{}, s.lost(r.l)
+			return lease.Lease{}, s.lost(r.t, r.l)
 		case err != nil:
-			return lease.Lease{}, fail(ctx, r.op, s.opts.Table, err)
+			return lease.Lease{}, fail(ctx, r.op, r.t.name, err)
 		}
 		prev, err := parseTime("expires_at", prevS)
 		if err != nil {
-			return lease.Lease{}, fail(ctx, r.op, s.opts.Table, err)
+			return lease.Lease{}, fail(ctx, r.op, r.t.name, err)
 		}
 		now, err := parseTime("database clock", nowS)
 		if err != nil {
-			return lease.Lease{}, fail(ctx, r.op, s.opts.Table, err)
+			return lease.Lease{}, fail(ctx, r.op, r.t.name, err)
 		}
-		args := append(s.q.expiry(r.us), r.token, r.l.MachineID, r.old, seen)
-		nl, ok, err := s.write(ctx, r.db, s.q.reclaimSeen, args, r.us)
+		args := append(s.tokenArgs(r.t, r.us, r.token), r.l.MachineID, r.old, seen)
+		nl, ok, err := s.write(ctx, r.ss, r.t, r.t.q.reclaimSeen, args, r.us)
 		if err != nil {
-			return s.unknown(ctx, r.op, r.sent, err)
+			return s.unknown(ctx, r, err)
 		}
 		if !ok {
 			continue // written since read (or taken over): read again
@@ -391,12 +449,12 @@ func (s *Strategy) reclaimReadWrite(ctx context.Context, r reclaim) (lease.Lease
 	return lease.Lease{}, leasekit.Errorf(pkg, lease.ErrRetry, "%s: the row kept changing between read and write (%d tries)", r.op, reclaimReads)
 }
 
-// unknown is the result of a reclaim whose write failed: sent (the lease
-// with the new token) beside the error when the outcome is unknown.
-func (s *Strategy) unknown(ctx context.Context, op string, sent lease.Lease, err error) (lease.Lease, error) {
-	err = fail(ctx, op, s.opts.Table, err)
+// unknown is the result of a reclaim whose write failed: the lease with
+// the new token beside the error when the outcome is unknown.
+func (s *Strategy) unknown(ctx context.Context, r reclaim, err error) (lease.Lease, error) {
+	err = fail(ctx, r.op, r.t.name, err)
 	if errors.Is(err, lease.ErrRetry) {
-		return sent, err
+		return r.sent, err
 	}
 	return lease.Lease{}, err
 }
@@ -414,13 +472,13 @@ func (s *Strategy) Release(ctx context.Context, l lease.Lease) error {
 		return err
 	}
 	op := "release machine ID " + strconv.Itoa(l.MachineID)
-	db, done, err := s.session(ctx)
+	t, ss, err := s.begin(ctx, op, true)
 	if err != nil {
-		return fail(ctx, op, s.opts.Table, err)
+		return err
 	}
-	defer done()
-	if _, err := db.ExecContext(ctx, s.q.release, l.MachineID, token); err != nil {
-		return fail(ctx, op, s.opts.Table, err)
+	defer ss.done()
+	if _, err := ss.exec(ctx, t.q.release, l.MachineID, token); err != nil {
+		return fail(ctx, op, t.name, err)
 	}
 	return nil
 }

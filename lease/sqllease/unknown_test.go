@@ -4,9 +4,11 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/lease"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
@@ -35,6 +37,9 @@ func TestAcquireUnknownOutcome(t *testing.T) {
 	forEach(t, func(t *testing.T, d migrations.Dialect, _ *sql.DB) {
 		s, look, l := lossyTable(t, d)
 		ctx := ctxT(t)
+		if err := s.Check(ctx); err != nil { // its write probe is an UPDATE too
+			t.Fatal(err)
+		}
 		l.arm("UPDATE")
 		got, err := s.Acquire(ctx, time.Hour)
 		if !errors.Is(err, lease.ErrRetry) {
@@ -100,4 +105,36 @@ func waitFree(t *testing.T, s *sqllease.Strategy, id int) {
 			t.Fatalf("row %d still held after its release", id)
 		}
 	}
+}
+
+// TestCommitUnknownOutcome: in a MySQL session with autocommit off, a
+// claim's COMMIT whose reply was lost is an unknown outcome: ErrRetry,
+// with the lease it may have committed beside it, and the row is indeed
+// held by that token until the caller releases it.
+func TestCommitUnknownOutcome(t *testing.T) {
+	d := migrations.MySQL
+	db, l := openLossyDSN(t, d, "", withParam(testenv.MySQLDSN(), "autocommit", "0"))
+	plain := openDB(t, d)
+	table := newTable(t, plain, d)
+	s := newStrategy(t, db, sqllease.Options{Dialect: d, Table: table, LowestFirst: true, Candidates: 1})
+	look := newStrategy(t, plain, sqllease.Options{Dialect: d, Table: table})
+	ctx := ctxT(t)
+	if err := s.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+	l.armCommit("UPDATE")
+	got, err := s.Acquire(ctx, time.Hour)
+	if !errors.Is(err, lease.ErrRetry) || !strings.Contains(err.Error(), "commit") {
+		t.Fatalf("Acquire with the COMMIT's reply lost: %v; want ErrRetry naming the commit", err)
+	}
+	if got.MachineID != 0 || len(got.Token) != 32 {
+		t.Fatalf("Acquire returned %+v beside %v; want machine ID 0 and the token it wrote", got, err)
+	}
+	if r := rowOf(t, ctx, look, 0); !r.Held || hex.EncodeToString(r.Token) != got.Token {
+		t.Fatalf("row 0 after the lost COMMIT reply: held %v, token %x; want held by %s", r.Held, r.Token, got.Token)
+	}
+	if err := s.Release(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+	waitFree(t, look, 0)
 }

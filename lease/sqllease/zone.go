@@ -11,6 +11,7 @@ import (
 )
 
 // ElixirTable is the Elixir NoNoncense library's default lease table name.
+// Options.Table names it with or without a schema.
 const ElixirTable = "no_noncense_leases"
 
 // Sharing says whether the lease table is shared with the Elixir
@@ -35,7 +36,11 @@ func (s *Strategy) shared() bool {
 	case GoOnly:
 		return false
 	}
-	return s.opts.Table == ElixirTable
+	name := s.opts.Table
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		name = name[i+1:] // schema.table
+	}
+	return name == ElixirTable
 }
 
 // utcZones are the zone names that mean UTC at every date, as PostgreSQL
@@ -55,8 +60,8 @@ var utcZones = map[string]bool{
 // session gets the database's default. This strategy always uses UTC.
 // Unless the default is UTC, the two disagree about which rows are free
 // by the zone's offset: each takes IDs the other holds.
-func (s *Strategy) checkZone(ctx context.Context) error {
-	zone, err := s.defaultZone(ctx)
+func (s *Strategy) checkZone(ctx context.Context, r runner, t *table) error {
+	zone, err := s.defaultZone(ctx, r, t)
 	if err != nil {
 		return err
 	}
@@ -71,7 +76,7 @@ func (s *Strategy) checkZone(ctx context.Context) error {
 		"table %s is shared with the Elixir NoNoncense library, which reads its clock as CURRENT_TIMESTAMP in the database's default time zone, "+
 			"and that zone is %s, not UTC: the two libraries would take machine IDs the other holds; set the default time zone to UTC (%s), "+
 			"or set Options.Sharing to GoOnly if no Elixir process uses this table",
-		s.opts.Table, leasekit.Quote(zone), fix)
+		t.name, leasekit.Quote(zone), fix)
 }
 
 // defaultZone returns the time zone a session gets when it sets none.
@@ -81,12 +86,12 @@ func (s *Strategy) checkZone(ctx context.Context) error {
 // role defaults are read from pg_db_role_setting; with none there, the
 // server's configured default cannot be read and the check refuses.
 // MySQL: @@global.time_zone, or the server's system zone when it is SYSTEM.
-func (s *Strategy) defaultZone(ctx context.Context) (string, error) {
+func (s *Strategy) defaultZone(ctx context.Context, r runner, t *table) (string, error) {
 	const op = "check the database's default time zone"
 	if s.dialect == migrations.MySQL {
 		var global, system string
-		if err := s.db.QueryRowContext(ctx, `SELECT @@global.time_zone, @@system_time_zone`).Scan(&global, &system); err != nil {
-			return "", fail(ctx, op, s.opts.Table, err)
+		if err := first(ctx, r, `SELECT @@global.time_zone, @@system_time_zone`, nil, &global, &system); err != nil {
+			return "", fail(ctx, op, t.name, err)
 		}
 		if strings.EqualFold(global, "SYSTEM") {
 			// An abbreviation taken from the server's OS zone at start:
@@ -100,16 +105,16 @@ func (s *Strategy) defaultZone(ctx context.Context) (string, error) {
 	}
 	var setting, source string
 	var roleDB sql.NullString
-	err := s.db.QueryRowContext(ctx, `SELECT setting, source,
+	err := first(ctx, r, `SELECT setting, source,
 		(SELECT substr(c, 10) FROM pg_db_role_setting r, unnest(r.setconfig) c, pg_database d
 		  WHERE d.datname = current_database() AND lower(c) LIKE 'timezone=%'
 		    AND (r.setdatabase = d.oid OR r.setdatabase = 0)
 		    AND (r.setrole = (SELECT oid FROM pg_roles WHERE rolname = current_user) OR r.setrole = 0)
 		    AND NOT (r.setdatabase = 0 AND r.setrole = 0)
 		  ORDER BY r.setrole = 0, r.setdatabase = 0 LIMIT 1)
-		FROM pg_settings WHERE name = 'TimeZone'`).Scan(&setting, &source, &roleDB)
+		FROM pg_settings WHERE name = 'TimeZone'`, nil, &setting, &source, &roleDB)
 	if err != nil {
-		return "", fail(ctx, op, s.opts.Table, err)
+		return "", fail(ctx, op, t.name, err)
 	}
 	switch {
 	case source != "client" && source != "session":
@@ -121,5 +126,5 @@ func (s *Strategy) defaultZone(ctx context.Context) (string, error) {
 		"table %s is shared with the Elixir NoNoncense library, which uses the database's default time zone, but this connection sets its own (%s, from the %s), "+
 			"so the default cannot be read; connect without a time zone setting, set it per database (ALTER DATABASE <db> SET timezone = 'UTC'), "+
 			"or set Options.Sharing to GoOnly if no Elixir process uses this table",
-		s.opts.Table, leasekit.Quote(setting), source)
+		t.name, leasekit.Quote(setting), source)
 }

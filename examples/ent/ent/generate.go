@@ -1,4 +1,4 @@
 // Package ent is the client that ent generated from ./schema.
 package ent
 
-//go:generate go tool ent generate ./schema
+//go:generate go tool ent generate --feature sql/upsert ./schema

@@ -1,0 +1,282 @@
+package oncebun_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	oncebun "github.com/once-go/once/adapters/bun"
+	at "github.com/once-go/once/adapters/internal/adaptertest"
+	"github.com/once-go/once/adapters/internal/idfield"
+	"github.com/once-go/once/once"
+)
+
+// Member has a natural key (the email) next to its once key: the table
+// that upserts are for.
+type Member struct {
+	bun.BaseModel `bun:"table:members"`
+	ID            at.UserID `bun:",pk"`
+	Email         string    `bun:",unique,notnull"`
+	Name          string
+}
+
+func (a *Member) BeforeAppendModel(ctx context.Context, q bun.Query) error {
+	return oncebun.BeforeAppendModel(ctx, q, a)
+}
+
+// checkUpsert checks that each member holds the key of the row with its
+// email, or (written[i] false: a DO NOTHING that skipped it) the zero key
+// or the key of the existing row.
+func checkUpsert(t *testing.T, e *env, what string, as []Member, written []bool) {
+	t.Helper()
+	for i, a := range as {
+		var want at.UserID
+		e.b.NewSelect().Table("members").Column("id").Where("email = ?", a.Email).Scan(context.Background(), &want)
+		switch {
+		case a.ID == want:
+		case a.ID.IsZero() && !written[i]:
+		default:
+			var email string
+			e.b.NewSelect().Table("members").Column("email").Where("id = ?", a.ID).Scan(context.Background(), &email)
+			t.Errorf("%s: row %d (%s) holds %v, the key of the row %q; the row with its email has %v",
+				what, i, a.Email, a.ID, email, want)
+		}
+	}
+}
+
+// upsert returns an insert of model that updates the name of the row with
+// the same email, in db's dialect.
+func upsert(e *env, model any) *bun.InsertQuery {
+	q := e.b.NewInsert().Model(model)
+	if e.db.Dialect == idfield.MySQL {
+		return q.On("DUPLICATE KEY UPDATE").Set("name = VALUES(name)")
+	}
+	return q.On("CONFLICT (email) DO UPDATE").Set("name = EXCLUDED.name")
+}
+
+// TestUpsert: after ON CONFLICT DO UPDATE (ON DUPLICATE KEY UPDATE) each
+// struct holds the key of the row it was written to; after DO NOTHING
+// (INSERT IGNORE) a struct whose row was not written holds the zero key or
+// the existing row's, never a key no row has; single rows and batches.
+func TestUpsert(t *testing.T) {
+	at.Leased(t)
+	at.Each(t, func(t *testing.T, db at.DB) { upsertCases(t, open(t, db)) })
+}
+
+func upsertCases(t *testing.T, e *env) {
+	ctx := context.Background()
+	seed := []Member{{Email: "ada@example.com", Name: "Ada"}, {Email: "grace@example.com", Name: "Grace"}}
+	if _, err := e.b.NewInsert().Model(&seed).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	one := Member{Email: "ada@example.com", Name: "Ada L."}
+	if _, err := upsert(e, &one).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	checkUpsert(t, e, "DO UPDATE, one row", []Member{one}, []bool{true})
+	if one.ID != seed[0].ID {
+		t.Errorf("DO UPDATE, one row: ID %v, want the existing %v", one.ID, seed[0].ID)
+	}
+
+	batch := []Member{{Email: "edsger@example.com"}, {Email: "ada@example.com", Name: "Ada"}, {Email: "barbara@example.com"}}
+	if _, err := upsert(e, &batch).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	checkUpsert(t, e, "DO UPDATE, batch", batch, []bool{true, true, true})
+
+	ptrs := []*Member{{Email: "grace@example.com", Name: "Grace H."}, {Email: "niklaus@example.com"}}
+	if _, err := upsert(e, &ptrs).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	checkUpsert(t, e, "DO UPDATE, batch of pointers", []Member{*ptrs[0], *ptrs[1]}, []bool{true, true})
+
+	skip := Member{Email: "grace@example.com", Name: "ignored"}
+	if _, err := e.b.NewInsert().Model(&skip).Ignore().Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	checkUpsert(t, e, "Ignore, one row", []Member{skip}, []bool{false})
+
+	skips := []Member{{Email: "alan@example.com"}, {Email: "ada@example.com"}, {Email: "donald@example.com"}}
+	if _, err := e.b.NewInsert().Model(&skips).Ignore().Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	checkUpsert(t, e, "Ignore, batch", skips, []bool{true, false, true})
+	if skips[0].ID.IsZero() || skips[2].ID.IsZero() {
+		t.Errorf("Ignore, batch: written rows hold %v and %v", skips[0].ID, skips[2].ID)
+	}
+
+	// A key the caller set: kept when it is the existing row's, dropped
+	// when the row was not written and no row has it.
+	mine := at.UserID(once.FromUint64(4242))
+	preset := []Member{{ID: seed[1].ID, Email: "grace@example.com"}, {ID: mine, Email: "ada@example.com"}}
+	if _, err := e.b.NewInsert().Model(&preset).Ignore().Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	checkUpsert(t, e, "Ignore, keys set by the caller", preset, []bool{false, false})
+	if preset[0].ID != seed[1].ID {
+		t.Errorf("the existing row's key %v became %v", seed[1].ID, preset[0].ID)
+	}
+
+	if e.db.Dialect != idfield.MySQL {
+		nothing := []Member{{Email: "ken@example.com"}, {Email: "ada@example.com"}}
+		if _, err := e.b.NewInsert().Model(&nothing).On("CONFLICT (email) DO NOTHING").Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		checkUpsert(t, e, "DO NOTHING, batch", nothing, []bool{true, false})
+	}
+}
+
+// TestUpsertWithoutReturning runs upserts on MariaDB as on MySQL, which
+// has no RETURNING: LAST_INSERT_ID for one row with an integer key, a
+// lookup by key for INSERT IGNORE, and a refusal (before any SQL) for
+// what neither can read back.
+func TestUpsertWithoutReturning(t *testing.T) {
+	at.Leased(t)
+	ctx := context.Background()
+	at.Each(t, func(t *testing.T, db at.DB) {
+		if db.Dialect != idfield.MySQL {
+			t.Skip("MySQL only")
+		}
+		e := open(t, db)
+		oncebun.WithoutReturning(t)
+		seed := []Member{{Email: "ada@example.com", Name: "Ada"}, {Email: "grace@example.com", Name: "Grace"}}
+		if _, err := e.b.NewInsert().Model(&seed).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name string
+			q    func(m *Member) *bun.InsertQuery
+		}{
+			{"explicit SET", func(m *Member) *bun.InsertQuery {
+				return e.b.NewInsert().Model(m).On("DUPLICATE KEY UPDATE").Set("name = VALUES(name)")
+			}},
+			{"bun's SET list", func(m *Member) *bun.InsertQuery { return e.b.NewInsert().Model(m).On("DUPLICATE KEY UPDATE") }},
+			{"SET in the ON text", func(m *Member) *bun.InsertQuery {
+				return e.b.NewInsert().Model(m).On("DUPLICATE KEY UPDATE name = VALUES(name)")
+			}},
+		} {
+			m := Member{Email: "ada@example.com", Name: c.name}
+			if _, err := c.q(&m).Exec(ctx); err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			checkUpsert(t, e, c.name, []Member{m}, []bool{true})
+			var name string
+			if err := e.b.NewSelect().Table("members").Column("name").Where("id = ?", seed[0].ID).Scan(ctx, &name); err != nil || name != c.name {
+				t.Errorf("%s: name %q (%v)", c.name, name, err)
+			}
+			fresh := Member{Email: c.name + "@example.com"}
+			if _, err := c.q(&fresh).Exec(ctx); err != nil || fresh.ID.IsZero() {
+				t.Fatalf("%s, new row: %v %v", c.name, fresh.ID, err)
+			}
+			checkUpsert(t, e, c.name+", new row", []Member{fresh}, []bool{true})
+		}
+
+		ign := []Member{{Email: "ken@example.com"}, {Email: "ada@example.com"}, {ID: seed[1].ID, Email: "grace@example.com"}}
+		if _, err := e.b.NewInsert().Model(&ign).Ignore().Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		checkUpsert(t, e, "INSERT IGNORE, batch", ign, []bool{true, false, false})
+		if ign[0].ID.IsZero() || !ign[1].ID.IsZero() || ign[2].ID != seed[1].ID {
+			t.Errorf("INSERT IGNORE, batch: %v", ign)
+		}
+
+		e.log.take()
+		batch := []Member{{Email: "ada@example.com"}, {Email: "x@example.com"}}
+		_, err := e.b.NewInsert().Model(&batch).On("DUPLICATE KEY UPDATE").Exec(ctx)
+		if !errors.Is(err, oncebun.ErrUpsert) || !strings.Contains(err.Error(), "insert of 2 Member with ON DUPLICATE KEY UPDATE") {
+			t.Errorf("batch: %v, want ErrUpsert naming the call", err)
+		}
+		if s := e.log.take(); len(s) != 0 || !batch[0].ID.IsZero() || !batch[1].ID.IsZero() {
+			t.Errorf("batch: ran %q, left %v", s, batch)
+		}
+	})
+}
+
+// TestUpsertRefused: a batch upsert with a WHERE (its skipped and updated
+// rows cannot be told apart) and an upsert on a db whose query hooks were
+// reset fail before any SQL runs, and leave no key behind.
+func TestUpsertRefused(t *testing.T) {
+	at.Leased(t)
+	ctx := context.Background()
+	at.Each(t, func(t *testing.T, db at.DB) {
+		e := open(t, db)
+		if db.Dialect != idfield.MySQL {
+			batch := []Member{{Email: "a@example.com"}, {Email: "b@example.com"}}
+			_, err := e.b.NewInsert().Model(&batch).On("CONFLICT (email) DO UPDATE").Set("name = EXCLUDED.name").
+				Where("?TableAlias.name = ?", "x").Exec(ctx)
+			if !errors.Is(err, oncebun.ErrUpsert) || !batch[0].ID.IsZero() {
+				t.Errorf("batch with WHERE: %v, %v", err, batch)
+			}
+			// One row: inserted, then refused by the WHERE (not written).
+			for i, want := range []bool{true, false} {
+				one := Member{Email: "a@example.com"}
+				if _, err := e.b.NewInsert().Model(&one).On("CONFLICT (email) DO UPDATE").Set("name = EXCLUDED.name").
+					Where("?TableAlias.name = ?", "x").Exec(ctx); err != nil || one.ID.IsZero() != !want {
+					t.Errorf("one row with WHERE, try %d: %v, %v", i, err, one)
+				}
+				checkUpsert(t, e, "one row with WHERE", []Member{one}, []bool{want})
+			}
+		}
+		e.b.ResetQueryHooks()
+		m := Member{Email: "c@example.com"}
+		if _, err := e.b.NewInsert().Model(&m).Ignore().Exec(ctx); !errors.Is(err, oncebun.ErrConfig) ||
+			!strings.Contains(err.Error(), "oncebun.Register") || !m.ID.IsZero() {
+			t.Errorf("without the hook: %v, %v", err, m)
+		}
+	})
+}
+
+// TestUpsertConcurrent: goroutines upsert the same emails at once, one row
+// and two rows per statement; every struct ends up holding the key of the
+// row with its email (the adapter's state per query is not shared).
+func TestUpsertConcurrent(t *testing.T) {
+	at.Leased(t)
+	ctx := context.Background()
+	at.Each(t, func(t *testing.T, db at.DB) {
+		e := open(t, db)
+		emails := []string{"a@example.com", "b@example.com", "c@example.com"}
+		var mu sync.Mutex
+		var done [][]Member
+		var wg sync.WaitGroup
+		for g := range 12 {
+			wg.Go(func() {
+				for i := range 4 {
+					ms := []Member{{Email: emails[(g+i)%3], Name: "x"}}
+					if i%2 == 1 { // two rows, in a fixed order
+						ms = []Member{{Email: emails[0]}, {Email: emails[2]}}
+					}
+					if err := retry(func() error { _, err := upsert(e, &ms).Exec(ctx); return err }); err != nil {
+						t.Error(err)
+						return
+					}
+					mu.Lock()
+					done = append(done, ms)
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		for _, ms := range done {
+			checkUpsert(t, e, "concurrent", ms, []bool{true, true})
+		}
+	})
+}
+
+// retry runs f again while it fails for a deadlock or a busy database,
+// which concurrent upserts of the same keys may meet (MariaDB, SQLite).
+func retry(f func() error) error {
+	for i := 0; ; i++ {
+		err := f()
+		if err == nil || i == 20 || !strings.Contains(strings.ToLower(err.Error()), "deadlock") && !strings.Contains(err.Error(), "SQLITE_BUSY") &&
+			!strings.Contains(err.Error(), "database is locked") {
+			return err
+		}
+		time.Sleep(time.Duration(i+1) * 5 * time.Millisecond)
+	}
+}

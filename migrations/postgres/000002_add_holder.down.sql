@@ -1,0 +1,1 @@
+ALTER TABLE once_leases DROP COLUMN IF EXISTS holder;
