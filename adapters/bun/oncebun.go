@@ -151,30 +151,48 @@ func beforeWrite(q bun.Query, db *bun.DB, m bun.Model, model any, insert bool) e
 
 // rowsOf returns the structs a query with model m writes, in statement
 // order, and whether v (the receiver of a model hook) is the first of
-// them; for a model that is not a slice, v alone.
+// them; for a model that is not a slice, v alone. bun calls the hook once
+// per element: for every call but the first it returns at once, without
+// walking the slice.
 func rowsOf(m bun.Model, v reflect.Value) ([]reflect.Value, bool) {
 	if m != nil {
 		if w := reflect.ValueOf(m.Value()); w.Kind() == reflect.Pointer && !w.IsNil() && w.Elem().Kind() == reflect.Slice {
 			w = w.Elem()
-			elems := make([]reflect.Value, 0, w.Len())
+			first := -1
 			for i := range w.Len() {
-				e := w.Index(i)
-				if e.Kind() == reflect.Pointer {
-					if e.IsNil() {
-						continue
-					}
-					e = e.Elem()
-				}
-				if e.Kind() == reflect.Struct && e.CanAddr() {
-					elems = append(elems, e)
+				if _, ok := rowAt(w, i); ok {
+					first = i
+					break
 				}
 			}
-			if len(elems) > 0 {
-				return elems, elems[0].Addr().Pointer() == v.Pointer()
+			if first >= 0 {
+				if e, _ := rowAt(w, first); e.Addr().Pointer() != v.Pointer() {
+					return nil, false
+				}
+				elems := make([]reflect.Value, 0, w.Len()-first)
+				for i := first; i < w.Len(); i++ {
+					if e, ok := rowAt(w, i); ok {
+						elems = append(elems, e)
+					}
+				}
+				return elems, true
 			}
 		}
 	}
 	return []reflect.Value{v.Elem()}, true
+}
+
+// rowAt returns element i of slice w as an addressable struct, and whether
+// it is one (nil pointers are skipped).
+func rowAt(w reflect.Value, i int) (reflect.Value, bool) {
+	e := w.Index(i)
+	if e.Kind() == reflect.Pointer {
+		if e.IsNil() {
+			return reflect.Value{}, false
+		}
+		e = e.Elem()
+	}
+	return e, e.Kind() == reflect.Struct && e.CanAddr()
 }
 
 // Fill fills zero IDs in model: a pointer to a struct, or to a slice of
