@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"sync"
 
 	"entgo.io/ent"
 	"entgo.io/ent/schema/mixin"
@@ -77,15 +78,28 @@ func Hook[T once.IDType]() ent.Hook {
 	}
 }
 
-// checkFields fails a mutation that sets an ID field to the zero ID.
+// checkFields fails a mutation that sets an ID field to the zero ID. It
+// reads (and so boxes) only the fields that hold IDs: which names do is
+// learned per mutation type from the first value seen (a generated
+// mutation's Field returns one Go type per name).
 func checkFields(m ent.Mutation) error {
+	mt := reflect.TypeOf(m)
 	for _, name := range m.Fields() {
+		k := fieldKey{mt, name}
+		holds, known := idFields.Load(k)
+		if known && !holds.(bool) {
+			continue
+		}
 		v, ok := m.Field(name)
 		if !ok || v == nil {
 			continue
 		}
 		rv := reflect.ValueOf(v)
-		if _, shape, ok := idfield.Field(rv.Type()); ok && idfield.Unset(rv, shape) {
+		_, shape, isID := idfield.Field(rv.Type())
+		if !known {
+			idFields.Store(k, isID)
+		}
+		if isID && idfield.Unset(rv, shape) {
 			return configerr.New(once.ErrInvalid, "oncent",
 				`%s.%s is the zero ID (no ID; JSON "" decodes so), which has no database value: set an ID, or leave the field unset (Clear it on update) for NULL`,
 				m.Type(), name)
@@ -93,3 +107,12 @@ func checkFields(m ent.Mutation) error {
 	}
 	return nil
 }
+
+// fieldKey names a field of a mutation type.
+type fieldKey struct {
+	mutation reflect.Type
+	name     string
+}
+
+// idFields records whether each field seen by checkFields holds an ID.
+var idFields sync.Map // fieldKey -> bool
