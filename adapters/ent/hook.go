@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
+	"sync/atomic"
 
 	"entgo.io/ent"
 	"entgo.io/ent/schema/mixin"
@@ -47,10 +49,11 @@ type idMutation[T once.IDType] interface {
 // operations pass through. On an entity whose key is not a T it returns an
 // [ErrConfig] error.
 func Hook[T once.IDType]() ent.Hook {
+	kinds := new(fieldKinds)
 	return func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			if m.Op().Is(ent.OpUpdate | ent.OpUpdateOne) {
-				if err := checkFields(m); err != nil {
+				if err := checkFields(m, kinds); err != nil {
 					return nil, err
 				}
 			}
@@ -70,7 +73,7 @@ func Hook[T once.IDType]() ent.Hook {
 				}
 				im.SetID(id)
 			}
-			if err := checkFields(m); err != nil {
+			if err := checkFields(m, kinds); err != nil {
 				return nil, err
 			}
 			return next.Mutate(ctx, m)
@@ -81,13 +84,12 @@ func Hook[T once.IDType]() ent.Hook {
 // checkFields fails a mutation that sets an ID field to the zero ID. It
 // reads (and so boxes) only the fields that hold IDs: which names do is
 // learned per mutation type from the first value seen (a generated
-// mutation's Field returns one Go type per name).
-func checkFields(m ent.Mutation) error {
+// mutation's Field returns one Go type per name) and kept in kinds.
+func checkFields(m ent.Mutation, kinds *fieldKinds) error {
 	mt := reflect.TypeOf(m)
 	for _, name := range m.Fields() {
-		k := fieldKey{mt, name}
-		holds, known := idFields.Load(k)
-		if known && !holds.(bool) {
+		isID, known := kinds.lookup(mt, name)
+		if known && !isID {
 			continue
 		}
 		v, ok := m.Field(name)
@@ -97,7 +99,7 @@ func checkFields(m ent.Mutation) error {
 		rv := reflect.ValueOf(v)
 		_, shape, isID := idfield.Field(rv.Type())
 		if !known {
-			idFields.Store(k, isID)
+			kinds.learn(mt, name, isID)
 		}
 		if isID && idfield.Unset(rv, shape) {
 			return configerr.New(once.ErrInvalid, "oncent",
@@ -108,11 +110,41 @@ func checkFields(m ent.Mutation) error {
 	return nil
 }
 
-// fieldKey names a field of a mutation type.
-type fieldKey struct {
-	mutation reflect.Type
-	name     string
+// fieldKinds records, for the mutation types one hook has seen, whether
+// each field holds an ID. It is a short list, copied on write: a hook
+// serves one entity (Mixin) or a few (a client's Use), of a few fields.
+type fieldKinds struct {
+	mu   sync.Mutex
+	list atomic.Pointer[[]fieldKind]
 }
 
-// idFields records whether each field seen by checkFields holds an ID.
-var idFields sync.Map // fieldKey -> bool
+type fieldKind struct {
+	mutation reflect.Type
+	name     string
+	isID     bool
+}
+
+func (k *fieldKinds) lookup(mutation reflect.Type, name string) (isID, known bool) {
+	if l := k.list.Load(); l != nil {
+		for _, f := range *l {
+			if f.name == name && f.mutation == mutation {
+				return f.isID, true
+			}
+		}
+	}
+	return false, false
+}
+
+func (k *fieldKinds) learn(mutation reflect.Type, name string, isID bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if _, known := k.lookup(mutation, name); known {
+		return
+	}
+	var l []fieldKind
+	if p := k.list.Load(); p != nil {
+		l = slices.Clone(*p)
+	}
+	l = append(l, fieldKind{mutation, name, isID})
+	k.list.Store(&l)
+}
