@@ -9,11 +9,13 @@
 #   ./run.sh go         # Go benchmarks only
 #   ./run.sh db         # databases only
 #   ./run.sh orm        # ORM inserts only
+#   ./run.sh big        # PostgreSQL at BIG_ROWS rows with a concurrent reader (not part of "all")
 #
 # Environment: PASSES (default 3), BENCHTIME (1s), ROWS (1000000),
 # WRITERS (1), REPEAT (3: dbbench and ormbench rounds), ORM_ROWS (100000:
 # ormbench rows per batched configuration), ORM_ROWS_ONE (5000: per
-# one-row-per-INSERT configuration), ONCE_TEST_POSTGRES_DSN / ONCE_TEST_MYSQL_DSN.
+# one-row-per-INSERT configuration), BIG_ROWS (10000000: rows per key type of
+# "big"), ONCE_TEST_POSTGRES_DSN / ONCE_TEST_MYSQL_DSN.
 set -euo pipefail
 cd "$(dirname "$0")"
 what=${1:-all}
@@ -24,6 +26,7 @@ WRITERS=${WRITERS:-1}
 REPEAT=${REPEAT:-3}
 ORM_ROWS=${ORM_ROWS:-100000}
 ORM_ROWS_ONE=${ORM_ROWS_ONE:-5000}
+BIG_ROWS=${BIG_ROWS:-10000000}
 mkdir -p results charts
 
 {
@@ -60,9 +63,21 @@ if [ "$what" = all ] || [ "$what" = orm ]; then
     -svg charts/orm.svg -save results/ormbench.json 2> >(tee results/ormbench-rounds.log >&2) | tee results/ormbench.md
 fi
 
+if [ "$what" = big ]; then
+  # One round: each key type's table grows past shared_buffers; one reader
+  # looks rows up during the load; the INSERTs run under EXPLAIN (ANALYZE,
+  # BUFFERS, WAL) for their own WAL and buffer counts. Tables are dropped
+  # after each key type (disk: about 1.5 GB per table at 10 M rows).
+  df -h . >> "results/machine-$what.txt"
+  echo "== dbbench postgres, $BIG_ROWS rows, 1 concurrent reader" >&2
+  go run ./cmd/dbbench -db postgres -rows "$BIG_ROWS" -readers 1 -explain \
+    -keys once-counter,once-sortable,serial,uuidv4,uuidv7 \
+    -svg charts/postgres-10m.svg -save results/postgres-10m.json | tee results/postgres-10m.md
+fi
+
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "results/machine-$what.txt"
 
-[ "$what" = orm ] && exit 0 # ormbench has no targets to check
+[ "$what" = orm ] || [ "$what" = big ] && exit 0 # no targets to check
 
 args=()
 [ -s results/go-bench.txt ] && args+=(-go results/go-bench.txt)
