@@ -123,3 +123,49 @@ func TestNewSlowPathError(t *testing.T) {
 		t.Fatalf("NewAs after the deadline = %v, %v; want a zero ID and a wrapped nonce.ErrDisabled", id, err)
 	}
 }
+
+// TestNewAllocs: NewAs and New allocate nothing, on the fast path and on
+// the slow path that waits for the clock (each millisecond's 8,193rd draw).
+func TestNewAllocs(t *testing.T) {
+	if testing.CoverMode() != "" {
+		t.Skip("coverage counters change allocation behaviour")
+	}
+	clk := newStepClock(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC))
+	f, err := nonce.New(nonce.Config{MachineID: 2, Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	laneBinding.Set(f)
+	defer laneBinding.Set(nil)
+	once.SetGenerator(f)
+	defer once.SetGenerator(nil)
+	for name, draw := range map[string]func(){
+		"NewAs": func() { _, _ = once.NewAs[once.Typed[laneKind]]() },
+		"New":   func() { _, _ = once.New() },
+	} {
+		if n := testing.AllocsPerRun(1000, draw); n != 0 {
+			t.Errorf("%s: %v allocations per call", name, n)
+		}
+	}
+	// Spend the rest of this millisecond's budget, then draw across the
+	// slow path once per run.
+	for {
+		id, err := once.New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if nonce.Split64(id.Uint64(), time.Time{}).Counter == 8191 {
+			break
+		}
+	}
+	if n := testing.AllocsPerRun(5, func() {
+		clk.Advance(time.Millisecond)
+		for range 8192 {
+			if _, err := once.NewAs[once.Typed[laneKind]](); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}); n != 0 {
+		t.Errorf("8,192 draws across the slow path: %v allocations", n)
+	}
+}
