@@ -41,7 +41,10 @@ func (m *Manager) acquire(source string) error {
 
 // canceled is acquire's error when the manager stops first.
 func (m *Manager) canceled(source string, last error) error {
-	if source == SourceInitial {
+	switch {
+	case source == SourceInitial && last == nil:
+		return fmt.Errorf("lease: start canceled (%w) as the first machine ID was installed; it was released", context.Cause(m.life))
+	case source == SourceInitial:
 		return fmt.Errorf("lease: start canceled (%w) before a machine ID was held; last error: %v", context.Cause(m.life), last)
 	}
 	return ErrClosed
@@ -185,7 +188,7 @@ func (m *Manager) install(op, source string, o outcome) error {
 	notBefore := time.Time{}
 	switch {
 	case op == OpReclaim:
-		notBefore = reclaimNotBefore(l, time.Now(), m.o.HandoffSkew)
+		notBefore = reclaimNotBefore(l, time.Now(), m.o.HandoffSkew, m.state.clockBound())
 	case !fixedID(m.s, l):
 		notBefore = handoffNotBefore(l, time.Now(), m.o.HandoffSkew, m.tm.margin)
 	}
@@ -217,6 +220,7 @@ func (m *Manager) install(op, source string, o outcome) error {
 	if m.o.OnAcquired != nil {
 		m.o.OnAcquired(l.MachineID)
 	}
+	m.countFree(source)
 	return nil
 }
 

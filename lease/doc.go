@@ -5,21 +5,61 @@
 // host list). When ownership is in doubt, generation stops: availability
 // is traded for uniqueness.
 //
-//	m, err := lease.Start(ctx, strategy, lease.Options{Factories: []lease.Factory{f}})
-//	if err != nil { ... }          // no lease within AcquireTimeout (ErrTimeout) or ErrConfig
+// # Using it
+//
+// Make the factories with nonce.Config.AwaitLease, pick a [Strategy]
+// (lease/sqllease on the application's database, in most cases), and
+// start a [Manager]:
+//
+//	m, err := lease.Start(ctx, strategy, lease.Options{
+//		Factories: []lease.Factory{ids},
+//		StateFile: cmp.Or(os.Getenv("ONCE_STATE_FILE"), "once-lease.json"),
+//	})
+//	if err != nil { ... } // ErrTimeout: no machine ID within AcquireTimeout; ErrConfig: fix the setup
 //	defer m.Close(context.Background())
+//
+// [Start] blocks until a machine ID is held and the factories generate
+// with it. Its context bounds the start only (with Options.AcquireTimeout):
+// once Start has returned, the manager renews the lease in the background
+// until [Manager.Close], whatever becomes of that context. A lost lease is
+// replaced on its own (the factories stop meanwhile); [Manager.Done] and
+// [Manager.Err] report a loss that is final (a strategy with a fixed ID).
+//
+// A service shuts down in this order: stop accepting work, finish the
+// work in flight (http.Server.Shutdown: its IDs still come), Close the
+// manager (it disables the factories, then releases the machine ID), then
+// close the coordinator's client (the database).
+//
+// Options.StateFile records the lease held, so that a process restarted
+// in the same place (same host, and the same working directory or volume)
+// takes its own unexpired lease back instead of leaving one machine ID
+// taken per crash: crash loops do not drain the pool. Give each instance
+// its own file, on storage that survives its restarts.
+//
+// Options.Events and Options.Logger report every step; with a strategy
+// that implements [Lister], the manager also counts the free machine IDs
+// and warns below Options.LowFreeIDs. lease/leasenotice turns events into
+// etcd3-style notices, lease/otellease into OpenTelemetry metrics.
+//
+// Strategies are checked with the conformance suite in
+// [github.com/once-go/once/lease/leasetest], which also offers an in-memory
+// coordinator for tests. Ready strategies: lease/envlease (environment
+// variable), lease/hostlease (host list), lease/sqllease, lease/redislease
+// and lease/etcdlease.
 //
 // # The manager, in the order it runs (manager.go)
 //
-// Start validates the options, opens the state file if one is set, and
-// acquires (acquire.go): it reclaims the lease the state file records, if
-// this host and boot wrote it, else asks the [Strategy] for a free machine
-// ID, retrying with backoff within AcquireTimeout. A granted lease is
-// checked (machine ID in range, TTL legal, still inside its safe window),
-// then installed: the factories are activated with its machine ID, a
-// first timestamp after anything a previous holder of the ID could have
-// emitted (the hand-off guard, timing.go), and the end of the safe window
-// as their own deadline. The phase is then holding; OnAcquired hears of it.
+// Start validates the options, takes ownership of the factories (a
+// factory belongs to one live manager), opens the state file if one is
+// set, and acquires (acquire.go): it reclaims the lease the state file
+// records, if this host and boot wrote it, else asks the [Strategy] for a
+// free machine ID, retrying with backoff within AcquireTimeout. A granted
+// lease is checked (machine ID in range, TTL legal, still inside its safe
+// window), then installed: the factories are activated with its machine
+// ID, a first timestamp after anything a previous holder of the ID could
+// have emitted (the hand-off guard, timing.go), and the end of the safe
+// window as their own deadline. The phase is then holding; OnAcquired
+// hears of it, and the free IDs are counted (pool.go).
 //
 // A goroutine then runs the loop (run): hold renews on schedule; a renewal
 // that fails transiently is retried with backoff while the safe window
@@ -35,8 +75,9 @@
 // lost until a new lease is installed); a deterministic strategy's loss is
 // final unless Options.ReacquireDeterministic is set.
 //
-// Close, or the end of Start's context, ends the loop: the factories are
-// disabled, the lease released, the state file cleared (phase closed).
+// Close ends the loop: the factories are disabled, the lease released,
+// the state file cleared (phase closed), the factories' ownership given
+// up.
 //
 // One goroutine owns the lease and its schedule; the public methods read
 // the phase, machine ID and reason under a mutex, and a loss reaches the
@@ -71,25 +112,17 @@
 // other: from the previous expiry the coordinator reports (SQL), from the
 // coordinator's clock and the time it keeps a released ID taken (Redis),
 // or from the local clock and that hold (etcd). See handoffNotBefore.
-// Strategies with a fixed ID (env, host list) have no hand-off: the
-// platform must never run two processes with one ID, unless the ID is also
-// held in a coordinator (lease/guardlease), whose lease gets the guard.
-//
-// Crash loops do not drain the pool: with Options.StateFile a restarted
-// process takes back its own unexpired lease through a strategy that
-// implements [Reclaimer], and a lease the manager gives up is released.
+// After a reclaim on the same host and boot, this boot's own clocks bound
+// the previous incarnation, and the first ID waits for nothing unless the
+// wall clock was stepped back (see reclaimNotBefore). Strategies with a
+// fixed ID (env, host list) have no hand-off: the platform must never run
+// two processes with one ID, unless the ID is also held in a coordinator
+// (lease/guardlease), whose lease gets the guard.
 //
 // # Observability
 //
 // Each acquire, reclaim, renew and release logs start and end records
 // through Options.Logger (log/slog) and hands an [Event] to Options.Events;
-// so do retries and losses. Nonce generation is never instrumented.
-// lease/leasenotice turns events into etcd3-style notices; lease/otellease
-// into OpenTelemetry metrics.
-//
-// Strategies are checked with the conformance suite in
-// [github.com/once-go/once/lease/leasetest], which also offers an in-memory
-// coordinator for tests. Ready strategies: lease/envlease (environment
-// variable), lease/hostlease (host list), lease/sqllease, lease/redislease
-// and lease/etcdlease.
+// so do retries, losses and free-ID counts ([EventPool]). Nonce generation
+// is never instrumented.
 package lease

@@ -32,7 +32,6 @@ var (
 	// ErrIllegalTTL: the coordinator granted less than the minimum lease
 	// duration (30 s).
 	ErrIllegalTTL = errors.New("lease: granted TTL below the minimum")
-	// ErrClosed: the manager was shut down (Close or the end of the
-	// context passed to Start).
+	// ErrClosed: the manager was shut down with [Manager.Close].
 	ErrClosed = errors.New("lease: manager closed")
 )

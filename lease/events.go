@@ -3,6 +3,7 @@ package lease
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 )
@@ -13,6 +14,11 @@ const (
 	EventEnd   = "end"   // an operation ended: Result, Duration, GrantedTTL (acquire, reclaim: see Event)
 	EventRetry = "retry" // a failed operation will be retried after Delay
 	EventLost  = "lost"  // the lease is no longer trusted: Err is the reason
+	// EventPool reports how many machine IDs are free (FreeIDs), after
+	// each acquire and renewal, when the strategy implements [Lister].
+	// Result "low" (logged at WARN) when fewer than Options.LowFreeIDs are
+	// free; Err when the count failed.
+	EventPool = "pool"
 )
 
 // Operations (Event.Op).
@@ -28,7 +34,7 @@ const (
 	SourceInitial   = "initial"   // in Start
 	SourceScheduled = "scheduled" // renewal on schedule, and its retries
 	SourceReacquire = "reacquire" // after a loss
-	SourceShutdown  = "shutdown"  // Close or the end of Start's context
+	SourceShutdown  = "shutdown"  // Close, or a Start whose context ended as it installed the lease
 )
 
 // Event describes one step of the lease lifecycle, for metrics and traces.
@@ -50,18 +56,28 @@ type Event struct {
 	// MachineID is the machine ID concerned, -1 when none (an acquire not
 	// yet answered).
 	MachineID int
-	// Result classifies the outcome: "ok" for an EventEnd that succeeded;
-	// otherwise the class of Err: "lost", "expired", "timeout", "external",
-	// "illegal_ttl", "retry", "exhausted", "conflict", "config", "canceled"
-	// (the manager's own shutdown) or "error".
+	// Result classifies the outcome: "ok" for an EventEnd that succeeded
+	// (and an EventPool counted); "low" for an EventPool below
+	// Options.LowFreeIDs; otherwise the class of Err: "lost", "expired",
+	// "timeout", "external", "illegal_ttl", "retry", "exhausted",
+	// "conflict", "config", "canceled" (the manager's own shutdown) or
+	// "error".
 	Result string
 	// Err is the failure of an EventEnd, the reason of an EventRetry or of
 	// an EventLost.
 	Err error
-	// Duration of the operation (EventEnd).
+	// Duration of the operation (EventEnd), or of the count (EventPool).
 	Duration time.Duration
+	// FreeIDs of an EventPool: how many of the 512 machine IDs the
+	// coordinator does not list as held (this manager's own is held).
+	FreeIDs int
 	// GrantedTTL of a successful acquire, reclaim or renew (EventEnd).
 	GrantedTTL time.Duration
+	// Coordinator of a successful acquire or reclaim (EventEnd): where the
+	// lease is held, as the strategy describes itself when it implements
+	// fmt.Stringer (sqllease: "postgres table app.once_leases", the schema
+	// the table resolved to); "" otherwise.
+	Coordinator string
 	// Attempt (1, 2, ...) and Delay of an EventRetry.
 	Attempt int
 	Delay   time.Duration
@@ -110,6 +126,9 @@ func (m *Manager) emitLog(e Event, level slog.Level, msg string) {
 	if e.Result == "" && e.Err != nil {
 		e.Result = resultOf(e.Err)
 	}
+	if str, ok := m.s.(fmt.Stringer); ok && e.Kind == EventEnd && e.Err == nil && (e.Op == OpAcquire || e.Op == OpReclaim) {
+		e.Coordinator = str.String()
+	}
 	if log := m.o.Logger; log.Enabled(context.Background(), level) {
 		attrs := []slog.Attr{slog.String("strategy", e.Strategy), slog.String("source", string(e.Source))}
 		if e.MachineID >= 0 {
@@ -121,10 +140,18 @@ func (m *Manager) emitLog(e Event, level slog.Level, msg string) {
 			if e.GrantedTTL > 0 {
 				attrs = append(attrs, slog.Duration("granted_ttl", e.GrantedTTL))
 			}
+			if e.Coordinator != "" {
+				attrs = append(attrs, slog.String("coordinator", e.Coordinator))
+			}
 		case EventRetry:
 			attrs = append(attrs, slog.String("operation", string(e.Op)), slog.Int("attempt", e.Attempt), slog.Duration("delay", e.Delay))
 		case EventLost:
 			attrs = append(attrs, slog.Duration("remaining_ttl", e.RemainingTTL))
+		case EventPool:
+			if e.Err == nil {
+				attrs = append(attrs, slog.Int("free_ids", e.FreeIDs))
+			}
+			attrs = append(attrs, slog.Int("low_free_ids", m.o.LowFreeIDs))
 		}
 		if e.Err != nil {
 			attrs = append(attrs, slog.String("reason", e.Err.Error()))
@@ -156,6 +183,14 @@ func eventLevel(e Event) (slog.Level, string) {
 		return slog.LevelWarn, "lease " + op + " retry"
 	case EventLost:
 		return slog.LevelError, "lease lost"
+	case EventPool:
+		switch {
+		case e.Result == "low":
+			return slog.LevelWarn, "lease pool low on free machine IDs: when none is left, a new process cannot start"
+		case e.Err != nil:
+			return slog.LevelInfo, "lease pool not counted"
+		}
+		return slog.LevelDebug, "lease pool counted"
 	}
 	switch {
 	case e.Err == nil && e.Op == OpRenew:

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 
 	"github.com/once-go/once/lease"
@@ -83,4 +86,42 @@ func ExampleManager_Done() {
 	<-m.Done()
 	fmt.Println(m.Err(), m.MachineID())
 	// Output: lease: manager closed -1
+}
+
+// A service's shutdown: Start's context (signal.NotifyContext in main)
+// bounds the start only, so requests still in flight when it ends get
+// their IDs. Stop accepting and drain first, then Close the manager (new
+// IDs stop, the machine ID is released), then close the database.
+func ExampleStart_shutdown() {
+	ids, _ := nonce.New(nonce.Config{AwaitLease: true})
+	ctx, sigterm := context.WithCancel(context.Background())
+	m, err := lease.Start(ctx, leasetest.NewMemory(512), lease.Options{
+		Factories: []lease.Factory{ids},
+		Logger:    quiet,
+	})
+	if err != nil {
+		panic(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, err := ids.Counter64()
+		fmt.Fprintf(w, "new ID: %v", err == nil)
+	}))
+
+	sigterm() // the application's context ends; a request is in flight
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		panic(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	fmt.Println(string(body))
+
+	srv.Close()                   // 1. stop accepting, finish the requests in flight
+	m.Close(context.Background()) // 2. stop new IDs, release the machine ID
+	// 3. db.Close()
+	_, err = ids.Counter64()
+	fmt.Println("after Close:", err)
+	// Output:
+	// new ID: true
+	// after Close: nonce: factory disabled
 }

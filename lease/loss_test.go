@@ -132,22 +132,6 @@ func TestCloseReleases(t *testing.T) {
 	})
 }
 
-func TestContextEndShutsDown(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		r := newRig(t, 512)
-		ctx, cancel := context.WithCancel(t.Context())
-		m, err := lease.Start(ctx, r.s, r.opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cancel()
-		<-m.Done()
-		if r.s.mem.Held() != 0 || r.f.generating() || !errors.Is(m.Err(), lease.ErrClosed) {
-			t.Errorf("after cancel: %d held, generating %v, Err %v", r.s.mem.Held(), r.f.generating(), m.Err())
-		}
-	})
-}
-
 func TestCloseBoundedByReleaseTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRig(t, 512)

@@ -10,9 +10,10 @@ import (
 
 // Manager holds one machine-ID lease for the life of a process and keeps
 // its factories generating only while the lease is provably held. Create
-// it with [Start]; stop it with [Manager.Close] or by ending Start's
-// context. The package documentation walks through what it does, in the
-// order of this file.
+// it with [Start]; it runs until [Manager.Close] (or a final loss, see
+// [Manager.Done]), whatever becomes of the context passed to Start. The
+// package documentation walks through what it does, in the order of this
+// file.
 type Manager struct {
 	s     Strategy
 	name  string
@@ -24,7 +25,7 @@ type Manager struct {
 	// clean-up after each (see call.go).
 	calls sync.WaitGroup
 
-	life context.Context         // ends with Close or with Start's context
+	life context.Context         // ends with Close, a final loss, or Start's context during Start
 	stop context.CancelCauseFunc // ends life; cause ErrClosed from Close
 	done chan struct{}           // closed when the loop has ended
 
@@ -58,7 +59,7 @@ const (
 	acquiring phase = iota // no lease yet: Start is acquiring the first
 	holding                // the factories run on cur
 	lost                   // cur is no longer trusted; a new lease is sought
-	closed                 // stopped: Close, Start's context ended, or a final loss
+	closed                 // stopped: Close or a final loss
 )
 
 // Start acquires a machine-ID lease from s, activates opts.Factories with
@@ -68,16 +69,24 @@ const (
 // untouched and releasing any lease it claimed. [ErrConfig] from the
 // options or the strategy fails at once.
 //
-// ctx bounds the manager's whole life, not only the start: when it ends
-// the manager shuts down as by Close (and logs a warning). Pass a context
-// that lives as long as the application; bound the start itself with
-// Options.AcquireTimeout.
+// ctx bounds the start only, as a dial's context bounds the dial: if it
+// ends before the first lease is held, Start fails with its error (and
+// releases any lease it claimed); once Start has returned, ending ctx
+// changes nothing. The manager then runs until [Manager.Close], or a
+// final loss. Its strategy calls get contexts that carry ctx's values
+// but not its cancellation. A service's shutdown order is: stop accepting
+// work, finish the work in flight (http.Server.Shutdown), Close the
+// manager (which disables the factories, then releases the lease), close
+// the coordinator's client (the database).
 func Start(ctx context.Context, s Strategy, opts Options) (*Manager, error) {
 	switch {
 	case ctx == nil:
 		return nil, configError("nil context")
 	case isNil(s):
 		return nil, configError("nil Strategy")
+	}
+	if d, ok := s.(DurationDefaulter); ok && opts.LeaseDuration == 0 {
+		opts.LeaseDuration = d.DefaultLeaseDuration()
 	}
 	o, tm, err := opts.validate()
 	if err != nil {
@@ -88,18 +97,37 @@ func Start(ctx context.Context, s Strategy, opts Options) (*Manager, error) {
 		if _, ok := s.(Reclaimer); !ok {
 			return nil, configError("StateFile needs a strategy that implements lease.Reclaimer; %s does not", m.name)
 		}
+	}
+	if err := m.own(); err != nil {
+		return nil, err
+	}
+	if o.StateFile != "" {
 		if m.state, err = openStateFile(o.StateFile); err != nil {
+			m.disown()
 			return nil, err
 		}
 		if l, ok := m.state.load(m.name); ok {
 			m.reclaim = &l
 		}
 	}
-	m.life, m.stop = context.WithCancelCause(ctx)
-	if err := m.acquire(SourceInitial); err != nil {
+	// The manager lives until Close or a final loss, with ctx's values;
+	// ctx itself bounds the start only.
+	m.life, m.stop = context.WithCancelCause(context.WithoutCancel(ctx))
+	stopStart := context.AfterFunc(ctx, func() { m.stop(context.Cause(ctx)) })
+	err = m.acquire(SourceInitial)
+	switch {
+	case err != nil:
 		m.stop(err)
 		m.state.close()
+		m.disown()
 		return nil, err
+	case !stopStart():
+		// ctx ended as the first lease was installed: Start fails, and
+		// the lease is released.
+		m.stop(context.Cause(ctx))
+		m.shutdown()
+		m.disown()
+		return nil, m.canceled(SourceInitial, nil)
 	}
 	go m.run()
 	return m, nil
@@ -109,6 +137,7 @@ func Start(ctx context.Context, s Strategy, opts Options) (*Manager, error) {
 // a new one, until the manager stops.
 func (m *Manager) run() {
 	defer close(m.done)
+	defer m.disown() // before Done is closed: the factories may be protected again
 	for {
 		reason := m.hold()
 		if m.stopping() {
@@ -174,7 +203,11 @@ func (m *Manager) renew() error {
 		case m.leaseCtx.Err() != nil:
 			return context.Cause(m.leaseCtx)
 		case o.err == nil:
-			return m.applyRenewal(o)
+			if err := m.applyRenewal(o); err != nil {
+				return err
+			}
+			m.countFree(SourceScheduled)
+			return nil
 		case errors.Is(o.err, ErrLost):
 			m.owed = false // the coordinator says it is not ours: nothing to release
 			return o.err
@@ -265,16 +298,12 @@ func (m *Manager) finish() {
 	m.state.close()
 }
 
-// shutdown disables the factories and releases the lease, on Close or at
-// the end of Start's context.
+// shutdown disables the factories and releases the lease, on Close (or
+// when Start's context ends as Start installs the first lease).
 func (m *Manager) shutdown() {
 	m.mu.Lock()
 	m.loseLocked(closed, ErrClosed)
 	m.mu.Unlock()
-	if cause := context.Cause(m.life); !errors.Is(cause, ErrClosed) {
-		m.o.Logger.Warn("lease manager stopped: the context passed to lease.Start ended, and every factory is disabled; pass a context that lives as long as the application",
-			"strategy", m.name, "cause", cause.Error())
-	}
 	var err error
 	if m.owed {
 		m.owed = false
@@ -306,7 +335,8 @@ func (m *Manager) loseLocked(p phase, reason error) {
 	}
 }
 
-// stopping reports whether Close was called or Start's context ended.
+// stopping reports whether Close was called (or, in Start, whether Start's
+// context ended).
 func (m *Manager) stopping() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -321,9 +351,9 @@ func (m *Manager) MachineID() int {
 	return m.id
 }
 
-// Done is closed when the manager stops: after Close, after Start's context
-// ended, or when a lease is lost for good (a deterministic strategy without
-// ReacquireDeterministic). Err then says why.
+// Done is closed when the manager stops: after Close, or when a lease is
+// lost for good (a deterministic strategy without ReacquireDeterministic).
+// Err then says why.
 func (m *Manager) Done() <-chan struct{} { return m.done }
 
 // Err returns nil while a lease is held; otherwise why not: the loss

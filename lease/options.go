@@ -7,15 +7,20 @@ import (
 	"time"
 
 	"github.com/once-go/once/internal/testonly"
+	"github.com/once-go/once/lease/internal/leasekit"
 )
 
 // Defaults and limits of [Options].
 const (
-	DefaultLeaseDuration  = 8 * time.Hour
-	DefaultRenewInterval  = 30 * time.Minute
-	DefaultAcquireTimeout = 60 * time.Second
-	DefaultHandoffSkew    = time.Second
-	DefaultReleaseTimeout = 5 * time.Second
+	DefaultLeaseDuration = 8 * time.Hour
+	// DefaultDBLeaseDuration is the lease duration a strategy whose
+	// coordinator is the application's own database advises (see
+	// [DurationDefaulter]).
+	DefaultDBLeaseDuration = time.Hour
+	DefaultRenewInterval   = 30 * time.Minute
+	DefaultAcquireTimeout  = 60 * time.Second
+	DefaultHandoffSkew     = time.Second
+	DefaultReleaseTimeout  = 5 * time.Second
 
 	// MinLeaseDuration is the shortest lease the manager asks for, and the
 	// shortest TTL it accepts from a coordinator (shorter is an illegal TTL).
@@ -46,10 +51,18 @@ type Options struct {
 	// each made with nonce.Config.AwaitLease so that it generates nothing
 	// before the lease is held: activated with each new lease, extended on
 	// renewal, disabled on loss and shutdown. *nonce.Factory satisfies
-	// [Factory].
+	// [Factory]. A factory belongs to one manager at a time: Start refuses
+	// (ErrConfig) a factory listed twice, or one that another manager
+	// protects, even while that manager has it disabled after a loss,
+	// until that manager's Done is closed (Close, or a final loss).
 	Factories []Factory
-	// LeaseDuration is requested on every acquire and renew. Default 8h,
-	// at least MinLeaseDuration (30s).
+	// LeaseDuration is requested on every acquire and renew. Default: the
+	// strategy's DefaultLeaseDuration if it implements [DurationDefaulter]
+	// (1h for a coordinator that is the application's own database), else
+	// 8h. At least MinLeaseDuration (30s). A process that dies without
+	// releasing and is not restarted in the same place (see StateFile)
+	// keeps its machine ID taken this long; a coordinator outage stops
+	// generation after this long minus RenewInterval at the earliest.
 	LeaseDuration time.Duration
 	// RenewInterval is the longest time between renewals. It must be
 	// longer than SafetyMargin (10s) and shorter than LeaseDuration minus
@@ -98,6 +111,13 @@ type Options struct {
 	// lost. A record written by another host or boot is ignored (a fresh
 	// lease is acquired). Unix only.
 	StateFile string
+	// LowFreeIDs is the number of free machine IDs below which the manager
+	// warns, when its strategy implements [Lister]: after each acquire and
+	// renewal it counts the IDs the coordinator does not list as held and
+	// reports them in an [EventPool] event, logged at WARN (Result "low")
+	// below this threshold. Default 64 (an eighth of the pool); negative:
+	// never warn; at most 512.
+	LowFreeIDs int
 	// ReleaseTimeout bounds the release of a lease at shutdown and after a
 	// loss, and, once more, Close's wait for strategy calls that outlived
 	// their deadline (see [Manager.Close]). Default 5s.
@@ -179,6 +199,12 @@ func (o Options) validate() (Options, timing, error) {
 		o.ReleaseTimeout = DefaultReleaseTimeout
 	case o.ReleaseTimeout < 0:
 		return o, tm, configError("ReleaseTimeout %v is negative", o.ReleaseTimeout)
+	}
+	switch {
+	case o.LowFreeIDs == 0:
+		o.LowFreeIDs = DefaultLowFreeIDs
+	case o.LowFreeIDs > leasekit.IDs:
+		return o, tm, configError("LowFreeIDs %d is above the %d machine IDs there are", o.LowFreeIDs, leasekit.IDs)
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()

@@ -194,6 +194,7 @@ func TestOptionsValidation(t *testing.T) {
 		{lease.Options{Factories: f, HandoffSkew: -time.Second}, "HandoffSkew -1s is outside"},
 		{lease.Options{Factories: f, HandoffSkew: 2 * time.Minute}, "HandoffSkew 2m0s is outside"},
 		{lease.Options{Factories: f, ReleaseTimeout: -time.Second}, "ReleaseTimeout -1s is negative"},
+		{lease.Options{Factories: f, LowFreeIDs: 513}, "LowFreeIDs 513 is above the 512 machine IDs"},
 		{lease.Options{Factories: f, StateFile: "x"}, "StateFile needs a strategy that implements lease.Reclaimer"},
 	} {
 		_, err := lease.Start(t.Context(), noReclaim{newFake(&journal{}, 1)}, c.opts)

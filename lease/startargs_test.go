@@ -3,7 +3,6 @@ package lease_test
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -74,33 +73,6 @@ func TestOnAcquired(t *testing.T) {
 		synctest.Wait()
 		if len(got) != 2 || got[0] != 0 || got[1] != 1 || m.MachineID() != 1 {
 			t.Fatalf("OnAcquired heard %v (manager on %d), want [0 1]", got, m.MachineID())
-		}
-	})
-}
-
-// TestStartContextEndWarns: a manager stopped because Start's context ended
-// (rather than by Close) disables the factories and says so at WARN.
-func TestStartContextEndWarns(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		r := newRig(t, 512)
-		c := &capture{}
-		r.opts.Logger = slog.New(c)
-		ctx, cancel := context.WithCancel(t.Context())
-		m, err := lease.Start(ctx, r.s, r.opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cancel()
-		<-m.Done()
-		if r.f.generating() {
-			t.Error("factories still generate after Start's context ended")
-		}
-		warned := false
-		for _, rec := range c.atLeast(slog.LevelWarn) {
-			warned = warned || strings.Contains(rec.msg, "context passed to lease.Start ended")
-		}
-		if !warned {
-			t.Errorf("no warning that Start's context ended the manager:\n%s", c)
 		}
 	})
 }

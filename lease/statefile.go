@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/once-go/once/lease/internal/leasekit"
 )
@@ -26,6 +27,7 @@ type stateFile struct {
 	f    *os.File
 	path string
 	host incarnation
+	prev stateRecord // the record load returned
 }
 
 // stateRecord is the file's content. Token is []byte so that JSON keeps any
@@ -36,6 +38,10 @@ type stateRecord struct {
 	Token     []byte `json:"token"`
 	Host      string `json:"host"`
 	BootID    string `json:"boot_id"`
+	// Boot (ns since boot) and Wall were read one after the other, in
+	// that order, once the factories ran on the lease: see clockBound.
+	Boot int64     `json:"boot_ns,omitempty"`
+	Wall time.Time `json:"wall,omitzero"`
 }
 
 // incarnation identifies this host and boot.
@@ -53,11 +59,11 @@ func thisIncarnation() incarnation {
 func openStateFile(path string) (*stateFile, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, configError("StateFile: %v", err)
+		return nil, configError("StateFile: %v (give it a writable path on storage of this instance's own, e.g. a volume that survives its restarts)", err)
 	}
 	if err := lockFile(f); err != nil {
 		f.Close()
-		return nil, configError("StateFile %q is in use by another live manager (%v)", path, err)
+		return nil, configError("StateFile %q is in use by another live manager (%v): give each process its own file", path, err)
 	}
 	return &stateFile{f: f, path: path, host: thisIncarnation()}, nil
 }
@@ -79,7 +85,36 @@ func (sf *stateFile) load(strategy string) (Lease, bool) {
 		r.Host != sf.host.host, r.BootID != sf.host.boot:
 		return Lease{}, false
 	}
+	sf.prev = r
 	return Lease{MachineID: r.MachineID, Token: string(r.Token)}, true
+}
+
+// clockBound bounds the timestamps of the previous incarnation that wrote
+// the record load returned, from this boot's clocks; zero when it cannot
+// (no boot ID or boot clock, an older record).
+//
+// That incarnation ran on this host and boot. Its factories' clock was the
+// wall clock when they were activated, carried on by the monotonic clock
+// (see nonce.Factory.Activate), and the record was written after that
+// activation with the boot clock read first, then the wall clock. The
+// monotonic clock never runs ahead of the boot clock (they differ by the
+// time suspended), so every timestamp the incarnation emitted is at most
+// the recorded wall reading plus the boot time that has passed since, and
+// below that plus a millisecond (timestamps count whole milliseconds): the
+// bound returned. It holds whatever the wall clock did meanwhile: a step back shows as
+// a bound ahead of the wall clock, and the first timestamp waits for it.
+// It assumes the factories read the system clock (nonce.Config.Now unset)
+// and that both incarnations see one boot clock (no time namespace
+// offsets between them).
+func (sf *stateFile) clockBound() time.Time {
+	if sf == nil || sf.host.boot == "" || sf.prev.Wall.IsZero() {
+		return time.Time{}
+	}
+	now, ok := bootClock()
+	if !ok || now < time.Duration(sf.prev.Boot) {
+		return time.Time{}
+	}
+	return sf.prev.Wall.Add(now - time.Duration(sf.prev.Boot) + time.Millisecond)
 }
 
 // store records l as held under strategy. The record overwrites the old
@@ -89,7 +124,11 @@ func (sf *stateFile) store(strategy string, l Lease) error {
 	if sf == nil {
 		return nil
 	}
-	b, err := json.Marshal(stateRecord{Strategy: strategy, MachineID: l.MachineID, Token: []byte(l.Token), Host: sf.host.host, BootID: sf.host.boot})
+	r := stateRecord{Strategy: strategy, MachineID: l.MachineID, Token: []byte(l.Token), Host: sf.host.host, BootID: sf.host.boot}
+	if boot, ok := bootClock(); ok {
+		r.Boot, r.Wall = int64(boot), time.Now().UTC()
+	}
+	b, err := json.Marshal(r)
 	if err != nil {
 		return err
 	}

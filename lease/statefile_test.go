@@ -89,7 +89,9 @@ func TestStateFileRejectsSecondManagerAndGarbage(t *testing.T) {
 		r := newRig(t, 512)
 		r.opts.StateFile = filepath.Join(t.TempDir(), "lease.json")
 		m := r.start()
-		_, err := lease.Start(t.Context(), r.s, r.opts)
+		second := r.opts
+		second.Factories = []lease.Factory{&fakeFactory{j: r.j}}
+		_, err := lease.Start(t.Context(), r.s, second)
 		if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "in use by another live manager") {
 			t.Errorf("second manager on one state file: %v", err)
 		}

@@ -80,3 +80,20 @@ type Strategy interface {
 	// re-acquired after a loss unless configured otherwise.
 	Deterministic() bool
 }
+
+// DurationDefaulter is an optional capability of a [Strategy]: the lease
+// duration the manager requests when Options.LeaseDuration is zero, in
+// place of [DefaultLeaseDuration].
+//
+// A strategy whose coordinator is the application's own database returns
+// [DefaultDBLeaseDuration] (1 h): an outage of that database stops the
+// application's writes anyway, so IDs that outlive it by hours buy little,
+// while a process that dies without releasing (SIGKILL, OOM kill, node
+// loss) and is not restarted in the same place keeps its machine ID taken
+// for the whole lease. The renewal interval stays 30 min, so a shorter
+// lease costs no extra renewals; generation then rides out a coordinator
+// outage of at least 30 min (the lease minus the renewal interval)
+// instead of 7 h 30 min.
+type DurationDefaulter interface {
+	DefaultLeaseDuration() time.Duration
+}

@@ -118,13 +118,16 @@ func handoffNotBefore(l Lease, now time.Time, skew, margin time.Duration) time.T
 // lease reclaimed from Options.StateFile, given the clock readings the
 // strategy reported (l.PrevExpiry: the lease's expiry before the reclaim;
 // l.CoordinatorNow: the coordinator's clock during the reclaim), now on the
-// local clock and the skew allowance.
+// local clock, the skew allowance, and local: the bound the state file
+// gives from this boot's own clocks (zero when unknown; see
+// stateFile.clockBound).
 //
 // The previous holder is this process's previous incarnation on the same
 // host and boot (the state file records both), not a stranger, and it has
 // stopped: the state file stays locked for the life of a manager, and a
 // manager disables its factories before it lets go of the file (or dies
-// with it). So the previous holder's timestamps are bounded by two things:
+// with it). So the previous holder's timestamps are bounded three ways,
+// and the least bound is returned:
 //
 //   - its lease: it emitted nothing past its own deadline, which is before
 //     the coordinator's expiry (see handoffNotBefore): below
@@ -135,27 +138,33 @@ func handoffNotBefore(l Lease, now time.Time, skew, margin time.Duration) time.T
 //     never passes it; a sortable timestamp is the reading itself), so
 //     all of them are at most its clock when it stopped, at most skew
 //     ahead of the coordinator's clock then, and so below
-//     CoordinatorNow + skew.
+//     CoordinatorNow + skew;
+//   - the same moment, read on this boot's clocks: that clock was this
+//     very machine's, and local bounds it without any skew (a wall clock
+//     stepped back between the incarnations moves local ahead of now, and
+//     the first timestamp waits for it).
 //
-// notBefore is therefore min(PrevExpiry, CoordinatorNow) + skew (both from
-// the reclaim itself: a reclaim replaces the lease's token, so no other
-// copy of the state file keeps generating past its next renewal). A lease
-// that expired at least skew ago costs nothing; after a crash and a quick
-// restart the first timestamp waits up to skew (plus however far the
-// coordinator's clock is ahead of ours) — never the hours left of the
-// previous incarnation's lease, which is what the plain hand-off guard
-// (PrevExpiry + skew) would impose. Waiting out the skew matters even on
-// one machine: a wall clock stepped back between incarnations would
-// otherwise repeat timestamps. If the strategy reports neither reading,
-// the local clock stands in for the coordinator's; ours may be skew behind
-// it, so the allowance doubles: now + 2*skew.
-func reclaimNotBefore(l Lease, now time.Time, skew time.Duration) time.Time {
+// After a crash and a quick restart on the same boot the first timestamp
+// therefore waits nothing (or the step back of the wall clock); without
+// local, up to skew (plus however far the coordinator's clock is ahead of
+// ours); never the hours left of the previous incarnation's lease, which
+// is what the plain hand-off guard (PrevExpiry + skew) would impose. A
+// lease that expired at least skew ago costs nothing. If the strategy
+// reports neither reading, the local clock stands in for the
+// coordinator's; ours may be skew behind it, so the allowance doubles:
+// now + 2*skew.
+func reclaimNotBefore(l Lease, now time.Time, skew time.Duration, local time.Time) time.Time {
 	bound := l.CoordinatorNow
 	if !l.PrevExpiry.IsZero() && (bound.IsZero() || l.PrevExpiry.Before(bound)) {
 		bound = l.PrevExpiry
 	}
 	if bound.IsZero() {
-		return now.Round(0).Add(2 * skew)
+		bound = now.Round(0).Add(2 * skew)
+	} else {
+		bound = bound.Add(skew)
 	}
-	return bound.Add(skew)
+	if !local.IsZero() && local.Before(bound) {
+		return local
+	}
+	return bound
 }

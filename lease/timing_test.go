@@ -164,20 +164,26 @@ func TestReclaimNotBefore(t *testing.T) {
 	const skew = time.Second
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	for _, c := range []struct {
-		name           string
-		prev, coordNow time.Duration // relative to now; 1 = unknown
-		want           time.Duration // relative to now
+		name                  string
+		prev, coordNow, local time.Duration // relative to now; 1 = unknown
+		want                  time.Duration // relative to now
 	}{
 		// A quick restart: the old lease runs for hours yet; the previous
 		// incarnation stopped before the coordinator's now.
-		{"quick restart", 8 * time.Hour, 0, skew},
-		{"coordinator clock ahead", 8 * time.Hour, 300 * time.Millisecond, 300*time.Millisecond + skew},
+		{"quick restart", 8 * time.Hour, 0, 1, skew},
+		{"coordinator clock ahead", 8 * time.Hour, 300 * time.Millisecond, 1, 300*time.Millisecond + skew},
 		// Expired long ago: nothing to wait for.
-		{"expired an hour ago", -time.Hour, 0, -time.Hour + skew},
-		{"only the expiry known", -time.Hour, 1, -time.Hour + skew},
-		{"only the expiry known, in the future", 8 * time.Hour, 1, 8*time.Hour + skew},
-		{"only the coordinator's clock known", 1, 0, skew},
-		{"nothing known: the local clock, twice the skew", 1, 1, 2 * skew},
+		{"expired an hour ago", -time.Hour, 0, 1, -time.Hour + skew},
+		{"only the expiry known", -time.Hour, 1, 1, -time.Hour + skew},
+		{"only the expiry known, in the future", 8 * time.Hour, 1, 1, 8*time.Hour + skew},
+		{"only the coordinator's clock known", 1, 0, 1, skew},
+		{"nothing known: the local clock, twice the skew", 1, 1, 1, 2 * skew},
+		// The same boot's clocks: the previous incarnation's clock.
+		{"same boot, quick restart", 8 * time.Hour, 0, -time.Millisecond, -time.Millisecond},
+		{"same boot, wall clock stepped back 300ms", 8 * time.Hour, 0, 300 * time.Millisecond, 300 * time.Millisecond},
+		{"same boot, wall clock stepped back 5s", 8 * time.Hour, 0, 5 * time.Second, skew},
+		{"same boot, expired an hour ago", -time.Hour, 0, -time.Millisecond, -time.Hour + skew},
+		{"same boot, nothing reported", 1, 1, 0, 0},
 	} {
 		l := Lease{}
 		if c.prev != 1 {
@@ -186,7 +192,11 @@ func TestReclaimNotBefore(t *testing.T) {
 		if c.coordNow != 1 {
 			l.CoordinatorNow = now.Add(c.coordNow)
 		}
-		if got := reclaimNotBefore(l, now, skew); !got.Equal(now.Add(c.want)) {
+		local := time.Time{}
+		if c.local != 1 {
+			local = now.Add(c.local)
+		}
+		if got := reclaimNotBefore(l, now, skew, local); !got.Equal(now.Add(c.want)) {
 			t.Errorf("%s: notBefore = now %+v, want now %+v", c.name, got.Sub(now), c.want)
 		}
 	}

@@ -64,6 +64,7 @@ func (c *codec) unmarshalJSON(data []byte) (uint64, error) {
 				"a JSON number; this ID type is spelled as a JSON string (numbers only for unprefixed signed/unsigned types)")
 		}
 		v, ok := parseCanonical(data, c.format == Signed)
+		ok = ok || c.mask && string(data) == "0" // the masked spelling of the stored value that masks to 0
 		if !ok {
 			return 0, invalid("JSON value", string(data), explainCanonical(string(data), c.format == Signed, 0))
 		}

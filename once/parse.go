@@ -189,6 +189,8 @@ func parseText[T text](c *codec, s T) (uint64, error) {
 		v, ok = decodeHex32(hex32Dec, rest)
 	default:
 		v, ok = parseCanonical(rest, c.format == Signed)
+		// A masked type shows the stored value that masks to 0 as "0".
+		ok = ok || c.mask && string(rest) == "0"
 	}
 	if !ok {
 		return 0, explainText(c, string(s))

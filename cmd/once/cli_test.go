@@ -174,7 +174,9 @@ func parseInspect(t *testing.T, lines []string) []inspected {
 }
 
 // TestInspect checks inspect's JSON against nonce.Split64 for every format
-// vector, with the default and another epoch.
+// vector, with the default and another epoch. Vectors whose timestamp
+// would lie in the future (most: they are spread over the 64-bit range)
+// are refused, as masked IDs are, with one error line each.
 func TestInspect(t *testing.T) {
 	v := loadVectors(t)
 	values := column(v.Formats, "url64")
@@ -185,23 +187,39 @@ func TestInspect(t *testing.T) {
 			args = append(args, "--epoch", epoch)
 			ep, _ = time.Parse(time.RFC3339, epoch)
 		}
-		got := parseInspect(t, mustCLI(t, "", append(args, values...)...))
-		if len(got) != len(values) {
-			t.Fatalf("%d lines for %d values", len(got), len(values))
-		}
-		for i, g := range got {
+		printed, refused := 0, 0
+		for i, value := range values {
+			r := cli("", append(args, value)...)
 			u, _ := strconv.ParseUint(v.Formats[i]["unsigned"], 10, 64)
 			p := nonce.Split64(u, ep)
-			want := inspected{values[i], v.Formats[i]["unsigned"], p.Time.UTC().Format("2006-01-02T15:04:05.000Z"), p.MachineID, p.Counter}
-			if g != want {
-				t.Errorf("inspect %s = %+v, want %+v", values[i], g, want)
+			if p.Time.After(time.Now().Add(maxAhead)) {
+				refused++
+				if r.code != exitFail || r.stdout != "" || len(r.errLines()) != 1 || !strings.Contains(r.stderr, strconv.Quote(value)) {
+					t.Errorf("inspect %s (timestamp %v): %v\nwant it refused: exit 1, one error line naming it", value, p.Time, r)
+				}
+				continue
 			}
+			printed++
+			want := inspected{value, v.Formats[i]["unsigned"], p.Time.UTC().Format("2006-01-02T15:04:05.000Z"), p.MachineID, p.Counter}
+			if r.code != 0 || r.stderr != "" {
+				t.Errorf("inspect %s: %v", value, r)
+			} else if g := parseInspect(t, r.lines()); len(g) != 1 || g[0] != want {
+				t.Errorf("inspect %s = %+v, want %+v", value, g, want)
+			}
+		}
+		if printed < 5 || refused < 5 {
+			t.Errorf("epoch %q: %d vectors printed, %d refused; the vectors should show both", epoch, printed, refused)
 		}
 	}
 	// --int and --prefix, and the value echoed as given.
-	got := parseInspect(t, mustCLI(t, "", "inspect", "--int", "--prefix", "t_", "--", "t_-3744495160545771519"))
-	if got[0].Value != "t_-3744495160545771519" || got[0].Unsigned != "14702248913163780097" {
+	got := parseInspect(t, mustCLI(t, "", "inspect", "--int", "--prefix", "t_", "--", "t_+0253107496041709568"))
+	if got[0].Value != "t_+0253107496041709568" || got[0].Unsigned != "253107496041709568" || got[0].MachineID != 112 {
 		t.Errorf("inspect --int --prefix: %+v", got[0])
+	}
+	// A negative int64 has the top bit set: its timestamp is 70 years or
+	// more past the epoch.
+	if r := cli("", "inspect", "--int", "--prefix", "t_", "--", "t_-3744495160545771519"); r.code != exitFail || r.stdout != "" {
+		t.Errorf("inspect of a negative value: %v\nwant it refused", r)
 	}
 }
 
@@ -289,4 +307,51 @@ func TestBinaryPipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	equalLines(t, "round trip", splitLines(string(back)), []string{"u_1", "u_-2", "u_3"})
+}
+
+// TestInspectMasked: a masked ID decodes to noise. Without its key inspect
+// says so (exit 1, no made-up time); with --key-env or --key-hex it unmasks
+// the value first and prints the stored value's fields; with a wrong key it
+// says the key does not fit.
+func TestInspectMasked(t *testing.T) {
+	const stored = "253107496041709568" // made 2026-11-30 under machine ID 112
+	t.Setenv("K", "once-quickstart-demo-key-do-not-use-in-production")
+	t.Setenv("WRONG", "another key of thirty-two bytes or more")
+	masked := mustCLI(t, "", "mask", "--key-env", "K", "--prefix", "usr_", "--int", "--to", "url64", "--", "usr_"+stored)[0]
+
+	r := cli("", "inspect", "--prefix", "usr_", masked)
+	if r.code != exitFail || r.stdout != "" || !strings.Contains(r.stderr, strconv.Quote(masked)) || !strings.Contains(r.stderr, "masked") {
+		t.Errorf("inspect of the masked %s without its key: %v\nwant exit 1, no output, and a line saying it is masked", masked, r)
+	}
+	want := mustCLI(t, "", "inspect", "--int", stored)[0]
+	want = strings.Replace(want, `"value":"`+stored+`"`, `"value":"`+masked+`"`, 1)
+	got := mustCLI(t, "", "inspect", "--key-env", "K", "--prefix", "usr_", masked)
+	equalLines(t, "inspect --key-env", got, []string{want})
+	if j := parseInspect(t, got)[0]; j.MachineID != 112 || j.Unsigned != stored {
+		t.Errorf("inspect --key-env of %s: %+v, want the stored %s of machine ID 112", masked, j, stored)
+	}
+	r = cli("", "inspect", "--key-env", "WRONG", "--prefix", "usr_", masked)
+	if r.code != exitFail || r.stdout != "" || !strings.Contains(r.stderr, "key") {
+		t.Errorf("inspect of %s with a wrong key: %v\nwant exit 1 and a line saying the key does not fit", masked, r)
+	}
+	// A masked value among plain ones: the plain ones print, exit 1.
+	r = cli("", "inspect", "--prefix", "usr_", "usr_"+mustCLI(t, "", "convert", "--int", "--to", "url64", stored)[0], masked)
+	if r.code != exitFail || len(r.lines()) != 1 || len(r.errLines()) != 1 {
+		t.Errorf("inspect of a plain and a masked ID: %v\nwant the plain one printed, one error line, exit 1", r)
+	}
+
+	// Masked values of 2000 consecutive stored IDs: only those whose noise
+	// happens to read as a past time can pass for plain IDs, a share of
+	// (now - epoch) / 2^42 ms (about 1.4% in 2026).
+	var in []string
+	base, _ := strconv.ParseUint(stored, 10, 64)
+	for i := range uint64(2000) {
+		in = append(in, strconv.FormatUint(base+i, 10))
+	}
+	all := mustCLI(t, strings.Join(in, "\n"), "mask", "--key-env", "K", "--int", "--to", "url64")
+	r = cli(strings.Join(all, "\n"), "inspect")
+	share := float64(time.Since(nonce.DefaultEpoch())) / float64(time.Duration(1<<42)*time.Millisecond)
+	if passed := len(r.lines()); float64(passed) > 2000*share*2+10 || len(r.errLines()) != 2000-passed {
+		t.Errorf("inspect of 2000 masked IDs: %d printed, %d refused; want at most about %.0f printed, the rest refused", passed, len(r.errLines()), 2000*share)
+	}
 }

@@ -147,3 +147,55 @@ func TestREADMEExamples(t *testing.T) {
 		}
 	}
 }
+
+// TestREADMEQuickstartKey: the README's CLI section unmasks the
+// quickstart's IDs with the key the quickstart masks them with (its demo
+// key, when ONCE_KEY is not set), and each ID it unmasks is one the
+// README's quickstart output shows, next to the stored value it unmasks to.
+func TestREADMEQuickstartKey(t *testing.T) {
+	src, err := os.ReadFile("../../examples/quickstart/main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(src), "const demoKey = \"")
+	demoKey, _, ok2 := strings.Cut(rest, "\"")
+	if !ok || !ok2 {
+		t.Fatal("examples/quickstart/main.go declares no demoKey")
+	}
+	b, err := os.ReadFile(readmePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	_, quick, _ := strings.Cut(readme, "\n## Two commands")
+	quick, _, _ = strings.Cut(quick, "\n## ")
+	_, section, _ := strings.Cut(readme, "\n## CLI")
+	section, _, _ = strings.Cut(section, "\n## ")
+	unmasked := 0
+	for _, block := range strings.Split(section, "```console")[1:] {
+		block, _, _ = strings.Cut(block, "```")
+		for _, s := range parseTranscript("README CLI", block).steps {
+			words := shellWords(s.line)
+			if len(words) == 2 && words[0] == "export" && strings.HasPrefix(words[1], "ONCE_KEY=") {
+				if key := strings.TrimPrefix(words[1], "ONCE_KEY="); key != demoKey {
+					t.Errorf("the README's CLI section exports ONCE_KEY=%s; the quickstart masks with %s", key, demoKey)
+				}
+			}
+			if len(words) < 2 || words[0] != "once" || words[1] != "unmask" || len(s.want) != 1 {
+				continue
+			}
+			unmasked++
+			masked, stored := words[len(words)-1], strings.TrimPrefix(s.want[0], "usr_")
+			found := false
+			for _, l := range strings.Split(quick, "\n") {
+				found = found || strings.Contains(l, `"id":"`+masked+`"`) && strings.HasSuffix(strings.TrimSpace(l), " "+stored)
+			}
+			if !found {
+				t.Errorf("the README's CLI section unmasks %s to %s; the quickstart output shows no such user", masked, stored)
+			}
+		}
+	}
+	if unmasked == 0 {
+		t.Error("the README's CLI section unmasks no quickstart ID")
+	}
+}

@@ -17,6 +17,9 @@ import (
 type flagSet struct {
 	*flag.FlagSet
 	e *env
+	// dashdash: parse stopped at "--" (what follows are values, or a
+	// command to run).
+	dashdash bool
 }
 
 func newFlagSet(e *env, name string) *flagSet {
@@ -44,6 +47,7 @@ func (fs *flagSet) parse(c *command, args []string) (status int, ok bool) {
 	}
 	consumed := args[:len(args)-len(rest)]
 	if len(consumed) > 0 && consumed[len(consumed)-1] == "--" {
+		fs.dashdash = true
 		return 0, true // after "--" everything is a value
 	}
 	for _, a := range rest {

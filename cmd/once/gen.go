@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"os"
+	"strconv"
 
 	"github.com/once-go/once/nonce"
 	"github.com/once-go/once/once"
@@ -10,20 +12,27 @@ import (
 
 var genCmd = &command{
 	name:    "gen",
-	usage:   "gen [-n N] [--kind counter|sortable|encrypted] --machine-id M [--prefix P] [--to FORMAT] [--cipher blowfish|speck|des3] [--key-hex HEX | --key-env NAME]",
+	usage:   "gen [-n N] [--kind counter|sortable|encrypted] [--machine-id M] [--prefix P] [--to FORMAT] [--cipher blowfish|speck|des3] [--key-hex HEX | --key-env NAME]",
 	summary: "generate fresh IDs offline (for tests and one-off use)",
 	about: `Prints N fresh 64-bit values from a nonce factory with machine ID M, in
 FORMAT (default url64) with prefix P, one per line. Encrypted values need a
 base key (--key-hex or --key-env) and use --cipher.
 
-Values are unique only while no other live generator uses machine ID M; gen
-says so on standard error. Applications get their machine ID from a lease
-(see "once lease hold").`,
+Values are unique only while no other live generator uses machine ID M and
+no earlier one made values with it in the last second or so (a previous
+holder's clock may run that far ahead). Take M from a lease, and run gen
+under it:
+
+  once lease hold --driver D --dsn DSN -- once gen -n 1000
+
+lease hold starts gen only once its machine ID may be used, passes it in
+ONCE_MACHINE_ID (gen's default for --machine-id), and stops gen if the lease
+is lost. With --machine-id and no lease, gen warns on standard error.`,
 	flags: func(e *env, c *command) (*flagSet, func([]string) int) {
 		fs := newFlagSet(e, "gen")
 		n := fs.Int("n", 1, "how many values to print (`N`)")
 		kind := fs.String("kind", "counter", "the nonce `kind`: counter, sortable or encrypted")
-		machine := fs.Int("machine-id", 0, "the machine ID `M`, 0..511 (required)")
+		machine := fs.Int("machine-id", 0, "the machine ID `M`, 0..511 (default: $ONCE_MACHINE_ID, set by once lease hold -- CMD; one of the two is required)")
 		f := addIDFlags(fs, "the output `FORMAT`: url64, hex, hex32, signed or unsigned", false)
 		k := addKeyFlags(fs, "of encrypted values")
 		return fs, func(args []string) int {
@@ -33,11 +42,18 @@ says so on standard error. Applications get their machine ID from a lease
 			if *n < 0 {
 				return fs.usageError(c, "-n %d: want 0 or more", *n)
 			}
-			if !given(fs, "machine-id") {
-				return fs.usageError(c, "--machine-id M is required (0..%d)", nonce.MaxMachineID)
-			}
-			if *machine < 0 || *machine > nonce.MaxMachineID {
+			leased, err := leasedMachineID()
+			switch {
+			case err != nil:
+				return fs.usageError(c, "%v", err)
+			case !given(fs, "machine-id") && leased < 0:
+				return fs.usageError(c, "--machine-id M (0..%d) is required, or run gen under \"once lease hold ... -- once gen\", which sets %s", nonce.MaxMachineID, machineIDEnv)
+			case !given(fs, "machine-id"):
+				*machine = leased
+			case *machine < 0 || *machine > nonce.MaxMachineID:
 				return fs.usageError(c, "--machine-id %d: out of range 0..%d", *machine, nonce.MaxMachineID)
+			case leased >= 0 && *machine != leased:
+				return fs.usageError(c, "--machine-id %d: the lease in %s is machine ID %d", *machine, machineIDEnv, leased)
 			}
 			draw, err := genKind(*kind, k)
 			if err != nil {
@@ -54,10 +70,26 @@ says so on standard error. Applications get their machine ID from a lease
 			if err != nil {
 				return fs.usageError(c, "%v", err)
 			}
-			fmt.Fprintf(e.stderr, "once gen: warning: values are unique only while no other live generator uses machine ID %d\n", *machine)
+			if leased < 0 {
+				fmt.Fprintf(e.stderr, "once gen: warning: values are unique only while no other live generator uses machine ID %d (run gen under once lease hold)\n", *machine)
+			}
 			return genValues(e, *n, func() (uint64, error) { return draw(fac) }, out)
 		}
 	},
+}
+
+// leasedMachineID returns the machine ID in ONCE_MACHINE_ID, -1 if the
+// variable is not set.
+func leasedMachineID() (int, error) {
+	v, ok := os.LookupEnv(machineIDEnv)
+	if !ok {
+		return -1, nil
+	}
+	id, err := strconv.Atoi(v)
+	if err != nil || id < 0 || id > nonce.MaxMachineID {
+		return -1, fmt.Errorf("%s=%s: not a machine ID 0..%d", machineIDEnv, quoteValue(v), nonce.MaxMachineID)
+	}
+	return id, nil
 }
 
 // genKind returns the generator method for --kind and checks the key flags.

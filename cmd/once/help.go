@@ -36,6 +36,9 @@ const exitRules = `Exit status:
   2  bad command line
   3  lease hold: no lease within the acquire timeout (every machine ID
      held, or the coordinator unreachable all along)
+  lease hold -- CMD exits with CMD's status once CMD has run: its exit
+  code, 128+N if signal N ended it (137: SIGKILL after --grace), 127 if
+  CMD was not found, 126 if it could not be started
 `
 
 // writeTopHelp writes "once --help".

@@ -54,6 +54,22 @@ func leaseBackends() []leaseBackend {
 // setupSQL creates a table with "once lease migrate" and claims rows
 // 0..n-1 with direct UPDATEs.
 func setupSQL(t *testing.T, db *sql.DB, d migrations.Dialect, driver, dsn string) ([]string, func(*testing.T, int)) {
+	st := setupSQLTable(t, db, d, driver, dsn)
+	return st.flags, st.claim
+}
+
+// sqlTable is a lease table made by "once lease migrate" that a test edits
+// with direct statements, as other holders would.
+type sqlTable struct {
+	flags []string // the CLI flags that select it
+	db    *sql.DB
+	d     migrations.Dialect
+	q     string // the quoted table name
+}
+
+// setupSQLTable creates a uniquely named table with "once lease migrate"
+// and drops it when the test ends.
+func setupSQLTable(t *testing.T, db *sql.DB, d migrations.Dialect, driver, dsn string) *sqlTable {
 	table := testenv.Unique(t, "cli")
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -70,24 +86,82 @@ func setupSQL(t *testing.T, db *sql.DB, d migrations.Dialect, driver, dsn string
 	if err != nil {
 		t.Fatal(err)
 	}
+	return &sqlTable{flags: flags, db: db, d: d, q: q}
+}
+
+// claim takes rows 0..n-1 far into the future, with a token of its own.
+func (st *sqlTable) claim(t *testing.T, n int) {
+	t.Helper()
 	var stmt string
-	switch d {
+	switch st.d {
 	case migrations.Postgres:
-		stmt = "UPDATE " + q + " SET token = decode(md5(id::text), 'hex'), expires_at = TIMESTAMP '2999-01-01 00:00:00', lock_version = lock_version + 1 WHERE id < $1"
+		stmt = "UPDATE " + st.q + " SET token = decode(md5(id::text), 'hex'), expires_at = TIMESTAMP '2999-01-01 00:00:00', lock_version = lock_version + 1 WHERE id < $1"
 	case migrations.MySQL:
-		stmt = "UPDATE " + q + " SET token = UNHEX(MD5(id)), expires_at = '2999-01-01 00:00:00', lock_version = lock_version + 1 WHERE id < ?"
+		stmt = "UPDATE " + st.q + " SET token = UNHEX(MD5(id)), expires_at = '2999-01-01 00:00:00', lock_version = lock_version + 1 WHERE id < ?"
 	default:
-		stmt = "UPDATE " + q + " SET token = randomblob(16), expires_at = '2999-01-01T00:00:00.000000Z', lock_version = lock_version + 1 WHERE id < ?"
+		stmt = "UPDATE " + st.q + " SET token = randomblob(16), expires_at = '2999-01-01T00:00:00.000000Z', lock_version = lock_version + 1 WHERE id < ?"
 	}
-	return flags, func(t *testing.T, n int) {
-		t.Helper()
-		res, err := db.ExecContext(context.Background(), stmt, n)
-		if err != nil {
-			t.Fatalf("claiming %d rows: %v", n, err)
-		}
-		if got, _ := res.RowsAffected(); got != int64(n) {
-			t.Fatalf("claimed %d rows, want %d", got, n)
-		}
+	res, err := st.db.ExecContext(context.Background(), stmt, n)
+	if err != nil {
+		t.Fatalf("claiming %d rows: %v", n, err)
+	}
+	if got, _ := res.RowsAffected(); got != int64(n) {
+		t.Fatalf("claimed %d rows, want %d", got, n)
+	}
+}
+
+// setExpiry gives row id a new token of another holder and the expiry at
+// (UTC): a past one is a lease that holder released (or let expire) then, a
+// future one a lease it holds until then.
+func (st *sqlTable) setExpiry(t *testing.T, id int, at time.Time) {
+	t.Helper()
+	at = at.UTC()
+	var stmt string
+	var exp any
+	switch st.d {
+	case migrations.Postgres:
+		stmt = "UPDATE " + st.q + " SET token = decode(md5(random()::text), 'hex'), expires_at = $1::timestamp, lock_version = lock_version + 1 WHERE id = $2"
+		exp = at.Format("2006-01-02 15:04:05.000000")
+	case migrations.MySQL:
+		stmt = "UPDATE " + st.q + " SET token = UNHEX(MD5(RAND())), expires_at = ?, lock_version = lock_version + 1 WHERE id = ?"
+		exp = at.Format("2006-01-02 15:04:05.000000")
+	default:
+		stmt = "UPDATE " + st.q + " SET token = randomblob(16), expires_at = ?, lock_version = lock_version + 1 WHERE id = ?"
+		exp = at.Format("2006-01-02T15:04:05.000000Z")
+	}
+	res, err := st.db.ExecContext(context.Background(), stmt, exp, id)
+	if err != nil {
+		t.Fatalf("setting the expiry of row %d: %v", id, err)
+	}
+	if got, _ := res.RowsAffected(); got != 1 {
+		t.Fatalf("setting the expiry of row %d: %d rows updated", id, got)
+	}
+}
+
+// sqlTables are the SQL coordinators of the hand-off and CMD tests.
+func sqlTables() []struct {
+	name  string
+	setup func(t *testing.T) *sqlTable
+} {
+	return []struct {
+		name  string
+		setup func(t *testing.T) *sqlTable
+	}{
+		{"postgres", func(t *testing.T) *sqlTable {
+			return setupSQLTable(t, testenv.Postgres(t), migrations.Postgres, "postgres", testenv.PostgresDSN())
+		}},
+		{"mariadb", func(t *testing.T) *sqlTable {
+			return setupSQLTable(t, testenv.MySQL(t), migrations.MySQL, "mysql", testenv.MySQLDSN())
+		}},
+		{"sqlite", func(t *testing.T) *sqlTable {
+			path := testenv.SQLitePath(t)
+			db, err := sql.Open(sqlitedrv.DriverName, "file:"+path+"?_pragma=busy_timeout(10000)")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			return setupSQLTable(t, db, migrations.SQLite, "sqlite", path)
+		}},
 	}
 }
 

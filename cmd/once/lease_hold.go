@@ -8,24 +8,51 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/once-go/once/lease"
-	"github.com/once-go/once/nonce"
 )
 
 var leaseHoldCmd = &command{
 	name:    "lease hold",
-	usage:   "lease hold --driver D [--mode hash|key] --dsn DSN [--table T] [--duration DUR] [--renew-interval DUR] [--acquire-timeout DUR] [--release-hold DUR] [--for DUR] [--verbose]",
-	summary: "hold a machine-ID lease (renewing it) and print machine_id=N",
-	about: `Starts a lease manager on the coordinator. As soon as the lease is held it
-prints "machine_id=N" on its own line (and flushes), then holds the lease,
-renewing it, for --for DUR (default: until SIGINT or SIGTERM), then releases
-it and exits 0. Should the lease be lost meanwhile, the reason goes to
-standard error and, once a new lease is held, another "machine_id=N" line is
-printed; if none is held at the end the exit status is 1.
+	usage:   "lease hold --driver D [--mode hash|key] --dsn DSN [--table T] [--duration DUR] [--renew-interval DUR] [--acquire-timeout DUR] [--release-hold DUR] [--for DUR | --grace DUR -- CMD [ARG...]] [--verbose]",
+	summary: "hold a machine-ID lease (renewing it): print machine_id=N, or run CMD with it",
+	about: `Starts a lease manager on the coordinator and holds a lease, renewing it.
+
+Without CMD: once the lease is held and a value with its machine ID may be
+emitted (after the hand-off wait, see below), it prints "machine_id=N" on
+its own line (and flushes), then holds the lease for --for DUR from then
+(default: until SIGINT or SIGTERM), then releases it and exits 0. Should the lease be
+lost meanwhile, the reason goes to standard error and, once a new lease is
+held, another "machine_id=N" line is printed; if none is held at the end the
+exit status is 1. Nothing stops whatever reads machine_id=N when the lease
+is lost: prefer "-- CMD".
+
+With "-- CMD [ARG...]": once the lease may be used, it runs CMD with the
+machine ID in the environment variable ONCE_MACHINE_ID (nothing is
+printed), in a process group of its own, with hold's standard streams. It
+stops CMD, sending SIGTERM to its process group and SIGKILL after --grace
+DUR, when the lease is lost, when the lease has not been renewed and less
+than --grace is left of its safe window, or (passing the signal on instead
+of SIGTERM) when hold gets SIGINT or SIGTERM; SIGKILL comes at the end of
+the safe window in any case. When CMD exits, anything it left running in
+its group is killed, the lease is released and hold exits with CMD's
+status (128+N if signal N ended it; 127 if CMD is not found, 126 if it
+cannot be run). On Linux CMD also gets SIGKILL if hold itself is killed;
+elsewhere it would outlive hold's lease. CMD does not own the terminal:
+give it its input from a file or pipe. For example:
+
+  once lease hold --driver postgres --dsn "$DSN" -- once gen --kind sortable -n 1000
+
+The hand-off wait: a machine ID's previous holder may have emitted values
+with timestamps up to the clock skew allowed between hosts (1s) past its
+lease's end, and the new holder's values must come after all of them. So
+after a recent release the ID is printed, or CMD started, up to about a
+second after the lease is held; a process that starts once it has the ID
+reads later timestamps only.
 
 If no lease can be had within the acquire timeout (every ID held, or the
 coordinator unreachable all along), the reason goes to standard error and
@@ -34,9 +61,10 @@ server) exits 1; invalid durations are a bad command line (exit 2).
 
 The durations are the lease manager's (lease.Options): --duration must be
 at least 30s, --renew-interval longer than 10s and shorter than --duration
-minus 10s. A lease that is not released (kill -9) stays
-taken until it expires: pick a short --duration for experiments, e.g.
---duration 30s --renew-interval 11s.`,
+minus 10s, and --grace at most --duration minus --renew-interval minus 10s
+(so that a renewal has 10s before CMD is asked to stop). A lease that is
+not released (kill -9) stays taken until it expires: pick a short
+--duration for experiments, e.g. --duration 30s --renew-interval 11s.`,
 	flags: func(e *env, c *command) (*flagSet, func([]string) int) {
 		fs := newFlagSet(e, c.name)
 		bf := addBackendFlags(fs, true)
@@ -45,12 +73,20 @@ taken until it expires: pick a short --duration for experiments, e.g.
 		fs.DurationVar(&h.duration, "duration", 0, "the lease duration `DUR` requested on every acquire and renewal (default 8h, at least 30s)")
 		fs.DurationVar(&h.renew, "renew-interval", 0, "the longest time (`DUR`) between renewals (default 30m or half the duration; more than 10s)")
 		fs.DurationVar(&h.acquire, "acquire-timeout", 0, "how long (`DUR`) to wait for a free machine ID (default 1m)")
-		fs.DurationVar(&h.hold, "for", 0, "release the lease and exit 0 after `DUR` (default: hold until SIGINT or SIGTERM)")
+		fs.DurationVar(&h.hold, "for", 0, "release the lease and exit 0 `DUR` after machine_id=N is printed (default: hold until SIGINT or SIGTERM); not with CMD")
+		fs.DurationVar(&h.grace, "grace", defaultGrace, "how long (`DUR`) CMD has to exit after SIGTERM before it gets SIGKILL (only with CMD)")
 		fs.BoolVar(&h.verbose, "verbose", false, "log every lease operation on standard error (default: none; losses and failures are reported anyway)")
 		return fs, func(args []string) int {
-			if len(args) > 0 {
-				return fs.usageError(c, "unexpected argument %s", quoteValue(args[0]))
+			if len(args) > 0 && !fs.dashdash {
+				return fs.usageError(c, "unexpected argument %s (a command to run goes after \"--\")", quoteValue(args[0]))
 			}
+			if fs.dashdash && len(args) == 0 {
+				return fs.usageError(c, "\"--\" must be followed by the command to run")
+			}
+			if fs.dashdash {
+				h.cmd = args
+			}
+			h.graceSet = given(fs, "grace")
 			if err := h.check(); err != nil {
 				return fs.usageError(c, "%v", err)
 			}
@@ -60,8 +96,10 @@ taken until it expires: pick a short --duration for experiments, e.g.
 }
 
 type holdOptions struct {
-	duration, renew, acquire, hold time.Duration
-	verbose                        bool
+	duration, renew, acquire, hold, grace time.Duration
+	graceSet                              bool // --grace was given
+	verbose                               bool
+	cmd                                   []string // CMD and its arguments; nil: print the machine ID
 }
 
 // check applies the lease manager's rules for its durations (see
@@ -71,14 +109,28 @@ func (h holdOptions) check() error {
 	for _, f := range []struct {
 		name string
 		d    time.Duration
-	}{{"duration", h.duration}, {"renew-interval", h.renew}, {"acquire-timeout", h.acquire}, {"for", h.hold}} {
+	}{{"duration", h.duration}, {"renew-interval", h.renew}, {"acquire-timeout", h.acquire}, {"for", h.hold}, {"grace", h.grace}} {
 		if f.d < 0 {
 			return fmt.Errorf("--%s %v: must not be negative", f.name, f.d)
 		}
 	}
+	switch {
+	case h.cmd == nil && h.graceSet:
+		return errors.New("--grace is for a command run with \"-- CMD\"")
+	case h.cmd != nil && h.hold > 0:
+		return errors.New("--for is for hold without a command: CMD runs until it exits")
+	case h.cmd != nil && !execSupported:
+		return fmt.Errorf("\"-- CMD\" is not supported on %s", runtime.GOOS)
+	case h.cmd != nil && h.grace == 0:
+		return errors.New("--grace 0s: CMD needs some time to stop (at least 1ms)")
+	}
 	d, dName := h.duration, fmt.Sprintf("--duration %v", h.duration)
 	if d == 0 {
 		d, dName = lease.DefaultLeaseDuration, fmt.Sprintf("the default --duration %v", lease.DefaultLeaseDuration)
+	}
+	r, rName := h.renew, fmt.Sprintf("--renew-interval %v", h.renew)
+	if r == 0 {
+		r, rName = min(lease.DefaultRenewInterval, d/2), fmt.Sprintf("the default --renew-interval %v", min(lease.DefaultRenewInterval, d/2))
 	}
 	switch {
 	case d < lease.MinLeaseDuration:
@@ -88,6 +140,14 @@ func (h holdOptions) check() error {
 		return fmt.Errorf("--renew-interval %v: must be longer than %v", h.renew, lease.SafetyMargin)
 	case h.renew >= d-lease.SafetyMargin:
 		return fmt.Errorf("--renew-interval %v: must be shorter than %s minus %v", h.renew, dName, lease.SafetyMargin)
+	}
+	if h.cmd != nil && h.grace > d-r-lease.SafetyMargin {
+		gName := fmt.Sprintf("--grace %v", h.grace)
+		if !h.graceSet {
+			gName = "the default " + gName
+		}
+		return fmt.Errorf("%s: must be at most %s minus %s minus %v (%v), so that a renewal has %v before CMD is asked to stop",
+			gName, dName, rName, lease.SafetyMargin, d-r-lease.SafetyMargin, lease.SafetyMargin)
 	}
 	return nil
 }
@@ -113,47 +173,44 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// leaseOptions are the manager's options for hold: it prints each
-// machine ID as the manager hears of it (OnAcquired) and each loss; the
-// manager's own log is off unless --verbose.
-func (h holdOptions) leaseOptions(e *env, who string) (lease.Options, error) {
-	out := &lockedWriter{w: e.stdout}
-	errw := &lockedWriter{w: e.stderr}
+// leaseOptions are the manager's options for hold: the lease protects w,
+// which tells hold when the machine ID may be used; each loss goes to
+// standard error; the manager's own log is off unless --verbose.
+func (h holdOptions) leaseOptions(e *env, who string, w *leaseWatch) lease.Options {
+	errw := e.stderr
 	logger := slog.New(slog.DiscardHandler)
 	if h.verbose {
 		logger = slog.New(slog.NewTextHandler(errw, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	}
-	fac, err := nonce.New(nonce.Config{AwaitLease: true})
-	if err != nil {
-		return lease.Options{}, err
 	}
 	return lease.Options{
 		LeaseDuration:  h.duration,
 		RenewInterval:  h.renew,
 		AcquireTimeout: h.acquire,
-		Factories:      []lease.Factory{fac},
+		Factories:      []lease.Factory{w},
 		Logger:         logger,
-		OnAcquired:     func(id int) { fmt.Fprintf(out, "machine_id=%d\n", id) },
 		OnLost:         func(reason error) { fmt.Fprintf(errw, "%s: lease lost: %v\n", who, reason) },
-	}, nil
+	}
 }
 
 func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int {
 	who := "once " + c.name
-	ctx, cancel := signalContext()
+	// The manager's goroutine writes standard error too (OnLost, the log).
+	e = &env{stdin: e.stdin, stdout: e.stdout, stderr: &lockedWriter{w: e.stderr}}
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+
+	// A signal during the start cancels it; afterwards signals are hold's
+	// to act on (passed on to CMD), and the manager lives until Close.
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	be, err := bf.open(ctx, false)
 	if err != nil {
 		return fail(e, fs, c, err)
 	}
 	defer be.close()
-
-	opts, err := h.leaseOptions(e, who)
-	if err != nil {
-		errorf(e, who, "%v", err)
-		return exitFail
-	}
-	m, err := lease.Start(ctx, be.strategy, opts)
+	w := newLeaseWatch()
+	m, err := startLease(ctx, cancel, sigs, be.strategy, h.leaseOptions(e, who, w))
 	switch {
 	case err == nil:
 	case errors.Is(err, lease.ErrTimeout):
@@ -167,28 +224,87 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 		return exitFail
 	}
 
-	var until <-chan time.Time
-	if h.hold > 0 {
-		t := time.NewTimer(h.hold)
-		defer t.Stop()
-		until = t.C
-	}
-	select {
-	case <-ctx.Done():
-	case <-until:
-	case <-m.Done():
+	status := exitOK
+	if h.cmd != nil {
+		status = holdExec(e, who, w, m, sigs, h.cmd, h.grace)
+	} else {
+		holdPrint(e, w, m, sigs, h.hold)
 	}
 	lostErr := m.Err() // nil while a lease is held; ErrClosed after a signal
 	closeCtx, stop := context.WithTimeout(context.Background(), 2*lease.DefaultReleaseTimeout+5*time.Second)
 	defer stop()
-	closeErr := m.Close(closeCtx)
-	if closeErr != nil {
-		errorf(e, who, "releasing the lease: %v", closeErr)
-		return exitFail
+	if err := m.Close(closeCtx); err != nil {
+		errorf(e, who, "releasing the lease: %v", err)
+		if h.cmd == nil {
+			return exitFail
+		}
 	}
-	if lostErr != nil && !errors.Is(lostErr, lease.ErrClosed) {
+	if h.cmd == nil && lostErr != nil && !errors.Is(lostErr, lease.ErrClosed) {
 		errorf(e, who, "no lease held at the end: %v", lostErr)
 		return exitFail
 	}
-	return exitOK
+	return status
+}
+
+// startLease starts the lease manager; a signal meanwhile cancels ctx
+// (with cancel), which ends Start.
+func startLease(ctx context.Context, cancel context.CancelFunc, sigs <-chan os.Signal, s lease.Strategy, opts lease.Options) (*lease.Manager, error) {
+	started := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		select {
+		case <-sigs:
+			cancel()
+		case <-started:
+		}
+	}()
+	m, err := lease.Start(ctx, s, opts)
+	close(started)
+	<-watched
+	if err == nil && ctx.Err() != nil {
+		m.Close(context.Background())
+		return nil, ctx.Err()
+	}
+	return m, err
+}
+
+// holdPrint prints "machine_id=N" for each lease once a value with its
+// machine ID may be emitted, until a signal, the end of --for (hold > 0,
+// counted from the first line) or the end of the manager.
+func holdPrint(e *env, w *leaseWatch, m *lease.Manager, sigs <-chan os.Signal, hold time.Duration) {
+	var until wake // runs from the first machine_id line
+	defer func() { until.stop() }()
+	printed := 0 // the lease last printed (leaseView.seq)
+	for {
+		v, changed := w.view()
+		now := time.Now()
+		pending := v.seq != printed && v.active && now.Before(v.validUntil)
+		if pending && v.readyIn(now) == 0 {
+			fmt.Fprintf(e.stdout, "machine_id=%d\n", v.machineID)
+			if f, ok := e.stdout.(interface{ Flush() error }); ok {
+				f.Flush()
+			}
+			if printed == 0 {
+				until = newWake(hold > 0, now.Add(hold))
+			}
+			printed = v.seq
+			continue
+		}
+		ready := newWake(pending, now.Add(v.readyIn(now)))
+		select {
+		case <-changed:
+		case <-ready.c:
+		case <-sigs:
+			ready.stop()
+			return
+		case <-until.c:
+			ready.stop()
+			return
+		case <-m.Done():
+			ready.stop()
+			return
+		}
+		ready.stop()
+	}
 }

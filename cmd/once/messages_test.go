@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -23,10 +24,20 @@ func TestMessagesNameFlags(t *testing.T) {
 		{[]string{"convert", "zAjhfZyAAAE", "--to", "hex"}, []string{"--to", "after the value", "flags go before values"}},
 		{[]string{"mask", "--to", "hex", "AAAAAAAAAAA", "--key-env", "K"}, []string{"--key-env", "flags go before values"}},
 		{[]string{"convert", "--bogus", "AAAAAAAAAAA"}, []string{`unknown flag "--bogus"`}},
+		{[]string{"inspect", "--cipher", "speck", "AAAAAAAAAAA"}, []string{"--cipher", "--key-env"}},
 		{append(hold, "--duration", "10s"), []string{"--duration 10s", "at least 30s"}},
 		{append(hold, "--renew-interval", "5s"), []string{"--renew-interval 5s", "longer than 10s"}},
 		{append(hold, "--duration", "30s", "--renew-interval", "25s"), []string{"--renew-interval 25s", "--duration 30s"}},
 		{append(hold, "--duration", "-1s"), []string{"--duration -1s"}},
+		{append(hold, "--grace", "1s"), []string{"--grace", `"-- CMD"`}},
+		{append(hold, "--for", "1s", "--", "true"), []string{"--for", "without a command"}},
+		{append(hold, "--"), []string{`"--" must be followed by the command`}},
+		{append(hold, "true"), []string{`unexpected argument "true"`, `after "--"`}},
+		{append(hold, "--duration", "30s", "--grace", "6s", "--", "true"), []string{"--grace 6s", "--duration 30s minus the default --renew-interval 15s minus 10s (5s)"}},
+		{append(hold, "--duration", "30s", "--renew-interval", "11s", "--grace", "10s", "--", "true"), []string{"--grace 10s", "(9s)"}},
+		{append(hold, "--grace", "0s", "--", "true"), []string{"--grace 0s"}},
+		{append(hold, "--duration", "30s", "--renew-interval", "19s", "--", "true"), []string{"the default --grace 5s", "(1s)"}},
+		{append(hold, "--grace", "-1s", "--", "true"), []string{"--grace -1s", "negative"}},
 		{[]string{"lease", "ls", "--driver", "postgres", "--dsn", "postgres://u@127.0.0.1:1/db?sslmode=bogus"}, []string{"--dsn: "}},
 		{[]string{"lease", "ls", "--driver", "redis", "--mode", "key", "--dsn", "127.0.0.1:1", "--table", "a{b"}, []string{"--table: "}},
 	} {
@@ -40,6 +51,39 @@ func TestMessagesNameFlags(t *testing.T) {
 		}
 		if !ok {
 			t.Errorf("once %q: %v\nwant exit 2 and stderr containing %q", c.args, r, c.want)
+		}
+	}
+}
+
+// TestGenLeasedMachineID: gen takes its machine ID from ONCE_MACHINE_ID
+// (as set by lease hold -- CMD) without a warning, refuses a --machine-id
+// that contradicts it and a value that is no machine ID, and without
+// either says how to get one.
+func TestGenLeasedMachineID(t *testing.T) {
+	r := cli("", "gen")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--machine-id M (0..511) is required") || !strings.Contains(r.stderr, "once lease hold ... -- once gen") {
+		t.Errorf("gen without a machine ID: %v", r)
+	}
+	t.Setenv("ONCE_MACHINE_ID", "300")
+	r = cli("", "gen", "-n", "3", "--kind", "sortable", "--to", "unsigned")
+	if r.code != 0 || r.stderr != "" || len(r.lines()) != 3 {
+		t.Fatalf("gen under ONCE_MACHINE_ID=300: %v\nwant 3 values and no warning", r)
+	}
+	for _, j := range parseInspect(t, mustCLI(t, "", append([]string{"inspect", "--int", "--"}, r.lines()...)...)) {
+		if j.MachineID != 300 {
+			t.Errorf("gen under ONCE_MACHINE_ID=300 made %s with machine ID %d", j.Value, j.MachineID)
+		}
+	}
+	if r := cli("", "gen", "--machine-id", "300"); r.code != 0 {
+		t.Errorf("gen --machine-id equal to ONCE_MACHINE_ID: %v", r)
+	}
+	if r := cli("", "gen", "--machine-id", "5"); r.code != exitUsage || !strings.Contains(r.stderr, "--machine-id 5: the lease in ONCE_MACHINE_ID is machine ID 300") {
+		t.Errorf("gen --machine-id 5 under ONCE_MACHINE_ID=300: %v", r)
+	}
+	for _, bad := range []string{"512", "-1", "x", ""} {
+		t.Setenv("ONCE_MACHINE_ID", bad)
+		if r := cli("", "gen"); r.code != exitUsage || !strings.Contains(r.stderr, "ONCE_MACHINE_ID="+strconv.Quote(bad)+": not a machine ID") {
+			t.Errorf("gen under ONCE_MACHINE_ID=%q: %v", bad, r)
 		}
 	}
 }

@@ -1,9 +1,15 @@
 // Command kubernetes shows the wiring for a StatefulSet: the machine ID is
-// the pod's ordinal (envlease on POD_NAME, from the Downward API), so no
-// coordinator is needed. It serves new IDs on $ADDR (default :8080):
+// the pod's ordinal, so no coordinator is needed. The Downward API passes
+// it as POD_INDEX, from the pod's apps.kubernetes.io/pod-index label
+// (Kubernetes 1.28+), or as POD_NAME, whose trailing digits are the
+// ordinal (any version); POD_INDEX wins when it is set. It serves new IDs
+// on $ADDR (default :8080):
 //
-//	POD_NAME=web-3 go run ./examples/kubernetes
+//	POD_INDEX=3 go run ./examples/kubernetes
 //	curl localhost:8080/id   # {"id":"ord_..."}
+//
+// A Deployment has no ordinals: examples/kubernetes/deployment leases its
+// machine IDs from the API server instead.
 package main
 
 import (
@@ -64,12 +70,16 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	// The wiring: strategy -> lease manager -> factory -> once's generator.
-	m, err := lease.Start(context.WithoutCancel(ctx), envlease.New("POD_NAME", offset), lease.Options{
+	strategy := envlease.New("POD_NAME", offset)
+	if _, ok := os.LookupEnv("POD_INDEX"); ok {
+		strategy = envlease.PodIndex("POD_INDEX", offset)
+	}
+	m, err := lease.Start(context.WithoutCancel(ctx), strategy, lease.Options{
 		Factories: []lease.Factory{f},
 		Logger:    slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	if err != nil {
-		return err // e.g. POD_NAME missing or without trailing digits
+		return err // e.g. POD_INDEX empty (no pod-index label), POD_NAME without trailing digits
 	}
 	defer m.Close(context.Background())
 	once.SetGenerator(f)
@@ -100,7 +110,7 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	fmt.Fprintf(out, "pod %s: machine ID %d; listening on http://%s\n", getenv("POD_NAME"), m.MachineID(), ln.Addr())
+	fmt.Fprintf(out, "machine ID %d; listening on http://%s\n", m.MachineID(), ln.Addr())
 	go srv.Serve(ln)
 	<-ctx.Done()
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -39,8 +39,25 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 	}
 }
 
+// TestExample runs the program with the ordinal from the pod-index label
+// (POD_INDEX) and from the pod name (POD_NAME), asks for an ID and its
+// health, and shuts it down.
 func TestExample(t *testing.T) {
-	for k, v := range map[string]string{"POD_NAME": "web-3", "ONCE_ID_OFFSET": "100", "ADDR": "127.0.0.1:0"} {
+	for name, env := range map[string]map[string]string{
+		"pod-index": {"POD_INDEX": "3", "POD_NAME": "web-9"}, // POD_INDEX wins
+		"pod-name":  {"POD_NAME": "web-3"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			for k, v := range env {
+				t.Setenv(k, v)
+			}
+			runExample(t)
+		})
+	}
+}
+
+func runExample(t *testing.T) {
+	for k, v := range map[string]string{"ONCE_ID_OFFSET": "100", "ADDR": "127.0.0.1:0"} {
 		t.Setenv(k, v)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -93,6 +110,17 @@ func TestExample(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("no shutdown within 20s")
+	}
+}
+
+// TestBadPodIndex: a POD_INDEX set but empty (the pod has no pod-index
+// label: a cluster before 1.28) stops the program with the reason.
+func TestBadPodIndex(t *testing.T) {
+	t.Setenv("POD_INDEX", "")
+	t.Setenv("ADDR", "127.0.0.1:0")
+	err := run(context.Background(), io.Discard)
+	if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "POD_INDEX is empty: the pod has no apps.kubernetes.io/pod-index label") {
+		t.Errorf("run with an empty POD_INDEX: %v, want a lease.ErrConfig explaining the missing label", err)
 	}
 }
 

@@ -55,9 +55,9 @@ type User struct {
 const demoKey = "once-quickstart-demo-key-do-not-use-in-production"
 
 func main() {
-	// The application's lifetime: it ends on SIGINT or SIGTERM. The lease
-	// manager lives as long as this context, so it must not be a start-up
-	// timeout (lease.Options.AcquireTimeout bounds the start-up).
+	// The application's context: it ends on SIGINT or SIGTERM. It bounds
+	// the lease manager's start only (with lease.Options.AcquireTimeout);
+	// the manager then runs until Close.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Stdout, os.Getenv("DATABASE_URL"), os.Getenv("ONCE_KEY"), "quickstart_users"); err != nil {
@@ -96,8 +96,8 @@ func run(ctx context.Context, out io.Writer, databaseURL, key, table string) (er
 
 	// 3. A nonce factory that makes IDs only while a lease is held, and the
 	// lease manager that holds one. Start blocks until a machine ID is
-	// leased (at most AcquireTimeout), then renews it in the background
-	// until Close or the end of ctx.
+	// leased (at most AcquireTimeout, or until ctx ends), then renews it in
+	// the background until Close.
 	baseKey := []byte(key)
 	if key == "" {
 		baseKey = []byte(demoKey)

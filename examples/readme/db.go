@@ -15,8 +15,9 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
-// openDB opens DATABASE_URL: postgres://... (pgx), mysql://user:pass@tcp(host:3306)/db,
-// sqlite:/path/app.db, or nothing for a SQLite file in the temp directory. On
+// openDB opens DATABASE_URL: postgres://... (pgx), mysql://user:pass@tcp(host:3306)/db
+// or the same go-sql-driver DSN without mysql://, sqlite:/path/app.db, or
+// nothing for a SQLite file in the temp directory. On
 // PostgreSQL the app and the lease manager share one pgxpool.Pool: pool for
 // pgx-native queries, db (the same connections) for database/sql, the ORMs and
 // the lease strategy. pool is nil on the other databases.
@@ -28,7 +29,7 @@ func openDB(ctx context.Context, url string) (*sql.DB, *pgxpool.Pool, error) {
 			return nil, nil, err
 		}
 		return stdlib.OpenDBFromPool(pool), pool, nil
-	case strings.HasPrefix(url, "mysql://"):
+	case strings.HasPrefix(url, "mysql://"), strings.Contains(url, "@tcp("), strings.Contains(url, "@unix("):
 		db, err := sql.Open("mysql", strings.TrimPrefix(url, "mysql://"))
 		return db, nil, err
 	case url == "", strings.HasPrefix(url, "sqlite:"):
@@ -39,7 +40,7 @@ func openDB(ctx context.Context, url string) (*sql.DB, *pgxpool.Pool, error) {
 		db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)")
 		return db, nil, err
 	}
-	return nil, nil, errors.New("DATABASE_URL: want postgres://..., mysql://... or sqlite:...")
+	return nil, nil, errors.New("DATABASE_URL: want postgres://..., mysql://..., user@tcp(host:3306)/db or sqlite:...")
 }
 
 // readme:end open

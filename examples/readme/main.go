@@ -51,7 +51,8 @@ var orms = map[string]struct {
 }
 
 func main() {
-	// ctx lives as long as the process: the lease manager runs until it ends.
+	// ctx ends on SIGINT or SIGTERM: the program stops what it is doing,
+	// then closes the lease manager and the database.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Stdout, os.Args[1:])
 	stop()
@@ -61,9 +62,9 @@ func main() {
 	}
 }
 
-// run is the program: ctx bounds the lease manager's life, args are the
-// command-line arguments, and DATABASE_URL, ONCE_KEY and ORM come from the
-// environment.
+// run is the program: ctx is the application's context, args are the
+// command-line arguments, and DATABASE_URL, ONCE_KEY, ONCE_STATE_FILE and
+// ORM come from the environment.
 func run(ctx context.Context, out io.Writer, args []string) (err error) {
 	flags := flag.NewFlagSet("readme", flag.ContinueOnError)
 	ormFlag := flags.String("orm", cmp.Or(os.Getenv("ORM"), "gorm,bun,sqlx"), "ORMs to use, comma-separated: gorm, bun, sqlx")
@@ -78,6 +79,7 @@ func run(ctx context.Context, out io.Writer, args []string) (err error) {
 	}
 
 	// readme:begin migrate
+	// Imports: "errors", "os", "github.com/once-go/once/migrations".
 	db, pool, err := openDB(ctx, os.Getenv("DATABASE_URL"))
 	if err != nil {
 		return err
@@ -96,6 +98,8 @@ func run(ctx context.Context, out io.Writer, args []string) (err error) {
 	// readme:end migrate
 
 	// readme:begin key
+	// Imports: "errors", "os", "github.com/once-go/once/nonce",
+	// "github.com/once-go/once/once".
 	// ONCE_KEY is used as is, as raw bytes (not decoded), and must be at least
 	// 32 bytes: e.g. the output of openssl rand -hex 32.
 	key := []byte(os.Getenv("ONCE_KEY"))
@@ -113,22 +117,27 @@ func run(ctx context.Context, out io.Writer, args []string) (err error) {
 	// readme:end key
 
 	// readme:begin lease
+	// Imports: "cmp", "context", "errors", "log", "os", "time",
+	// "github.com/once-go/once/lease", "github.com/once-go/once/lease/sqllease".
 	strategy, err := sqllease.New(db, sqllease.Options{}) // table once_leases, dialect from the driver
 	if err != nil {
 		return err
 	}
-	// ctx must live as long as the app: when it ends, the manager stops and
-	// new IDs fail. AcquireTimeout bounds how long Start waits for an ID.
+	// ctx bounds the start only (with AcquireTimeout); the manager renews
+	// the machine ID until Close. With StateFile a process restarted in the
+	// same place takes its own unexpired lease back: no ID leaks per crash.
 	m, err := lease.Start(ctx, strategy, lease.Options{
 		Factories:      []lease.Factory{ids},
 		AcquireTimeout: 30 * time.Second,
+		StateFile:      cmp.Or(os.Getenv("ONCE_STATE_FILE"), "once-lease.json"),
 		OnAcquired:     func(machineID int) { log.Printf("once: machine ID %d", machineID) },
 		OnLost:         func(reason error) { log.Printf("once: lease lost, no new IDs until the next one: %v", reason) },
 	})
 	if err != nil {
 		return err // lease.ErrTimeout: no free machine ID in time; lease.ErrConfig: fix the setup
 	}
-	// Close stops generation and releases the machine ID; run returns its error.
+	// Close stops generation, then releases the machine ID; deferred after
+	// the database's Close, it runs before it. run returns its error.
 	defer func() { err = errors.Join(err, m.Close(context.Background())) }()
 	// readme:end lease
 

@@ -26,17 +26,24 @@ import (
 	"github.com/once-go/once/once"
 )
 
+// regionDirs are the programs the README's Go blocks come from: this one;
+// examples/api, whose lease and shutdown code is the README's (a region in
+// both must be the same in both); and the modules of examples/huma and
+// examples/graphql.
+var regionDirs = []string{".", filepath.Join("..", "api"), filepath.Join("..", "huma"), filepath.Join("..", "graphql", "ids")}
+
 // TestREADMESnippets checks that every ```go block of the README is a region
-// of this program: the line before the fence is <!-- readme:NAME -->, and the
-// block's text equals region NAME (both without their common leading tabs).
-// ONCE_README names another README to check (default ../../README.md).
+// of this program or examples/api: the line before the fence is
+// <!-- readme:NAME -->, and the block's text equals region NAME (both
+// without their common leading tabs). ONCE_README names another README to
+// check (default ../../README.md).
 func TestREADMESnippets(t *testing.T) {
 	path := cmp.Or(os.Getenv("ONCE_README"), filepath.Join("..", "..", "README.md"))
 	readme, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	regions, err := readRegions(".")
+	regions, err := readRegions(regionDirs...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,18 +61,18 @@ func TestREADMESnippets(t *testing.T) {
 		shown[b.name] = true
 		want, ok := regions[b.name]
 		if !ok {
-			t.Errorf("%s:%d: <!-- readme:%s --> names no region of examples/readme (regions: %s)",
+			t.Errorf("%s:%d: <!-- readme:%s --> names no region of examples/readme or examples/api (regions: %s)",
 				path, b.line, b.name, strings.Join(sortedKeys(regions), ", "))
 			continue
 		}
 		if got := dedent(b.text); got != want {
-			t.Errorf("%s:%d: block readme:%s differs from its region in examples/readme: %s\nthe region reads:\n%s",
+			t.Errorf("%s:%d: block readme:%s differs from its region: %s\nthe region reads:\n%s",
 				path, b.line, b.name, firstDifference(got, want), want)
 		}
 	}
 	for _, name := range sortedKeys(regions) {
 		if !shown[name] {
-			t.Errorf("%s: region %s of examples/readme is not shown: add <!-- readme:%s --> and a ```go block with it", path, name, name)
+			t.Errorf("%s: region %s is not shown: add <!-- readme:%s --> and a ```go block with it", path, name, name)
 		}
 	}
 }
@@ -158,6 +165,7 @@ func runProgram(t *testing.T, databaseURL string, args ...string) string {
 	t.Helper()
 	t.Setenv("DATABASE_URL", databaseURL)
 	t.Setenv("ONCE_KEY", testKey)
+	t.Setenv("ONCE_STATE_FILE", filepath.Join(t.TempDir(), "once-lease.json"))
 	t.Setenv("ORM", "")
 	var out bytes.Buffer
 	err := run(context.Background(), &out, args)

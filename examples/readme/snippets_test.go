@@ -44,6 +44,22 @@ func TestSnippetParsers(t *testing.T) {
 		}
 	}
 
+	// A region shared by two programs: equal copies are one region,
+	// copies that differ are an error naming both places.
+	other := t.TempDir()
+	if err := os.WriteFile(filepath.Join(other, "y.go"), []byte("package y\n\n// readme:begin b\nx := 1\n\n_ = x\n// readme:end b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if both, err := readRegions(dir, other); err != nil || both["b"] != regions["b"] {
+		t.Errorf("readRegions of two programs sharing region b: %q, %v", both["b"], err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "y.go"), []byte("package y\n\n// readme:begin b\nx := 2\n// readme:end b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readRegions(dir, other); err == nil || !strings.Contains(err.Error(), "region b differs between") {
+		t.Errorf("readRegions of two programs whose region b differs: %v", err)
+	}
+
 	md := "# T\n\n<!-- readme:a -->\n```go\nx := 1\n```\n\n```go\ny := 2\n```\n\n```sh\nls\n```\n<!-- readme:b -->\ntext\n"
 	if _, err := goBlocks(md); err == nil || !strings.Contains(err.Error(), "readme:b") {
 		t.Errorf("goBlocks: a marker before prose: err = %v, want one naming readme:b", err)
@@ -68,10 +84,32 @@ var (
 	nameRe   = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
 )
 
-// readRegions returns the regions of the non-test Go files in dir by name,
+// readRegions returns the regions of the non-test Go files in dirs by name,
 // each without its marker lines (also those of regions nested in it), its
-// common leading tabs and its leading and trailing blank lines.
-func readRegions(dir string) (map[string]string, error) {
+// common leading tabs and its leading and trailing blank lines. A region
+// of one name may appear in several directories (programs that share
+// code): its copies must be equal.
+func readRegions(dirs ...string) (map[string]string, error) {
+	regions := map[string]string{}
+	where := map[string]string{}
+	for _, dir := range dirs {
+		rs, err := readDirRegions(dir)
+		if err != nil {
+			return nil, err
+		}
+		for name, text := range rs {
+			if prev, ok := regions[name]; ok && prev != text {
+				return nil, fmt.Errorf("region %s differs between %s and %s: %s", name, where[name], dir, firstDifference(text, prev))
+			}
+			regions[name], where[name] = text, dir
+		}
+	}
+	return regions, nil
+}
+
+// readDirRegions is readRegions for one directory, where each name begins
+// once.
+func readDirRegions(dir string) (map[string]string, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		return nil, err

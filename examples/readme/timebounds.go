@@ -25,6 +25,7 @@ type OrderID = once.Typed[orderKind]
 // time each was placed.
 func ordersOn(ctx context.Context, db *sql.DB, day time.Time) (ids []OrderID, placed []time.Time, err error) {
 	// readme:begin time-bounds
+	// Imports: "github.com/once-go/once/once".
 	// OrderID is made as sortable nonces (Options{Nonce: once.Sortable}).
 	lo, hi, err := once.IDRange[OrderID](day, day.AddDate(0, 0, 1)) // [from, to)
 	if err != nil {
@@ -53,6 +54,7 @@ func ordersOn(ctx context.Context, db *sql.DB, day time.Time) (ids []OrderID, pl
 // installSQLFunctions creates the SQL functions on PostgreSQL.
 func installSQLFunctions(ctx context.Context, db *sql.DB) error {
 	// readme:begin sql-install
+	// Imports: "github.com/once-go/once/migrations".
 	// At startup, next to migrations.Apply; idempotent, safe from every replica.
 	if err := migrations.InstallFunctions(ctx, db, migrations.Postgres); err != nil {
 		return err

@@ -15,7 +15,12 @@ import (
 type Strategy struct {
 	variable string
 	offset   int
+	index    bool // the whole value is a pod index (PodIndex)
 }
+
+// PodIndexLabel is the label the StatefulSet controller puts on each pod it
+// creates (Kubernetes 1.28 and later): the pod's ordinal index, in decimal.
+const PodIndexLabel = "apps.kubernetes.io/pod-index"
 
 var _ lease.Strategy = (*Strategy)(nil)
 
@@ -24,6 +29,24 @@ var _ lease.Strategy = (*Strategy)(nil)
 // read on every Acquire.
 func New(variable string, offset int) *Strategy {
 	return &Strategy{variable: variable, offset: offset}
+}
+
+// PodIndex returns a strategy whose machine ID is a StatefulSet pod's
+// index, plus offset: the value of the environment variable named
+// variable, which the Downward API fills from the pod's [PodIndexLabel]
+// label:
+//
+//	env:
+//	- name: POD_INDEX
+//	  valueFrom:
+//	    fieldRef: {fieldPath: "metadata.labels['apps.kubernetes.io/pod-index']"}
+//
+// The whole value must be decimal digits. An empty value means the pod has
+// no such label (a cluster before 1.28, or a pod no StatefulSet made):
+// [lease.ErrConfig] says so, as it does for a missing variable. The
+// variable is read on every Acquire.
+func PodIndex(variable string, offset int) *Strategy {
+	return &Strategy{variable: variable, offset: offset, index: true}
 }
 
 // Name returns "env".
@@ -38,14 +61,24 @@ func (s *Strategy) MachineID() (int, error) {
 		return 0, configError("no environment variable named")
 	}
 	v, ok := os.LookupEnv(s.variable)
-	if !ok {
+	switch {
+	case !ok && s.index:
+		return 0, configError("environment variable %s is not set: fill it from the pod's %s label with the Downward API (fieldRef metadata.labels['%s'])",
+			s.variable, PodIndexLabel, PodIndexLabel)
+	case !ok:
 		return 0, configError("environment variable %s is not set", s.variable)
+	case s.index && v == "":
+		return 0, configError("%s is empty: the pod has no %s label (StatefulSet pods have it from Kubernetes 1.28 on; on older clusters use envlease.New on the pod name)",
+			s.variable, PodIndexLabel)
 	}
 	i := len(v)
 	for i > 0 && v[i-1] >= '0' && v[i-1] <= '9' {
 		i--
 	}
-	if i == len(v) {
+	switch {
+	case s.index && i != 0:
+		return 0, configError("%s=%s is not a pod index (decimal digits)", s.variable, quote(v))
+	case i == len(v):
 		return 0, configError("%s=%s does not end in decimal digits", s.variable, quote(v))
 	}
 	n, err := strconv.Atoi(v[i:])

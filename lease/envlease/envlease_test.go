@@ -89,3 +89,55 @@ func unsetenv(t *testing.T, name string) {
 		t.Fatal(err)
 	}
 }
+
+func TestPodIndexConformance(t *testing.T) {
+	leasetest.Run(t, leasetest.Harness{
+		New: func(t *testing.T) func() lease.Strategy {
+			t.Setenv("LEASETEST_POD_INDEX", "17")
+			return func() lease.Strategy { return envlease.PodIndex("LEASETEST_POD_INDEX", 3) }
+		},
+		Deterministic: true,
+	})
+}
+
+// TestPodIndex: the pod-index label's value is the ordinal; the whole
+// value must be digits; a missing variable and an empty one (no label)
+// are refused with the fix.
+func TestPodIndex(t *testing.T) {
+	for _, c := range []struct {
+		value  string
+		offset int
+		want   int
+	}{{"0", 0, 0}, {"3", 0, 3}, {"3", 100, 103}, {"511", 0, 511}, {"10", -10, 0}} {
+		t.Setenv("POD_INDEX", c.value)
+		id, err := envlease.PodIndex("POD_INDEX", c.offset).MachineID()
+		if err != nil || id != c.want {
+			t.Errorf("POD_INDEX=%q offset %d: %d, %v; want %d", c.value, c.offset, id, err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		set   bool
+		value string
+		want  string
+	}{
+		{false, "", "envlease: environment variable POD_INDEX is not set: fill it from the pod's apps.kubernetes.io/pod-index label with the Downward API (fieldRef metadata.labels['apps.kubernetes.io/pod-index'])"},
+		{true, "", "envlease: POD_INDEX is empty: the pod has no apps.kubernetes.io/pod-index label (StatefulSet pods have it from Kubernetes 1.28 on"},
+		{true, "web-3", `envlease: POD_INDEX="web-3" is not a pod index (decimal digits)`},
+		{true, " 3", `envlease: POD_INDEX=" 3" is not a pod index`},
+		{true, "512", `envlease: POD_INDEX="512": ordinal 512 plus offset 0 is outside 0..511`},
+	} {
+		if c.set {
+			t.Setenv("POD_INDEX", c.value)
+		} else {
+			t.Setenv("POD_INDEX", "unset below")
+			unsetenv(t, "POD_INDEX")
+		}
+		_, err := envlease.PodIndex("POD_INDEX", 0).Acquire(t.Context(), lease.MinLeaseDuration)
+		if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("POD_INDEX=%q (set %v): %v; want ErrConfig %q", c.value, c.set, err, c.want)
+		}
+	}
+	if envlease.PodIndexLabel != "apps.kubernetes.io/pod-index" {
+		t.Errorf("PodIndexLabel = %q", envlease.PodIndexLabel)
+	}
+}

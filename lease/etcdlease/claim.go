@@ -31,7 +31,7 @@ func (s *Strategy) Claim(ctx context.Context, id int, d time.Duration) (lease.Le
 	if err != nil {
 		return lease.Lease{}, s.classify("claim (grant)", id, err)
 	}
-	token := leasekit.NewTokenString()
+	token := s.newToken()
 	won, err := s.claim(ctx, id, token, g.ID)
 	if err != nil {
 		if isLeaseNotFound(err) {

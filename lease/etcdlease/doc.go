@@ -1,20 +1,25 @@
 // Package etcdlease leases machine IDs (0..511) from etcd through a
 // go.etcd.io/etcd/client/v3 client the application already has. It
-// implements [github.com/once-go/once/lease.Strategy] and
-// [github.com/once-go/once/lease.Reclaimer].
+// implements [github.com/once-go/once/lease.Strategy],
+// [github.com/once-go/once/lease.Reclaimer] and
+// [github.com/once-go/once/lease.Lister].
 //
 // # Layout
 //
 // One key per machine ID under a prefix (default "once_leases/"):
-// "once_leases/17" = token, attached to an etcd lease. The key exists
-// exactly as long as its holder's etcd lease lives, so the server's lease
-// expiry, not any client clock, frees an ID.
+// "once_leases/17" = "<token>|<holder>", attached to an etcd lease. The
+// token is 16 random bytes (base64url), the holder who took the lease
+// ([Options.Holder], by default "host/pid"); the whole value is the
+// lease's proof of ownership. The key exists exactly as long as its
+// holder's etcd lease lives, so the server's lease expiry, not any client
+// clock, frees an ID. [Strategy.List] reports the held IDs with their
+// holders and remaining TTLs.
 //
 //   - Acquire lists the keys present, grants an etcd lease with the
 //     requested TTL (whole seconds, rounded up), then tries free IDs one
 //     transaction each: create the key only if it does not exist
-//     (CreateRevision == 0), value = a random token, attached to that
-//     lease. It fails with [lease.ErrExhausted] when all 512 keys exist and
+//     (CreateRevision == 0), value = a new token and the holder, attached
+//     to that lease. It fails with [lease.ErrExhausted] when all 512 keys exist and
 //     [lease.ErrConflict] when racing contenders took every candidate (the
 //     granted etcd lease is then revoked). A claim whose outcome is unknown
 //     is returned beside [lease.ErrRetry], for the manager to release.
@@ -31,10 +36,11 @@
 //     key, if it still holds the token, to a fresh etcd lease with a new
 //     token, in one transaction: a copied state file is used at most once.
 //
-// [lease.Lease].Token carries the etcd lease ID and the token
-// ("<lease ID, 16 hex digits>.<token>"). No call starts anything that
-// outlives it: an etcd lease a failed call leaves behind holds no key, or
-// only the key of a lease the call returned, and expires with its TTL.
+// [lease.Lease].Token carries the etcd lease ID and the key's value
+// ("<lease ID, 16 hex digits>.<token>|<holder>"). No call starts anything
+// that outlives it: an etcd lease a failed call leaves behind holds no
+// key, or only the key of a lease the call returned, and expires with its
+// TTL.
 //
 // An etcd lease's TTL is fixed when it is granted; a renewal asking for a
 // longer duration than the key's lease has moves the key, in one

@@ -54,3 +54,24 @@ func Example() {
 		}
 	}()
 }
+
+// List shows who holds which machine ID, and for how long. (Needs a
+// server, so it is compiled, not run.)
+func ExampleStrategy_List() {
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{"127.0.0.1:2379"}, DialTimeout: 5 * time.Second})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cli.Close()
+	s, err := etcdlease.New(cli, etcdlease.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	slots, err := s.List(context.Background())
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, sl := range slots {
+		log.Println(sl.MachineID, sl.Holder, sl.TTL)
+	}
+}

@@ -61,6 +61,13 @@ type Options struct {
 	// Acquire's first timestamp waits about twice HandoffSkew. Every holder
 	// sharing a prefix must use the same value.
 	ReleaseHold time.Duration
+	// Holder says who holds the leases this strategy takes, as
+	// [Strategy.List] reports it (Slot.Holder). Default
+	// leasekit.Holder(): the host name (a pod's name on Kubernetes) and
+	// the process ID, "host/pid". It is stored in the key's value after
+	// the random token ("<token>|<holder>"), cut to 200 printable ASCII
+	// bytes.
+	Holder string
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -84,6 +91,10 @@ func (o Options) withDefaults() (Options, error) {
 	if o.RequestTimeout == 0 {
 		o.RequestTimeout = DefaultRequestTimeout
 	}
+	if o.Holder == "" {
+		o.Holder = leasekit.Holder()
+	}
+	o.Holder = leasekit.CleanHolder(o.Holder)
 	switch {
 	case o.ReleaseHold == 0:
 		o.ReleaseHold = DefaultReleaseHold

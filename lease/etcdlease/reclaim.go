@@ -38,7 +38,7 @@ func (s *Strategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) 
 	if err != nil {
 		return lease.Lease{}, s.classify("reclaim (grant)", id, err)
 	}
-	next := leasekit.NewTokenString()
+	next := s.newToken()
 	rctx, cancel := s.request(ctx)
 	r, err := s.c.Txn(rctx).If(
 		clientv3.Compare(clientv3.Value(key), "=", token),

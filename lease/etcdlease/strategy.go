@@ -87,7 +87,7 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, e
 	if err != nil {
 		return lease.Lease{}, s.classify("acquire (grant)", -1, err)
 	}
-	token := leasekit.NewTokenString()
+	token := s.newToken()
 	tried := leasekit.Candidates(free, s.opts.Candidates, s.opts.LowestFirst)
 	for _, id := range tried {
 		won, err := s.claim(ctx, id, token, g.ID)

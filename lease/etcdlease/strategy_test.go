@@ -14,6 +14,7 @@ import (
 
 	"github.com/once-go/once/lease"
 	"github.com/once-go/once/lease/etcdlease"
+	"github.com/once-go/once/lease/internal/leasekit"
 )
 
 // TestKeyLayout: a lease is the key PREFIX<id> = token on an etcd lease of
@@ -33,8 +34,8 @@ func TestKeyLayout(t *testing.T) {
 		t.Errorf("lease %+v", l)
 	}
 	val, lid, ok := keyOf(t, c, prefix, 0)
-	if !ok || val != tokenPart(l.Token) || len(val) != 22 {
-		t.Fatalf("key %s0 = %q (exists %v), want the token of %q", prefix, val, ok, l.Token)
+	if !ok || val != tokenPart(l.Token) || len(val) < 24 || val[22] != '|' || val[23:] != leasekit.Holder() {
+		t.Fatalf("key %s0 = %q (exists %v), want the token of %q: 22 random characters, '|', host/pid", prefix, val, ok, l.Token)
 	}
 	if want := fmt.Sprintf("%016x.", uint64(lid)); !strings.HasPrefix(l.Token, want) {
 		t.Errorf("token %q does not start with the key's etcd lease ID %s", l.Token, want)

@@ -11,17 +11,23 @@ import (
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
-// tokenLen is the length of a token (leasekit.NewTokenString): 16 random
-// bytes, base64url without padding.
-const tokenLen = 22
+// maxValueLen bounds a key's value: a token, '|' and a holder of at most
+// 200 bytes (leasekit.HolderToken, leasekit.CleanHolder).
+const maxValueLen = leasekit.TokenLen + 1 + 200
 
 // releasedValue is the value of a released key while it is held for
 // Options.ReleaseHold: no token, so no renewal, reclaim or release of
 // the lease it belonged to matches it.
 const releasedValue = "released"
 
+// newToken returns the value of a new key: a random token and the holder
+// (leasekit.HolderToken). The whole value proves ownership.
+func (s *Strategy) newToken() string {
+	return leasekit.HolderToken(leasekit.NewTokenString(), s.opts.Holder)
+}
+
 // leaseToken is what Lease.Token carries: the etcd lease ID (16 hex
-// digits), a dot, and the token stored as the key's value.
+// digits), a dot, and the key's value (the token and the holder).
 func leaseToken(id clientv3.LeaseID, token string) string {
 	return fmt.Sprintf("%016x.%s", uint64(id), token)
 }
@@ -30,7 +36,7 @@ func leaseToken(id clientv3.LeaseID, token string) string {
 // lease is not ours: [lease.ErrLost].
 func parseLease(l lease.Lease) (clientv3.LeaseID, string, error) {
 	t := l.Token
-	if !leasekit.ValidID(l.MachineID) || len(t) != 16+1+tokenLen || t[16] != '.' {
+	if !leasekit.ValidID(l.MachineID) || len(t) < 16+1+leasekit.TokenLen || len(t) > 16+1+maxValueLen || t[16] != '.' {
 		return 0, "", leasekit.Errorf("etcdlease", lease.ErrLost, "malformed lease (machine ID %d, token of %d bytes)", l.MachineID, len(t))
 	}
 	id, err := strconv.ParseUint(t[:16], 16, 64)

@@ -17,7 +17,12 @@ import (
 
 // Config configures a host-list strategy.
 type Config struct {
-	// Hosts lists every host of the fleet by hostname or IP address.
+	// Hosts lists every host of the fleet by hostname or IP address,
+	// either each with its machine ID ("web-1.example=3", see the package
+	// documentation: adding or removing a host changes no other host's ID)
+	// or every entry plain ("web-1.example": the ID is the index in the
+	// sorted list, which shifts when the list changes). A list that mixes
+	// the two forms is refused.
 	Hosts []string
 	// Identifiers returns this host's hostnames and addresses. Nil means
 	// os.Hostname and the addresses of net.InterfaceAddrs. Tests inject
@@ -25,7 +30,7 @@ type Config struct {
 	Identifiers func() ([]string, error)
 }
 
-// Strategy takes the machine ID from this host's place in a fixed list.
+// Strategy takes the machine ID from this host's entry in a fixed list.
 type Strategy struct {
 	hosts []string
 	ids   func() ([]string, error)
@@ -34,7 +39,7 @@ type Strategy struct {
 var _ lease.Strategy = (*Strategy)(nil)
 
 // New returns a host-list strategy. The list is checked, and this host
-// looked up, on every Acquire.
+// looked up, on every Acquire (errors wrap [lease.ErrConfig]).
 func New(cfg Config) *Strategy {
 	ids := cfg.Identifiers
 	if ids == nil {
@@ -49,9 +54,10 @@ func (s *Strategy) Name() string { return "host" }
 // Deterministic returns true.
 func (s *Strategy) Deterministic() bool { return true }
 
-// MachineID returns this host's index in the sorted list.
+// MachineID returns this host's machine ID: the ID of its entry in a
+// list of host=ID entries, or its index in the sorted plain list.
 func (s *Strategy) MachineID() (int, error) {
-	list, err := normaliseList(s.hosts)
+	list, err := parseList(s.hosts)
 	if err != nil {
 		return 0, err
 	}
@@ -71,14 +77,14 @@ func (s *Strategy) MachineID() (int, error) {
 	}
 	match, matchedBy := -1, ""
 	for _, id := range mine {
-		i, found := slices.BinarySearch(list, id)
+		i, found := slices.BinarySearchFunc(list, id, func(e entry, id string) int { return strings.Compare(e.host, id) })
 		if !found {
 			continue
 		}
-		if match >= 0 && i != match {
+		if match >= 0 && list[i].id != match {
 			return 0, configError("this host is listed twice, as %s and %s; list each host once", quote(matchedBy), quote(id))
 		}
-		match, matchedBy = i, id
+		match, matchedBy = list[i].id, id
 	}
 	if match < 0 {
 		return 0, configError("none of this host's identifiers (%s) is in the host list of %d entries", clipList(mine), len(list))
@@ -110,26 +116,62 @@ func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (l
 // Release does nothing.
 func (s *Strategy) Release(context.Context, lease.Lease) error { return nil }
 
-// normaliseList normalises, sorts and checks the host list.
-func normaliseList(hosts []string) ([]string, error) {
+// entry is one host of the list with its machine ID.
+type entry struct {
+	host string // normalised
+	id   int
+}
+
+// parseList normalises and checks the host list and returns its entries
+// sorted by host. Entries of the form host=ID keep their ID; a list of
+// plain entries numbers them by their place in the sorted list.
+func parseList(hosts []string) ([]entry, error) {
 	if len(hosts) == 0 {
 		return nil, configError("the host list is empty")
 	}
 	if len(hosts) > leasekit.IDs {
 		return nil, configError("the host list has %d entries; at most %d machine IDs exist", len(hosts), leasekit.IDs)
 	}
-	list := make([]string, 0, len(hosts))
+	list := make([]entry, 0, len(hosts))
+	explicit := -1 // index of the first host=ID entry
+	plain := -1    // index of the first plain entry
+	owner := map[int]string{}
 	for i, raw := range hosts {
-		h, ok := normalise(raw)
+		name, idText, hasID := strings.Cut(raw, "=")
+		h, ok := normalise(name)
 		if !ok {
 			return nil, configError("host list entry %d, %s, is neither a hostname nor an IP address", i, quote(raw))
 		}
-		list = append(list, h)
+		e := entry{host: h, id: -1}
+		if hasID {
+			if explicit < 0 {
+				explicit = i
+			}
+			id, ok := leasekit.ParseID(strings.TrimSpace(idText))
+			if !ok {
+				return nil, configError("host list entry %d, %s: the machine ID after '=' must be 0..%d in decimal",
+					i, quote(raw), leasekit.IDs-1)
+			}
+			if prev, dup := owner[id]; dup {
+				return nil, configError("the host list gives machine ID %d to both %s and %s", id, quote(prev), quote(h))
+			}
+			owner[id], e.id = h, id
+		} else if plain < 0 {
+			plain = i
+		}
+		list = append(list, e)
 	}
-	slices.Sort(list)
-	for i := 1; i < len(list); i++ {
-		if list[i] == list[i-1] {
-			return nil, configError("the host list names %s twice", quote(list[i]))
+	if explicit >= 0 && plain >= 0 {
+		return nil, configError("the host list mixes host=ID entries (entry %d, %s) with plain ones (entry %d, %s); "+
+			"give every host its ID", explicit, quote(hosts[explicit]), plain, quote(hosts[plain]))
+	}
+	slices.SortFunc(list, func(a, b entry) int { return strings.Compare(a.host, b.host) })
+	for i := range list {
+		if i > 0 && list[i].host == list[i-1].host {
+			return nil, configError("the host list names %s twice", quote(list[i].host))
+		}
+		if plain >= 0 {
+			list[i].id = i
 		}
 	}
 	return list, nil

@@ -50,6 +50,28 @@ func TestMachineID(t *testing.T) {
 	}
 }
 
+// TestExplicitIDs: host=ID entries give each host its ID, whatever the
+// order and spelling; a host listed by name and by address with one entry
+// each is still refused (see TestErrors).
+func TestExplicitIDs(t *testing.T) {
+	hosts := []string{"web-b.example = 17", " 10.0.0.9=0", "Web-A.Example.=511", "[2001:db8::1]=300", "::ffff:10.0.0.3=4"}
+	for _, c := range []struct {
+		mine []string
+		want int
+	}{
+		{[]string{"web-a.example"}, 511},
+		{[]string{"WEB-B.example"}, 17},
+		{[]string{"localhost", "127.0.0.1", "10.0.0.9"}, 0},
+		{[]string{"10.0.0.3"}, 4},
+		{[]string{"2001:DB8:0::1", "fe80::1%eth0"}, 300},
+	} {
+		got, err := hostlease.New(hostlease.Config{Hosts: hosts, Identifiers: ids(c.mine...)}).MachineID()
+		if err != nil || got != c.want {
+			t.Errorf("identifiers %v: %d, %v; want %d", c.mine, got, err, c.want)
+		}
+	}
+}
+
 func TestErrors(t *testing.T) {
 	many := make([]string, 513)
 	for i := range many {
@@ -72,6 +94,18 @@ func TestErrors(t *testing.T) {
 		{"loopback never matches", []string{"127.0.0.1", "localhost", "::1"}, ids("localhost", "127.0.0.1", "::1"), "none of this host's identifiers (none besides loopback and link-local)"},
 		{"link-local never matches", []string{"fe80::1", "169.254.1.1"}, ids("fe80::1", "169.254.1.1"), "none of this host's identifiers (none besides loopback and link-local)"},
 		{"listed twice", []string{"a.example", "10.0.0.1"}, ids("a.example", "10.0.0.1"), `this host is listed twice, as "a.example" and "10.0.0.1"`},
+		{"mixed", []string{"a.example=0", "b.example"}, ids("a.example"), `hostlease: the host list mixes host=ID entries (entry 0, "a.example=0") with plain ones (entry 1, "b.example"); give every host its ID`},
+		{"mixed, plain first", []string{"b.example", "a.example=0"}, ids("b.example"), `mixes host=ID entries (entry 1, "a.example=0") with plain ones (entry 0, "b.example")`},
+		{"ID twice", []string{"a.example=3", "b.example=4", "c.example=3"}, ids("a.example"), `hostlease: the host list gives machine ID 3 to both "a.example" and "c.example"`},
+		{"host twice with IDs", []string{"a.example=3", "A.example.=4"}, ids("b.example"), `the host list names "a.example" twice`},
+		{"ID out of range", []string{"a.example=512"}, ids("a.example"), `hostlease: host list entry 0, "a.example=512": the machine ID after '=' must be 0..511 in decimal`},
+		{"negative ID", []string{"a.example=-1"}, ids("a.example"), `entry 0, "a.example=-1": the machine ID`},
+		{"leading zero", []string{"a.example=07"}, ids("a.example"), `entry 0, "a.example=07": the machine ID`},
+		{"empty ID", []string{"a.example="}, ids("a.example"), `entry 0, "a.example=": the machine ID`},
+		{"two equals", []string{"a.example=1=2"}, ids("a.example"), `entry 0, "a.example=1=2": the machine ID`},
+		{"no host", []string{"=1"}, ids("a.example"), `entry 0, "=1", is neither a hostname nor an IP address`},
+		{"listed twice with IDs", []string{"a.example=1", "10.0.0.1=2"}, ids("a.example", "10.0.0.1"), `this host is listed twice, as "a.example" and "10.0.0.1"`},
+		{"no match with IDs", []string{"a.example=1"}, ids("b.example"), `none of this host's identifiers ("b.example") is in the host list of 1 entries`},
 		{"identifiers fail", []string{"a.example"}, func() ([]string, error) { return nil, errors.New("no interfaces") }, "cannot list this host's names and addresses: no interfaces"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

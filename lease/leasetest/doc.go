@@ -25,7 +25,11 @@
 // harmless: an Acquire cut off at any point reports every claim it may
 // have left (so releasing what the aborted Acquires report frees the whole
 // namespace again), and a Reclaim replaces the token (the old one renews,
-// releases and reclaims nothing). A [lease.Claimer] is checked too.
+// releases and reclaims nothing). A [lease.Claimer] is checked too, and so
+// is a [lease.Lister]: every contender lists the held IDs with the holder
+// each recorded, a released ID drops out of the list, and Release with a
+// listed token frees that holding and no later one. The checks of an
+// optional capability are skipped for a strategy without it.
 //
 // [Memory] is a correct in-memory coordinator, handy as a stand-in strategy in
 // the tests of code that uses the lease manager.

@@ -36,6 +36,9 @@ var faults = []struct {
 	{"release-by-id", "Lifecycle", "after a stale Release"},
 	{"broken-lost", "BrokenRetry", "want lease.ErrRetry"},
 	{"det-different-ids", "SameIDAgain", "two contenders of a deterministic strategy"},
+	{"list-no-holder", "List", "without the holder it recorded"},
+	{"list-descending", "List", "is not ascending"},
+	{"list-keeps-released", "List", "still listed"},
 }
 
 // TestSuiteCatchesFaults runs the suite against each faulty strategy in a

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/once-go/once/lease"
@@ -170,4 +171,26 @@ type brokenLost struct{ unreachable }
 
 func (brokenLost) Acquire(context.Context, time.Duration) (lease.Lease, error) {
 	return lease.Lease{}, fmt.Errorf("%w: connection refused", lease.ErrLost)
+}
+
+func (f *faulty) List(ctx context.Context) ([]lease.Slot, error) {
+	slots, err := f.m.List(ctx)
+	switch f.fault {
+	case "list-no-holder":
+		for i := range slots {
+			slots[i].Holder = ""
+		}
+	case "list-descending":
+		slices.Reverse(slots)
+	case "list-keeps-released":
+		f.m.mu.Lock()
+		slots = slots[:0]
+		for id, sl := range f.m.slots {
+			if sl.token != "" {
+				slots = append(slots, lease.Slot{MachineID: id, Holder: sl.holder, Token: sl.token})
+			}
+		}
+		f.m.mu.Unlock()
+	}
+	return slots, err
 }

@@ -68,6 +68,7 @@ func Run(t *testing.T, h Harness) {
 	if !h.Deterministic {
 		t.Run("Reclaim", s.checkReclaim)
 		t.Run("Claim", s.checkClaim)
+		t.Run("List", s.checkList)
 	}
 	if h.Deterministic {
 		t.Run("SameIDAgain", s.checkSameIDAgain)

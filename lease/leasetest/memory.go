@@ -19,8 +19,10 @@ import (
 // the token. Like the SQL
 // strategy it reports the previous expiry (the Unix epoch for an ID never
 // held, as the SQL table's pre-populated rows have it) and its clock with
-// every lease. Memory also implements [lease.Reclaimer]. Use it in the
-// tests of code that runs a lease manager; [Memory.Expire] and
+// every lease. Memory also implements [lease.Reclaimer] and
+// [lease.Lister] (its own leases list the holder [lease.Slot.Holder]
+// of this process, "host/pid"; stolen ones none). Use it in the tests of
+// code that runs a lease manager; [Memory.Expire] and
 // [Memory.Steal] simulate what other processes do, [Memory.SetReleaseHold]
 // makes it keep released IDs taken for a while, as the Redis strategy does.
 type Memory struct {
@@ -35,11 +37,13 @@ var neverHeld = time.Unix(0, 0).UTC()
 type memorySlot struct {
 	token   string
 	expires time.Time
+	holder  string
 }
 
 var (
 	_ lease.Strategy  = (*Memory)(nil)
 	_ lease.Reclaimer = (*Memory)(nil)
+	_ lease.Lister    = (*Memory)(nil)
 )
 
 // NewMemory returns an empty namespace of capacity machine IDs
@@ -85,7 +89,7 @@ func (m *Memory) Acquire(ctx context.Context, d time.Duration) (lease.Lease, err
 		if prev.IsZero() {
 			prev = neverHeld
 		}
-		*sl = memorySlot{token: token, expires: now.Add(d)}
+		*sl = memorySlot{token: token, expires: now.Add(d), holder: leasekit.Holder()}
 		return lease.Lease{MachineID: id, Token: token, TTL: d, PrevExpiry: prev, CoordinatorNow: now, ReleaseHold: m.hold}, nil
 	}
 	return lease.Lease{}, fmt.Errorf("%w (memory, %d IDs)", lease.ErrExhausted, len(m.slots))
@@ -124,7 +128,7 @@ func (m *Memory) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) (l
 		return lease.Lease{}, err
 	}
 	now, prev := time.Now(), sl.expires
-	sl.token, sl.expires = newToken(), now.Add(d)
+	sl.token, sl.expires, sl.holder = newToken(), now.Add(d), leasekit.Holder()
 	return lease.Lease{MachineID: l.MachineID, Token: sl.token, TTL: d, PrevExpiry: prev, CoordinatorNow: now, ReleaseHold: m.hold}, nil
 }
 
@@ -162,6 +166,24 @@ func (m *Memory) slot(l lease.Lease) (*memorySlot, error) {
 		return nil, fmt.Errorf("%w: machine ID %d is not held with this token", lease.ErrLost, l.MachineID)
 	}
 	return &m.slots[l.MachineID], nil
+}
+
+// List returns the machine IDs whose leases are live now, ascending, with
+// their remaining TTL, holder and token.
+func (m *Memory) List(ctx context.Context) ([]lease.Slot, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%w: %w", lease.ErrRetry, err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []lease.Slot
+	now := time.Now()
+	for id, sl := range m.slots {
+		if now.Before(sl.expires) {
+			out = append(out, lease.Slot{MachineID: id, TTL: sl.expires.Sub(now), Holder: sl.holder, Token: sl.token})
+		}
+	}
+	return out, nil
 }
 
 // Expire makes the lease on machineID run out now, as if its holder had

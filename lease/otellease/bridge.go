@@ -23,6 +23,7 @@ const (
 	MetricRetries      = "once.lease.retries"
 	MetricLosses       = "once.lease.losses"
 	MetricTimeToExpiry = "once.lease.time_to_expiry"
+	MetricFreeIDs      = "once.lease.free_ids"
 )
 
 // Attribute keys.
@@ -50,6 +51,7 @@ type Bridge struct {
 	held       bool
 	machineID  int
 	validUntil time.Time
+	freeIDs    int // from the last EventPool counted; -1: none yet
 }
 
 // New creates the bridge's instruments on mp (one meter, [ScopeName]).
@@ -60,7 +62,7 @@ func New(mp metric.MeterProvider, attrs ...attribute.KeyValue) (*Bridge, error) 
 		return nil, fmt.Errorf("otellease: nil MeterProvider")
 	}
 	m := mp.Meter(ScopeName)
-	b := &Bridge{attrs: attrs, machineID: -1}
+	b := &Bridge{attrs: attrs, machineID: -1, freeIDs: -1}
 	var err error
 	if b.renewals, err = m.Int64Counter(MetricRenewals, metric.WithUnit("{renewal}"),
 		metric.WithDescription("Lease renewal calls finished, by result.")); err != nil {
@@ -84,11 +86,19 @@ func New(mp metric.MeterProvider, attrs ...attribute.KeyValue) (*Bridge, error) 
 	if err != nil {
 		return nil, fmt.Errorf("otellease: %w", err)
 	}
+	free, err := m.Int64ObservableGauge(MetricFreeIDs, metric.WithUnit("{id}"),
+		metric.WithDescription("Machine IDs the coordinator does not list as held, at the last acquire or renewal (strategies that list their leases only)."))
+	if err != nil {
+		return nil, fmt.Errorf("otellease: %w", err)
+	}
 	b.reg, err = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
 		b.mu.Lock()
-		isHeld, id, until, strategy := b.held, b.machineID, b.validUntil, b.strategy
+		isHeld, id, until, strategy, freeIDs := b.held, b.machineID, b.validUntil, b.strategy, b.freeIDs
 		b.mu.Unlock()
 		attrs := b.with(AttrStrategy.String(strategy))
+		if freeIDs >= 0 {
+			o.ObserveInt64(free, int64(freeIDs), metric.WithAttributes(attrs...))
+		}
 		if !isHeld {
 			o.ObserveInt64(held, 0, metric.WithAttributes(attrs...))
 			o.ObserveFloat64(tte, 0, metric.WithAttributes(attrs...))
@@ -98,7 +108,7 @@ func New(mp metric.MeterProvider, attrs ...attribute.KeyValue) (*Bridge, error) 
 		o.ObserveInt64(held, 1, metric.WithAttributes(attrs...))
 		o.ObserveFloat64(tte, max(time.Until(until), 0).Seconds(), metric.WithAttributes(attrs...))
 		return nil
-	}, held, tte)
+	}, held, tte, free)
 	if err != nil {
 		return nil, fmt.Errorf("otellease: %w", err)
 	}
@@ -126,6 +136,9 @@ func (b *Bridge) Hook(e lease.Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.strategy = e.Strategy
+	if e.Kind == lease.EventPool && e.Err == nil {
+		b.freeIDs = e.FreeIDs
+	}
 	n, ok := b.nf.Notice(e)
 	if !ok {
 		return

@@ -141,6 +141,7 @@ func TestBridge(t *testing.T) {
 		checkMetrics(t, "after start", collect(t, reader), map[string]float64{
 			"once.lease.held{machine_id=0," + svc + "}":           1,
 			"once.lease.time_to_expiry{machine_id=0," + svc + "}": safe,
+			"once.lease.free_ids{" + svc + "}":                    511,
 		})
 
 		// A renewal fails twice, then succeeds.
@@ -164,6 +165,7 @@ func TestBridge(t *testing.T) {
 			"once.lease.renewals{result=retry," + svc + "}":       2,
 			"once.lease.renewals{result=ok," + svc + "}":          1,
 			"once.lease.retries{operation=renew," + svc + "}":     2,
+			"once.lease.free_ids{" + svc + "}":                    511,
 		})
 
 		// Another holder takes the ID: the next renewal (renewAt after the
@@ -179,6 +181,7 @@ func TestBridge(t *testing.T) {
 			"once.lease.renewals{result=lost," + svc + "}":        1,
 			"once.lease.retries{operation=renew," + svc + "}":     2,
 			"once.lease.losses{reason=lost," + svc + "}":          1,
+			"once.lease.free_ids{" + svc + "}":                    510, // 0 (the other holder) and 1
 		})
 		// Shutdown: nothing held.
 		m.Close(context.Background())
@@ -196,7 +199,7 @@ func TestBridge(t *testing.T) {
 		b.Close()
 		got = collect(t, reader)
 		for k := range got {
-			if strings.HasPrefix(k, otellease.MetricHeld) || strings.HasPrefix(k, otellease.MetricTimeToExpiry) {
+			if strings.HasPrefix(k, otellease.MetricHeld) || strings.HasPrefix(k, otellease.MetricTimeToExpiry) || strings.HasPrefix(k, otellease.MetricFreeIDs) {
 				t.Errorf("gauge reported after Bridge.Close: %s", k)
 			}
 		}

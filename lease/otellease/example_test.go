@@ -43,10 +43,14 @@ func Example() {
 	for _, met := range rm.ScopeMetrics[0].Metrics {
 		if g, ok := met.Data.(metricdata.Gauge[int64]); ok {
 			p := g.DataPoints[0]
-			id, _ := p.Attributes.Value(otellease.AttrMachineID)
-			fmt.Println(met.Name, p.Value, "machine_id", id.AsInt64())
+			if id, ok := p.Attributes.Value(otellease.AttrMachineID); ok {
+				fmt.Println(met.Name, p.Value, "machine_id", id.AsInt64())
+			} else {
+				fmt.Println(met.Name, p.Value)
+			}
 		}
 	}
 	// Output:
 	// once.lease.held 1 machine_id 0
+	// once.lease.free_ids 511
 }

@@ -33,9 +33,11 @@ const probeField = "once.probe"
 // Key mode: NAME must not be a hash (hash-mode data).
 //
 // Both modes: SCRIPT LOAD of the mode's scripts must succeed (scripting
-// disabled or forbidden is ErrConfig), and the eviction policy must be
-// safe for the mode (see [Options.AcceptUnverifiedEviction] and the
-// package documentation). The acquire scripts repeat the other-mode test
+// disabled or forbidden is ErrConfig), the eviction policy must be safe
+// for the mode (see [Options.AcceptUnverifiedEviction] and the package
+// documentation), and the master of NAME's slot must have no more
+// connected replicas (INFO replication) than [Options.WaitReplicas]
+// (see [Options.AcceptReplicaLoss]). The acquire scripts repeat the other-mode test
 // atomically with every claim, and every Acquire, Renew and Reclaim reads
 // the eviction policy again.
 func (s *Strategy) Check(ctx context.Context) error {
@@ -53,6 +55,9 @@ func (s *Strategy) Check(ctx context.Context) error {
 	}
 	if err == nil {
 		err = s.checkEviction(ctx, true)
+	}
+	if err == nil {
+		err = s.checkReplicas(ctx)
 	}
 	if err == nil {
 		s.checked.Store(true)

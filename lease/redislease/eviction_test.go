@@ -156,7 +156,8 @@ func TestEvictionRecheck(t *testing.T) {
 
 // TestEvictionUnreadable: a server that does not let the client read INFO
 // memory (an ACL, as some managed services set) is refused unless the
-// application opts in with AcceptUnverifiedEviction.
+// application opts in with AcceptUnverifiedEviction; its replicas are
+// unreadable too, refused unless AcceptReplicaLoss.
 func TestEvictionUnreadable(t *testing.T) {
 	for _, tg := range targets {
 		t.Run(tg.name, func(t *testing.T) {
@@ -171,6 +172,10 @@ func TestEvictionUnreadable(t *testing.T) {
 				t.Fatalf("Check with INFO forbidden = %v, want ErrConfig naming AcceptUnverifiedEviction", err)
 			}
 			s = strategyOpts(t, c, redislease.Options{Mode: tg.mode, AcceptUnverifiedEviction: true})
+			if err := s.Check(ctx); !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "AcceptReplicaLoss") {
+				t.Fatalf("Check with INFO forbidden and AcceptUnverifiedEviction = %v, want ErrConfig naming AcceptReplicaLoss", err)
+			}
+			s = strategyOpts(t, c, redislease.Options{Mode: tg.mode, AcceptUnverifiedEviction: true, AcceptReplicaLoss: true})
 			l, err := s.Acquire(ctx, time.Hour)
 			if err != nil {
 				t.Fatalf("Acquire with AcceptUnverifiedEviction: %v", err)

@@ -11,8 +11,8 @@ import (
 	"github.com/once-go/once/lease/redislease"
 )
 
-// Key mode on the application's own client: works on any Redis >= 6,
-// Valkey and Redis Cluster. (Needs a server, so it is compiled, not run.)
+// Key mode on the application's own client: works on any Redis >= 6 and
+// Valkey. (Needs a server, so it is compiled, not run.)
 func Example() {
 	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", ContextTimeoutEnabled: true})
 	defer rdb.Close()
@@ -45,6 +45,43 @@ func ExampleOpen() {
 	defer s.Close()
 	if err := s.Check(context.Background()); err != nil {
 		log.Fatal(err)
+	}
+}
+
+// Redis Cluster with a replica per master: every claim and renewal waits
+// for the replica's acknowledgement, so a failover keeps every lease a
+// holder trusts. (Needs a cluster, so it is compiled, not run.)
+func ExampleNew_cluster() {
+	rdb := redis.NewClusterClient(&redis.ClusterOptions{
+		Addrs:                 []string{"10.0.0.1:6379", "10.0.0.2:6379", "10.0.0.3:6379"},
+		ContextTimeoutEnabled: true,
+	})
+	defer rdb.Close()
+	s, err := redislease.New(rdb, redislease.Options{Mode: redislease.ModeKey, WaitReplicas: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Check refuses a master with more replicas than WaitReplicas.
+	if err := s.Check(context.Background()); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// List shows who holds which machine ID. (Needs a server, so it is
+// compiled, not run.)
+func ExampleStrategy_List() {
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6380", ContextTimeoutEnabled: true})
+	defer rdb.Close()
+	s, err := redislease.New(rdb, redislease.Options{Mode: redislease.ModeHash, Holder: "web-1"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	slots, err := s.List(context.Background())
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, sl := range slots {
+		fmt.Println(sl.MachineID, sl.Holder, sl.TTL.Round(time.Second))
 	}
 }
 

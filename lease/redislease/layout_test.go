@@ -3,11 +3,13 @@ package redislease_test
 import (
 	"encoding/base64"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/once-go/once/lease/internal/leasekit"
 	"github.com/once-go/once/lease/redislease"
 )
 
@@ -35,11 +37,17 @@ func value(t *testing.T, c *redis.Client, mode redislease.Mode, name string, id 
 	return c.HGet(ctx, name, strconv.Itoa(id)).Val()
 }
 
+// checkToken checks a lease's token: 16 random bytes, base64url without
+// padding, then "|" and the default holder (leasekit.Holder: host/pid).
 func checkToken(t *testing.T, tok string) {
 	t.Helper()
-	b, err := base64.RawURLEncoding.DecodeString(tok)
-	if len(tok) != 22 || err != nil || len(b) != 16 {
-		t.Fatalf("token %q is not 16 bytes base64url without padding (%v)", tok, err)
+	rnd, holder, _ := strings.Cut(tok, "|")
+	b, err := base64.RawURLEncoding.DecodeString(rnd)
+	if len(rnd) != 22 || err != nil || len(b) != 16 {
+		t.Fatalf("token %q does not start with 16 bytes base64url without padding (%v)", tok, err)
+	}
+	if want := leasekit.Holder(); holder != want {
+		t.Fatalf("token %q records the holder %q, want %q", tok, holder, want)
 	}
 }
 

@@ -23,6 +23,10 @@ const DefaultCandidates = 5
 // lease.Options.HandoffSkew.
 const DefaultReleaseHold = time.Second
 
+// DefaultWaitTimeout bounds each WAIT when [Options.WaitReplicas] is set
+// and [Options.WaitTimeout] is zero.
+const DefaultWaitTimeout = time.Second
+
 // Capacity is the number of machine IDs a NAME holds (0..511).
 const Capacity = leasekit.IDs
 
@@ -97,8 +101,48 @@ type Options struct {
 	// Default [DefaultReleaseHold] (1s). Negative: Release deletes the
 	// lease at once (ReleaseHold 0), and every Acquire's first timestamp
 	// waits about HandoffSkew. Every holder sharing NAME must use the same
-	// value (see the package documentation).
+	// value (see the package documentation). On a NAME shared with the
+	// Elixir library (Sharing) Release still holds the ID, but leases
+	// report a ReleaseHold of 0: an Elixir holder deletes on release.
 	ReleaseHold time.Duration
+	// Sharing says whether NAME is shared with the Elixir library, whose
+	// release deletes a lease at once (HSETEX FXX PX 0) rather than
+	// holding it. On a shared NAME leases report ReleaseHold 0, so the
+	// lease manager starts a new holder's timestamps after the server's
+	// clock + HandoffSkew: every acquisition's first value waits about
+	// HandoffSkew, and a previous holder whose clock ran ahead by up to
+	// HandoffSkew is never repeated. Default [SharedByName]: shared in
+	// hash mode when Name is [ElixirName]. [SharedWithElixir] needs hash
+	// mode.
+	Sharing Sharing
+	// Holder says who holds the leases this strategy takes, as
+	// [Strategy.List] reports it (Slot.Holder). Default
+	// leasekit.Holder(): the host name (a pod's name on Kubernetes) and
+	// the process ID, "host/pid". It is stored inside the lease's value,
+	// after the random token ("<token>|<holder>"; see the package
+	// documentation), cut to 200 printable ASCII bytes.
+	Holder string
+	// WaitReplicas is how many replicas of NAME's master must acknowledge
+	// every claim (Acquire, Claim, Reclaim) and renewal before the
+	// strategy trusts it: the script is followed, on the same connection
+	// to that master, by WAIT WaitReplicas WaitTimeout. A claim fewer
+	// replicas acknowledged is returned beside [lease.ErrRetry] (the lease
+	// manager releases it), a renewal is [lease.ErrRetry] (retried while
+	// the last acknowledged one holds). Set it to the number of replicas
+	// that a failover may promote; see the package documentation for
+	// what that guarantees and what it does not. Default 0: no WAIT. It
+	// needs a *redis.Client or *redis.ClusterClient.
+	WaitReplicas int
+	// WaitTimeout bounds each WAIT. Default [DefaultWaitTimeout] (1s);
+	// keep it below the client's read timeout.
+	WaitTimeout time.Duration
+	// AcceptReplicaLoss lets the strategy run on a master with more
+	// connected replicas than WaitReplicas, or whose replicas INFO
+	// replication does not report, accepting that a failover to a replica
+	// that missed the latest claim or renewal frees a machine ID in use
+	// (until its holder's next renewal reports the loss). By default
+	// [Strategy.Check] refuses such a master with [lease.ErrConfig].
+	AcceptReplicaLoss bool
 	// AcceptUnverifiedEviction lets the strategy run on a server that does
 	// not report its eviction policy (INFO memory forbidden or incomplete),
 	// accepting the risk that the server evicts held leases under memory
@@ -128,6 +172,27 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.ReleaseHold == 0 {
 		o.ReleaseHold = DefaultReleaseHold
+	}
+	switch {
+	case o.WaitReplicas < 0:
+		return o, leasekit.Errorf(pkg, lease.ErrConfig, "Options.WaitReplicas %d is negative", o.WaitReplicas)
+	case o.WaitTimeout < 0:
+		return o, leasekit.Errorf(pkg, lease.ErrConfig, "Options.WaitTimeout %v is negative", o.WaitTimeout)
+	case o.WaitTimeout == 0:
+		o.WaitTimeout = DefaultWaitTimeout
+	case o.WaitTimeout < time.Millisecond:
+		return o, leasekit.Errorf(pkg, lease.ErrConfig, "Options.WaitTimeout %v is below WAIT's 1ms resolution", o.WaitTimeout)
+	}
+	if o.Holder == "" {
+		o.Holder = leasekit.Holder()
+	}
+	o.Holder = leasekit.CleanHolder(o.Holder)
+	switch {
+	case o.Sharing < SharedByName || o.Sharing > GoOnly:
+		return o, leasekit.Errorf(pkg, lease.ErrConfig, "unknown Options.Sharing %d", o.Sharing)
+	case o.Sharing == SharedWithElixir && o.Mode != ModeHash:
+		return o, leasekit.Errorf(pkg, lease.ErrConfig, "Options.Sharing is SharedWithElixir in key mode; "+
+			"the Elixir library uses hash mode only: use ModeHash, or Sharing GoOnly")
 	}
 	return o, nil
 }

@@ -2,7 +2,9 @@ package redislease_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -20,11 +22,23 @@ func TestOptions(t *testing.T) {
 		{Mode: redislease.ModeHash, Name: "has space"},
 		{Mode: redislease.ModeHash, Name: string(make([]byte, 201))},
 		{Mode: redislease.ModeHash, Candidates: -1},
+		{Mode: redislease.ModeKey, WaitReplicas: -1},
+		{Mode: redislease.ModeKey, WaitTimeout: -time.Second},
+		{Mode: redislease.ModeKey, WaitTimeout: time.Microsecond},
 	}
 	for _, o := range bad {
 		if _, err := redislease.New(c, o); !errors.Is(err, lease.ErrConfig) {
 			t.Errorf("New(%+v) = %v, want ErrConfig", o, err)
 		}
+	}
+	ring := redis.NewRing(&redis.RingOptions{Addrs: map[string]string{"a": "127.0.0.1:1"}})
+	defer ring.Close()
+	if _, err := redislease.New(ring, redislease.Options{Mode: redislease.ModeKey, WaitReplicas: 1}); !errors.Is(err, lease.ErrConfig) ||
+		!strings.Contains(err.Error(), "WaitReplicas needs a *redis.Client or *redis.ClusterClient") {
+		t.Errorf("New(Ring, WaitReplicas 1) = %v, want ErrConfig", err)
+	}
+	if _, err := redislease.New(ring, redislease.Options{Mode: redislease.ModeKey}); err != nil {
+		t.Errorf("New(Ring) without WaitReplicas = %v", err)
 	}
 	if _, err := redislease.New(nil, redislease.Options{Mode: redislease.ModeKey}); !errors.Is(err, lease.ErrConfig) {
 		t.Errorf("New(nil) = %v, want ErrConfig", err)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"slices"
 	"strings"
@@ -21,8 +22,12 @@ import (
 // cutProxy forwards commands to upstream and replies back, until armed and
 // a command named in cut arrives: that command reaches the server, but
 // its reply is lost (the proxy drops the client's connection instead), as
-// when a network fails after sending.
-func cutProxy(t *testing.T, upstream string, armed *atomic.Bool, cut ...string) string {
+// when a network fails after sending. The cut disarms the proxy: a client
+// that retries gets through on its next connection, unless then holds an
+// error reply: the next command named in cut is answered with it (and not
+// forwarded), as by a server that refuses a retry (a failover's MOVED, a
+// restart's LOADING).
+func cutProxy(t *testing.T, upstream string, armed *atomic.Bool, then *atomic.Pointer[string], cut ...string) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -42,6 +47,7 @@ func cutProxy(t *testing.T, upstream string, armed *atomic.Bool, cut ...string) 
 				continue
 			}
 			var dropped atomic.Bool
+			var wmu sync.Mutex
 			wg.Go(func() { // replies: forwarded until the cut
 				defer c.Close()
 				buf := make([]byte, 64<<10)
@@ -51,7 +57,10 @@ func cutProxy(t *testing.T, upstream string, armed *atomic.Bool, cut ...string) 
 						return
 					}
 					if n > 0 {
-						if _, werr := c.Write(buf[:n]); werr != nil {
+						wmu.Lock()
+						_, werr := c.Write(buf[:n])
+						wmu.Unlock()
+						if werr != nil {
 							return
 						}
 					}
@@ -68,7 +77,19 @@ func cutProxy(t *testing.T, upstream string, armed *atomic.Bool, cut ...string) 
 					if err != nil {
 						return
 					}
-					last := armed.Load() && slices.Contains(cut, strings.ToUpper(args[0]))
+					named := slices.Contains(cut, strings.ToUpper(args[0]))
+					if named && !armed.Load() && then != nil {
+						if reply := then.Swap(nil); reply != nil {
+							wmu.Lock()
+							_, err := io.WriteString(c, *reply+"\r\n")
+							wmu.Unlock()
+							if err != nil {
+								return
+							}
+							continue
+						}
+					}
+					last := named && armed.CompareAndSwap(true, false)
 					if last {
 						dropped.Store(true)
 					}
@@ -106,7 +127,7 @@ func TestUnknownAcquireReturnsClaim(t *testing.T) {
 		c := client(t, tg.srv)
 		name := namespace(t, c)
 		var armed atomic.Bool
-		cc := redis.NewClient(&redis.Options{Addr: cutProxy(t, c.Options().Addr, &armed, claimCommands...), MaxRetries: -1})
+		cc := redis.NewClient(&redis.Options{Addr: cutProxy(t, c.Options().Addr, &armed, nil, claimCommands...), MaxRetries: -1})
 		t.Cleanup(func() { cc.Close() })
 		s := strategyOpts(t, cc, redislease.Options{Mode: tg.mode, Name: name, ReleaseHold: noHold})
 		ctx := ctxT(t)
@@ -226,7 +247,7 @@ func TestUnknownReclaimReturnsNewToken(t *testing.T) {
 		c := client(t, tg.srv)
 		name := namespace(t, c)
 		var armed atomic.Bool
-		cc := redis.NewClient(&redis.Options{Addr: cutProxy(t, c.Options().Addr, &armed, claimCommands...), MaxRetries: -1})
+		cc := redis.NewClient(&redis.Options{Addr: cutProxy(t, c.Options().Addr, &armed, nil, claimCommands...), MaxRetries: -1})
 		t.Cleanup(func() { cc.Close() })
 		s := strategy(t, cc, tg.mode, name, false)
 		ctx := ctxT(t)
@@ -243,6 +264,81 @@ func TestUnknownReclaimReturnsNewToken(t *testing.T) {
 		if got := value(t, c, tg.mode, name, l.MachineID); r.Token == "" || r.Token == l.Token || r.MachineID != l.MachineID || got != r.Token {
 			t.Fatalf("Reclaim returned ID %d token %q; the server holds %q on ID %d (old token %q)",
 				r.MachineID, r.Token, got, l.MachineID, l.Token)
+		}
+	})
+}
+
+// TestClientRetryReplaysClaim: go-redis retries a command whose reply was
+// lost (MaxRetries, 3 by default) with the same arguments. A retried claim
+// or reclaim that the server had already applied finds its own token and
+// reports the lease, instead of a claim taken by someone else (Acquire
+// would claim a second ID and leave the first held by a token nobody
+// knows; Reclaim would report the lease lost while it is held).
+func TestClientRetryReplaysClaim(t *testing.T) {
+	forEach(t, targets, func(t *testing.T, tg target) {
+		c := client(t, tg.srv)
+		name := namespace(t, c)
+		var armed atomic.Bool
+		cc := redis.NewClient(&redis.Options{Addr: cutProxy(t, c.Options().Addr, &armed, nil, claimCommands...)})
+		t.Cleanup(func() { cc.Close() })
+		s := strategyOpts(t, cc, redislease.Options{Mode: tg.mode, Name: name, LowestFirst: true})
+		ctx := ctxT(t)
+		if err := s.Check(ctx); err != nil {
+			t.Fatal(err)
+		}
+		armed.Store(true)
+		l, err := s.Acquire(ctx, time.Minute)
+		if err != nil {
+			t.Fatalf("Acquire retried by the client = %v", err)
+		}
+		if armed.Load() {
+			t.Fatal("the claim was not cut")
+		}
+		if n := heldCount(t, c, tg.mode, name); n != 1 || value(t, c, tg.mode, name, l.MachineID) != l.Token {
+			t.Fatalf("after a claim retried by the client the server holds %d IDs, ID %d = %q; want only the returned lease %q",
+				n, l.MachineID, value(t, c, tg.mode, name, l.MachineID), l.Token)
+		}
+		armed.Store(true)
+		r, err := s.Reclaim(ctx, lease.Lease{MachineID: l.MachineID, Token: l.Token}, time.Minute)
+		if err != nil || r.MachineID != l.MachineID || value(t, c, tg.mode, name, l.MachineID) != r.Token {
+			t.Fatalf("Reclaim retried by the client = ID %d %q, %v; the server holds %q",
+				r.MachineID, r.Token, err, value(t, c, tg.mode, name, l.MachineID))
+		}
+	})
+}
+
+// TestRetriedClaimRefused: the claim is applied, its reply lost, and the
+// client's retry refused by the server (a failover's MOVED, a restart's
+// LOADING, READONLY from a demoted master). The error comes from the
+// retry, so Acquire returns the claim the first attempt made beside
+// ErrRetry, for the manager to release, as for any lost reply.
+func TestRetriedClaimRefused(t *testing.T) {
+	forEach(t, targets, func(t *testing.T, tg target) {
+		c := client(t, tg.srv)
+		name := namespace(t, c)
+		for _, reply := range []string{"-READONLY You can't write against a read only replica.", "-LOADING Redis is loading the dataset in memory"} {
+			var armed atomic.Bool
+			var then atomic.Pointer[string]
+			cc := redis.NewClient(&redis.Options{Addr: cutProxy(t, c.Options().Addr, &armed, &then, claimCommands...),
+				MaxRetries: 1, MinRetryBackoff: time.Millisecond})
+			t.Cleanup(func() { cc.Close() })
+			s := strategyOpts(t, cc, redislease.Options{Mode: tg.mode, Name: name, ReleaseHold: noHold})
+			ctx := ctxT(t)
+			if err := s.Check(ctx); err != nil {
+				t.Fatal(err)
+			}
+			armed.Store(true)
+			then.Store(&reply)
+			l, err := s.Acquire(ctx, time.Hour)
+			if !errors.Is(err, lease.ErrRetry) || then.Load() != nil {
+				t.Fatalf("Acquire whose retry was refused = %v (refusal sent: %v), want ErrRetry", err, then.Load() == nil)
+			}
+			if n := heldCount(t, c, tg.mode, name); l.Token == "" || n != 1 || value(t, c, tg.mode, name, l.MachineID) != l.Token {
+				t.Fatalf("%s: Acquire returned ID %d token %q beside %v; the server holds %d IDs", reply[:9], l.MachineID, l.Token, err, n)
+			}
+			if err := s.Release(ctx, l); err != nil || heldCount(t, c, tg.mode, name) != 0 {
+				t.Fatalf("Release of the returned claim: %v, %d IDs held", err, heldCount(t, c, tg.mode, name))
+			}
 		}
 	})
 }

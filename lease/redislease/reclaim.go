@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
-	"github.com/once-go/once/lease/internal/leasekit"
 )
 
 var _ lease.Reclaimer = (*Strategy)(nil)
@@ -41,13 +40,13 @@ func (s *Strategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) 
 	if err := s.ready(ctx, true); err != nil {
 		return lease.Lease{}, err
 	}
-	token := leasekit.NewTokenString()
+	token := s.newToken()
 	script, keys, args := reclaimScript, []string{s.idKeys[l.MachineID]}, []any{l.Token, token, ms}
 	if s.opts.Mode == ModeHash {
 		script, keys, args = hashReclaimScript, s.keys[:1], []any{l.MachineID, l.Token, token, ms}
 	}
 	op := fmt.Sprintf("reclaim of ID %d (script)", l.MachineID)
-	r, err := script.Run(ctx, s.c, keys, args...).Slice()
+	r, ackErr, err := s.run(ctx, script, firstIs(1), keys, args...)
 	if err != nil {
 		return claimed(l.MachineID, token, err), s.classify(ctx, op, err, false)
 	}
@@ -57,6 +56,9 @@ func (s *Strategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) 
 	}
 	if ok != 1 {
 		return lease.Lease{}, s.errorf(lease.ErrLost, "reclaim of ID %d: lease not held with this token", l.MachineID)
+	}
+	if ackErr != nil {
+		return claimed(l.MachineID, token, ackErr), s.errorf(lease.ErrRetry, "%s: reclaimed on the master, but %w", op, ackErr)
 	}
 	return lease.Lease{MachineID: l.MachineID, Token: token, TTL: time.Duration(ms) * time.Millisecond,
 		CoordinatorNow: now, ReleaseHold: s.releaseHold()}, nil

@@ -30,6 +30,14 @@ var (
 	reclaimLua    string
 	reclaimScript = redis.NewScript(reclaimLua)
 
+	//go:embed scripts/list.lua
+	listLua    string
+	listScript = redis.NewScript(listLua)
+
+	//go:embed scripts/hash_list.lua
+	hashListLua    string
+	hashListScript = redis.NewScript(hashListLua)
+
 	//go:embed scripts/hash_acquire.lua
 	hashAcquireLua    string
 	hashAcquireScript = redis.NewScript(hashAcquireLua)

@@ -82,7 +82,7 @@ func fakeServer(t *testing.T, reply *atomic.Pointer[string]) string {
 					case cmd == "TYPE":
 						out = "+none"
 					case cmd == "INFO":
-						info := "# Memory\r\nmaxmemory:0\r\nmaxmemory_policy:noeviction"
+						info := "# Memory\r\nmaxmemory:0\r\nmaxmemory_policy:noeviction\r\n# Replication\r\nconnected_slaves:0"
 						out = "$" + strconv.Itoa(len(info)) + "\r\n" + info
 					case cmd == "SCRIPT":
 						out = "$40\r\n" + strings.Repeat("0", 40)

@@ -2,7 +2,6 @@ package redislease
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	mrand "math/rand/v2"
 	"strconv"
@@ -58,6 +57,11 @@ func New(c Client, opts Options) (*Strategy, error) {
 	o, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
+	}
+	if o.WaitReplicas > 0 {
+		if err := checkWaitClient(c); err != nil {
+			return nil, leasekit.Errorf(pkg, lease.ErrConfig, "%w", err)
+		}
 	}
 	s := &Strategy{c: c, opts: o, holdMS: o.holdMillis()}
 	keys := make([]string, 1, Capacity+1)
@@ -177,14 +181,17 @@ func (s *Strategy) claimOnce(ctx context.Context, op string, id int, ms int64, p
 	if s.opts.Mode == ModeHash {
 		script = hashAcquireScript
 	}
-	token := leasekit.NewTokenString()
-	r, err := script.Run(ctx, s.c, s.keys, id, token, ms, pick).Slice()
+	token := s.newToken()
+	r, ackErr, err := s.run(ctx, script, firstIs(int64(id)), s.keys, id, token, ms, pick)
 	if err != nil {
 		return claimed(id, token, err), 0, 0, s.classify(ctx, op, err, true)
 	}
 	code, now, next, err := scriptReply(r)
 	if err != nil {
 		return claimed(id, token, err), 0, 0, s.classify(ctx, op, err, false)
+	}
+	if code == int64(id) && ackErr != nil {
+		return claimed(id, token, ackErr), 0, 0, s.errorf(lease.ErrRetry, "%s: claimed on the master, but %w", op, ackErr)
 	}
 	if code == int64(id) {
 		l = lease.Lease{MachineID: id, Token: token, TTL: time.Duration(ms) * time.Millisecond,
@@ -193,12 +200,15 @@ func (s *Strategy) claimOnce(ctx context.Context, op string, id int, ms int64, p
 	return l, code, next, nil
 }
 
-// claimed is what Acquire returns beside a failed claim script: the lease
-// it may have claimed, unless the server positively refused the script
-// (an error reply: the script wrote nothing).
+// claimed is what a claim (Acquire, Claim, Reclaim) returns beside a
+// failed script: the lease it may have written. Only a configuration
+// refusal (unknown command, NOPERM, WRONGTYPE: the server never runs the
+// script) claims nothing. Any other error may be the reply to a retry
+// that go-redis sent (Options.MaxRetries) after a first attempt that the
+// server applied and whose reply was lost: a failover's MOVED or
+// READONLY, a restart's LOADING, a timeout.
 func claimed(id int, token string, err error) lease.Lease {
-	var re redis.Error
-	if errors.As(err, &re) && !errors.Is(err, redis.Nil) {
+	if isConfigReply(err) {
 		return lease.Lease{}
 	}
 	return lease.Lease{MachineID: id, Token: token}
@@ -232,7 +242,7 @@ func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (l
 		script, keys, args = hashRenewScript, s.keys[:1], []any{l.MachineID, l.Token, ms}
 	}
 	op := fmt.Sprintf("renew of ID %d (script)", l.MachineID)
-	r, err := script.Run(ctx, s.c, keys, args...).Slice()
+	r, ackErr, err := s.run(ctx, script, firstIs(1), keys, args...)
 	if err != nil {
 		return lease.Lease{}, s.classify(ctx, op, err, false)
 	}
@@ -242,6 +252,9 @@ func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (l
 	}
 	if ok != 1 {
 		return lease.Lease{}, s.errorf(lease.ErrLost, "renew of ID %d: lease no longer held", l.MachineID)
+	}
+	if ackErr != nil {
+		return lease.Lease{}, s.errorf(lease.ErrRetry, "%s: renewed on the master, but %w", op, ackErr)
 	}
 	// The eviction policy is read again after the renewal, so that the
 	// renewal itself is one command: an unsafe policy found now is a loss
@@ -281,8 +294,20 @@ func (s *Strategy) Release(ctx context.Context, l lease.Lease) error {
 	return s.keyRelease(ctx, l)
 }
 
-// releaseHold is the hold leases report.
-func (s *Strategy) releaseHold() time.Duration { return time.Duration(s.holdMS) * time.Millisecond }
+// newToken returns the value of a new lease: a random token and the
+// holder (leasekit.HolderToken). The whole value is the lease's token.
+func (s *Strategy) newToken() string {
+	return leasekit.HolderToken(leasekit.NewTokenString(), s.opts.Holder)
+}
+
+// releaseHold is the hold leases report: the hold Release applies, or 0
+// on a NAME shared with the Elixir library, whose release deletes.
+func (s *Strategy) releaseHold() time.Duration {
+	if s.opts.shared() {
+		return 0
+	}
+	return time.Duration(s.holdMS) * time.Millisecond
+}
 
 // ready runs before every Acquire, Renew and Reclaim: it fails at once
 // when ctx has ended, runs the server check when none has passed yet, and

@@ -192,3 +192,35 @@ func isClosed(c chan struct{}) bool {
 		return false
 	}
 }
+
+// TestManagerDefaultDuration: a manager whose options leave LeaseDuration
+// zero asks an SQL table for the 1 h lease the strategy advises, not the
+// manager's 8 h default: the row expires about an hour after the grant.
+func TestManagerDefaultDuration(t *testing.T) {
+	forEach(t, func(t *testing.T, d migrations.Dialect, db *sql.DB) {
+		table := newTable(t, db, d)
+		s := newStrategy(t, db, sqllease.Options{Dialect: d, Table: table})
+		ctx := ctxT(t)
+		var granted time.Duration
+		m, err := lease.Start(ctx, s, lease.Options{
+			Factories: []lease.Factory{&countingFactory{}},
+			Logger:    slog.New(slog.DiscardHandler),
+			Events: func(e lease.Event) {
+				if e.Kind == lease.EventEnd && e.Op == lease.OpAcquire {
+					granted = e.GrantedTTL
+				}
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close(ctx)
+		if granted != lease.DefaultDBLeaseDuration {
+			t.Errorf("granted TTL %v, want %v", granted, lease.DefaultDBLeaseDuration)
+		}
+		row := rowOf(t, ctx, s, m.MachineID())
+		if left := time.Until(row.ExpiresAt); left < 50*time.Minute || left > 70*time.Minute {
+			t.Errorf("row %d expires in %v, want about 1h", m.MachineID(), left)
+		}
+	})
+}

@@ -168,7 +168,7 @@ func (f *activation) Activate(id int, notBefore, validUntil time.Time) error {
 // table is killed (its release fails) and restarted at once: it reclaims
 // its own machine ID, and its factories' first timestamp comes after the
 // database's clock at the reclaim plus the skew allowance (so after
-// anything the killed incarnation emitted), not after the 8h the old
+// anything the killed incarnation emitted), not after the hour the old
 // lease still had to run.
 func TestManagerReclaimAfterCrash(t *testing.T) {
 	forEach(t, func(t *testing.T, d migrations.Dialect, db *sql.DB) {
@@ -207,13 +207,13 @@ func TestManagerReclaimAfterCrash(t *testing.T) {
 		if m.MachineID() != id {
 			t.Fatalf("restarted on machine ID %d, want %d reclaimed", m.MachineID(), id)
 		}
-		reclaimed := rowOf(t, ctx, s.Strategy, id).ExpiresAt.Add(-lease.DefaultLeaseDuration) // the reclaim's clock
+		reclaimed := rowOf(t, ctx, s.Strategy, id).ExpiresAt.Add(-lease.DefaultDBLeaseDuration) // the reclaim's clock
 		f.mu.Lock()
-		nb := f.notBefore.Add(-lease.DefaultHandoffSkew)
+		nb := f.notBefore
 		f.mu.Unlock()
-		if nb.Before(stopped) || nb.After(reclaimed) {
-			t.Errorf("notBefore - skew = %v; want between %v (old incarnation stopped) and %v (reclaim), not near %v (old lease's expiry)",
-				nb, stopped, reclaimed, old.ExpiresAt)
+		if nb.Before(stopped) || nb.After(reclaimed.Add(lease.DefaultHandoffSkew)) {
+			t.Errorf("notBefore = %v; want between %v (old incarnation stopped) and %v (reclaim plus skew), not near %v (old lease's expiry)",
+				nb, stopped, reclaimed.Add(lease.DefaultHandoffSkew), old.ExpiresAt)
 		}
 	})
 }

@@ -65,6 +65,12 @@ func New(db *sql.DB, opts Options) (*Strategy, error) {
 // and is refused (lease.ErrLost).
 func (s *Strategy) Name() string { return "sql" }
 
+// DefaultLeaseDuration is the lease a manager asks for when its
+// Options.LeaseDuration is zero: [lease.DefaultDBLeaseDuration] (1 h), since
+// the coordinator is the application's own database (see
+// [lease.DurationDefaulter]).
+func (s *Strategy) DefaultLeaseDuration() time.Duration { return lease.DefaultDBLeaseDuration }
+
 // Deterministic returns false: a new Acquire may yield any free ID.
 func (s *Strategy) Deterministic() bool { return false }
 
@@ -81,6 +87,11 @@ func (s *Strategy) Table() string {
 	}
 	return s.opts.Table
 }
+
+// String describes where the leases are held, for the manager's acquire
+// log and event: the dialect and [Strategy.Table] ("postgres table
+// public.once_leases").
+func (s *Strategy) String() string { return s.dialect.String() + " table " + s.Table() }
 
 // Check runs now the checks the strategy runs before its first call, and
 // only once they have passed: that the table exists (on PostgreSQL, which

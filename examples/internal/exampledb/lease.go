@@ -33,7 +33,7 @@ type Lease struct {
 // nonce factory keyed with ONCE_KEY (its raw bytes, at least 32, as the
 // Elixir library reads the same variable; DemoKey when unset)
 // the default generator of once IDs. The manager renews the lease until
-// Close or the end of ctx. Warnings of the lease manager go to logTo.
+// Close (ctx bounds the start only). Warnings of the lease manager go to logTo.
 func StartLease(ctx context.Context, db *DB, logTo io.Writer) (*Lease, error) {
 	key, demo := os.Getenv("ONCE_KEY"), false
 	if key == "" {

@@ -7,7 +7,8 @@
 -- the free ID at pick modulo the number of free IDs.
 --
 -- Returns {code, time_s, time_us, next}: code is the candidate when
--- claimed, -1 when every ID is held, -2 when NAME holds a hash (hash-mode
+-- claimed (or already holding this token: a client's retry of this very
+-- claim, whose first run was applied and whose reply was lost), -1 when every ID is held, -2 when NAME holds a hash (hash-mode
 -- data: refuse to mix layouts), -3 when the candidate is held (next is a
 -- free ID to try instead). Claiming only the caller's candidate lets the
 -- caller name the lease a lost reply may have claimed. Every key is
@@ -18,7 +19,8 @@ if redis.call('TYPE', KEYS[1]).ok == 'hash' then
   return {-2, now[1], now[2], 0}
 end
 local c = tonumber(ARGV[1])
-if redis.call('SET', KEYS[c + 2], ARGV[2], 'NX', 'PX', ARGV[3]) then
+if redis.call('SET', KEYS[c + 2], ARGV[2], 'NX', 'PX', ARGV[3]) or
+    redis.call('GET', KEYS[c + 2]) == ARGV[2] then
   return {c, now[1], now[2], 0}
 end
 local free = {}

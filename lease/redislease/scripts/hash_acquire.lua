@@ -9,7 +9,8 @@
 -- the free ID at pick modulo the number of free IDs.
 --
 -- Returns {code, time_s, time_us, next} as the key-mode acquire script:
--- the candidate when claimed, -1 when every ID is held, -2 when a key-mode
+-- the candidate when claimed (or already holding this token: a retry of
+-- this very claim), -1 when every ID is held, -2 when a key-mode
 -- key exists (refuse to mix layouts), -3 when the candidate is held (next
 -- is a free ID to try instead). The check for key-mode data is atomic with
 -- the claim, and TIME is read on the node that applies it.
@@ -19,7 +20,8 @@ if redis.call('EXISTS', unpack(KEYS, 2)) > 0 then
 end
 local c = ARGV[1]
 if redis.call('HSETEX', KEYS[1], 'FNX', 'PX', ARGV[3], 'FIELDS', 2,
-    c, ARGV[2], 'token.' .. c .. '.' .. ARGV[2], c) == 1 then
+    c, ARGV[2], 'token.' .. c .. '.' .. ARGV[2], c) == 1 or
+    redis.call('HGET', KEYS[1], c) == ARGV[2] then
   return {tonumber(c), now[1], now[2], 0}
 end
 local free = {}

@@ -1,0 +1,18 @@
+module github.com/once-go/once/adapters/gqlgen
+
+go 1.26.0
+
+replace github.com/once-go/once => ../..
+
+require (
+	github.com/99designs/gqlgen v0.17.98
+	github.com/once-go/once v0.0.0-00010101000000-000000000000
+)
+
+require (
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/sosodev/duration v1.4.0 // indirect
+	github.com/vektah/gqlparser/v2 v2.5.64 // indirect
+	golang.org/x/crypto v0.59.0 // indirect
+	golang.org/x/sync v0.25.0 // indirect
+)

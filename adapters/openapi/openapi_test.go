@@ -1,0 +1,142 @@
+package onceopenapi_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/dlclark/regexp2"
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3gen"
+
+	onceopenapi "github.com/once-go/once/adapters/openapi"
+	"github.com/once-go/once/once"
+)
+
+type userKind struct{}
+
+func (userKind) Options() once.Options { return once.Options{Prefix: "usr_"} }
+
+type UserID = once.Typed[userKind]
+
+type signedKind struct{}
+
+func (signedKind) Options() once.Options { return once.Options{Prefix: "n", Format: once.Signed} }
+
+type NumID = once.Typed[signedKind]
+
+type rawKind struct{}
+
+func (rawKind) Options() once.Options { return once.Options{Format: once.Raw} }
+
+// Embedded is a type of its own that embeds an ID, spelled the same.
+type Embedded struct{ UserID }
+
+type Item struct {
+	Owner   UserID   `json:"owner"`
+	Editor  *UserID  `json:"editor,omitempty"`
+	Numbers []NumID  `json:"numbers"`
+	Plain   once.ID  `json:"plain"`
+	Other   Embedded `json:"other"`
+	Comment string   `json:"comment"`
+}
+
+// generate returns the schema openapi3gen makes for Item with Customizer.
+func generate(t *testing.T) *openapi3.Schema {
+	t.Helper()
+	ref, err := openapi3gen.NewSchemaRefForValue(&Item{}, nil, openapi3gen.SchemaCustomizer(onceopenapi.Customizer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ref.Value
+}
+
+// TestCustomizer: every ID field (also *T, []T, the plain ID and a type
+// embedding an ID) gets its type's schema; the pointer field stays
+// nullable; other fields are left alone.
+func TestCustomizer(t *testing.T) {
+	s := generate(t)
+	user, _ := once.SchemaOf(UserID{})
+	num, _ := once.SchemaOf(NumID{})
+	plain, _ := once.SchemaOf(once.ID{})
+	for name, c := range map[string]struct {
+		got      *openapi3.Schema
+		want     once.Schema
+		nullable bool
+	}{
+		"owner":   {s.Properties["owner"].Value, user, false},
+		"editor":  {s.Properties["editor"].Value, user, true},
+		"numbers": {s.Properties["numbers"].Value.Items.Value, num, false},
+		"plain":   {s.Properties["plain"].Value, plain, false},
+		"other":   {s.Properties["other"].Value, user, false},
+	} {
+		g := c.got
+		ext, _ := g.Extensions[once.SchemaExtension].(map[string]any)
+		if !g.Type.Is("string") || g.Pattern != c.want.Pattern || g.Format != once.SchemaFormat ||
+			g.MinLength != uint64(c.want.MinLength) || *g.MaxLength != uint64(c.want.MaxLength) ||
+			g.Example != c.want.Example || ext["prefix"] != c.want.Prefix || g.Nullable != c.nullable {
+			t.Errorf("%s: %+v, want the schema of %+v (nullable %v)", name, g, c.want, c.nullable)
+		}
+	}
+	if c := s.Properties["comment"].Value; !c.Type.Is("string") || c.Pattern != "" {
+		t.Errorf("comment: %+v", c)
+	}
+}
+
+// TestValidate: kin-openapi's validator, with Go's regexp and with
+// regexp2 in ECMAScript mode, accepts Item values with valid IDs and
+// rejects each malformed ID.
+func TestValidate(t *testing.T) {
+	s := generate(t)
+	owner := UserID(once.FromUint64(14702248913163780097)).String()
+	item := func(owner, num string) map[string]any {
+		return map[string]any{"owner": owner, "numbers": []any{num}, "plain": "zAjhfZyAAAE",
+			"other": owner, "comment": "x"}
+	}
+	ecma := openapi3.SetSchemaRegexCompiler(func(expr string) (openapi3.RegexMatcher, error) {
+		re, err := regexp2.Compile(expr, regexp2.ECMAScript)
+		return ecmaMatcher{re}, err
+	})
+	for _, opts := range [][]openapi3.SchemaValidationOption{nil, {ecma}} {
+		for _, num := range []string{"n1", "n-9223372036854775808", "n9223372036854775807"} {
+			if err := s.VisitJSON(item(owner, num), opts...); err != nil {
+				t.Errorf("valid item (number %s): %v", num, err)
+			}
+		}
+		for _, c := range []struct{ owner, num string }{
+			{"org_zAjhfZyAAAE", "n1"},
+			{"usr_zAjhfZyAAAB", "n1"}, // spare bits
+			{"usr_AAAAAAAAAAA", "n1"}, // spells 0
+			{owner + "\n", "n1"},
+			{owner, "n0"},
+			{owner, "n01"},
+			{owner, "n+1"},
+			{owner, "n-0"},
+			{owner, "n9223372036854775808"}, // 2^63
+			{owner, "n-9223372036854775809"},
+		} {
+			if err := s.VisitJSON(item(c.owner, c.num), opts...); err == nil {
+				t.Errorf("item with owner %q, number %q validates (ECMAScript engine: %v)", c.owner, c.num, opts != nil)
+			}
+		}
+	}
+}
+
+type ecmaMatcher struct{ re *regexp2.Regexp }
+
+func (m ecmaMatcher) MatchString(s string) bool {
+	ok, err := m.re.MatchString(s)
+	return ok && err == nil
+}
+
+// TestCustomizerError: an ID type with invalid options fails the
+// generation with once.ErrConfig naming the type.
+func TestCustomizerError(t *testing.T) {
+	type bad struct {
+		ID once.Typed[rawKind] `json:"id"`
+	}
+	_, err := openapi3gen.NewSchemaRefForValue(&bad{}, nil, openapi3gen.SchemaCustomizer(onceopenapi.Customizer))
+	if !errors.Is(err, once.ErrConfig) || !strings.Contains(err.Error(), "rawKind") || !strings.HasPrefix(err.Error(), "onceopenapi: ") {
+		t.Errorf("err = %v", err)
+	}
+}

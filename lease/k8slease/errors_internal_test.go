@@ -1,0 +1,53 @@
+package k8slease
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/once-go/once/lease"
+)
+
+// TestClassify: the API server's errors map to the lease sentinels; a 403
+// names the verb and the resource to grant.
+func TestClassify(t *testing.T) {
+	s := &Strategy{opts: Options{Namespace: "ns", Prefix: DefaultPrefix}}
+	gr := schema.GroupResource{Group: "coordination.k8s.io", Resource: "leases"}
+	for _, c := range []struct {
+		verb string
+		err  error
+		want error
+		text string
+	}{
+		{"create", apierrors.NewForbidden(gr, "once-leases-3", errors.New(`User "x" cannot create`)), lease.ErrConfig,
+			`the API server forbids create on leases (API group "coordination.k8s.io")`},
+		{"update", apierrors.NewUnauthorized("bad token"), lease.ErrConfig, "rejected the credentials"},
+		{"update", apierrors.NewInvalid(schema.GroupKind{Group: "coordination.k8s.io", Kind: "Lease"}, "x", field.ErrorList{}), lease.ErrConfig, "refused the request"},
+		{"create", apierrors.NewBadRequest("no"), lease.ErrConfig, "refused the request"},
+		{"create", apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, "ns"), lease.ErrConfig, "the namespace does not exist"},
+		{"get", apierrors.NewTooManyRequests("slow down", 1), lease.ErrRetry, ""},
+		{"update", apierrors.NewInternalError(errors.New("etcd")), lease.ErrRetry, ""},
+		{"update", apierrors.NewServiceUnavailable("shutting down"), lease.ErrRetry, ""},
+		{"update", apierrors.NewTimeoutError("slow", 1), lease.ErrRetry, ""},
+		{"list", context.DeadlineExceeded, lease.ErrRetry, ""},
+		{"get", errors.New("dial tcp: connection refused"), lease.ErrRetry, ""},
+	} {
+		err := s.classify("renew", c.verb, 3, c.err)
+		if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.text) || !strings.HasPrefix(err.Error(), "k8slease: renew of machine ID 3 in namespace \"ns\"") {
+			t.Errorf("%s: %v -> %v; want %v containing %q", c.verb, c.err, err, c.want, c.text)
+		}
+		if !errors.Is(err, c.err) {
+			t.Errorf("%v does not wrap the cause %v", err, c.err)
+		}
+		for _, other := range []error{lease.ErrLost, lease.ErrRetry, lease.ErrConfig} {
+			if other != c.want && errors.Is(err, other) {
+				t.Errorf("%v matches %v as well", err, other)
+			}
+		}
+	}
+}

@@ -1,0 +1,35 @@
+package k8slease_test
+
+import (
+	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/once-go/once/internal/testenv"
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/k8slease"
+	"github.com/once-go/once/lease/leasetest"
+)
+
+// TestLeasetest runs the conformance suite on the real API server: each
+// namespace is a fresh Kubernetes namespace (deleted afterwards), each
+// contender its own strategy and clientset (as a separate process would
+// hold), Broken a client of a dead port.
+func TestLeasetest(t *testing.T) {
+	cfg := restConfig(t)
+	leasetest.Run(t, leasetest.Harness{
+		New: func(t *testing.T) func() lease.Strategy {
+			ns := namespace(t, clientset(t, cfg))
+			return func() lease.Strategy { return strategy(t, cfg, ns, k8slease.Options{}) }
+		},
+		Broken: func(t *testing.T) lease.Strategy {
+			dead := rest.CopyConfig(cfg)
+			dead.Host = "https://" + testenv.DeadAddr(t)
+			return strategy(t, dead, "default", k8slease.Options{RequestTimeout: time.Second})
+		},
+		// Whole seconds (leaseDurationSeconds); 2s leaves a renewing
+		// holder room for a slow request on a loaded machine.
+		ShortTTL: 2 * time.Second,
+	})
+}

@@ -1,0 +1,227 @@
+package k8slease
+
+import (
+	"context"
+	"math"
+	"time"
+
+	coordv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	coordclient "k8s.io/client-go/kubernetes/typed/coordination/v1"
+
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/internal/leasekit"
+)
+
+// Strategy is a [lease.Strategy] backed by coordination.k8s.io/v1 Lease
+// objects. It is safe for concurrent use. Create it with [New] or [Open].
+//
+// A Strategy remembers which version of each Lease it has seen and since
+// when: that is how it tells an expired holder from a live one (see the
+// package documentation). Use one Strategy for the life of a process, as
+// the lease manager does.
+type Strategy struct {
+	leases coordclient.LeaseInterface
+	opts   Options
+	seen   sightings
+	left   leftovers
+	// wall reads the wall clock for what the strategy writes (renewTime,
+	// acquireTime, the hand-off evidence); tests skew it. Expiry uses
+	// time.Now's monotonic reading only.
+	wall func() time.Time
+}
+
+var (
+	_ lease.Strategy  = (*Strategy)(nil)
+	_ lease.Reclaimer = (*Strategy)(nil)
+	_ lease.Lister    = (*Strategy)(nil)
+	_ lease.Claimer   = (*Strategy)(nil)
+)
+
+// New returns a strategy on client, the application's clientset (its
+// server, credentials and rate limits are used as they are; see
+// [NewClientset] for one of the strategy's own). opts.Namespace is
+// required. It validates opts (errors wrap [lease.ErrConfig]) but does no
+// I/O; [Strategy.Check] verifies access.
+func New(client kubernetes.Interface, opts Options) (*Strategy, error) {
+	if client == nil {
+		return nil, leasekit.Errorf("k8slease", lease.ErrConfig, "nil client")
+	}
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return &Strategy{leases: client.CoordinationV1().Leases(o.Namespace), opts: o, wall: time.Now}, nil
+}
+
+// Name returns "kubernetes".
+func (s *Strategy) Name() string { return "kubernetes" }
+
+// DefaultLeaseDuration is the lease a manager asks for when its
+// Options.LeaseDuration is zero: [LeaseDuration] (1 min), for the reasons
+// given there (see [lease.DurationDefaulter]). Options.AcquireTimeout has
+// no such default: pass [AcquireTimeout].
+func (s *Strategy) DefaultLeaseDuration() time.Duration { return LeaseDuration }
+
+// Deterministic reports false: acquiring again may yield another ID.
+func (s *Strategy) Deterministic() bool { return false }
+
+// Namespace returns the namespace of the Lease objects.
+func (s *Strategy) Namespace() string { return s.opts.Namespace }
+
+// Prefix returns the name prefix.
+func (s *Strategy) Prefix() string { return s.opts.Prefix }
+
+// LeaseName returns the name of machine ID id's Lease: "<prefix>-<id>".
+func (s *Strategy) LeaseName(id int) string { return s.name(id) }
+
+// Holder returns the holder this strategy records (before the token).
+func (s *Strategy) Holder() string { return s.opts.Holder }
+
+// Check lists the pool's Leases once: it reports an unreachable server as
+// [lease.ErrRetry] and missing permissions as [lease.ErrConfig]. It checks
+// only the list permission; the others show on first use.
+func (s *Strategy) Check(ctx context.Context) error {
+	_, err := s.survey(ctx, false)
+	if err != nil {
+		return s.classify("check", "list", -1, err)
+	}
+	return nil
+}
+
+// Acquire claims a free machine ID for d (rounded up to whole seconds,
+// the unit of leaseDurationSeconds). A machine ID is free when it has no
+// Lease (Acquire creates one), its Lease was released (holder cleared),
+// or this strategy has seen its record unchanged for the recorded
+// duration (Acquire takes it over with an update conditioned on the
+// resourceVersion it timed). Errors wrap [lease.ErrExhausted] (every ID
+// held), [lease.ErrConflict] (racing contenders took every candidate),
+// [lease.ErrConfig] or [lease.ErrRetry] (see the package documentation).
+//
+// A process that has only just looked cannot tell a dead holder from a
+// live one: with every ID held, ErrExhausted says when the first record
+// will have stayed unchanged for its duration, and an Acquire after that
+// takes it over (the strategy remembers what it saw between calls).
+//
+// When the outcome of a claim is unknown, Acquire returns that claim
+// (MachineID and Token set) beside [lease.ErrRetry], for the caller to
+// release.
+func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, error) {
+	secs, err := durationSeconds(d)
+	if err != nil {
+		return lease.Lease{}, err
+	}
+	// A look at the pool comes from the API server's watch cache, a few
+	// milliseconds behind at most and far cheaper than a read from etcd;
+	// a stale view costs at worst a 409 (every write is conditional). An
+	// answer that every ID is held is confirmed with a consistent read.
+	cached := true
+	for {
+		c, ok := s.left.take(s.opts.LowestFirst)
+		if !ok {
+			v, err := s.survey(ctx, cached)
+			if err != nil {
+				return lease.Lease{}, s.classify("acquire", "list", -1, err)
+			}
+			if len(v.free) > 0 {
+				s.left.store(v, time.Now())
+				continue
+			}
+			if cached {
+				cached = false
+				continue
+			}
+			return lease.Lease{}, s.exhausted(v)
+		}
+		tried := 0
+		for ok && tried < s.opts.Candidates {
+			l, won, err := s.claim(ctx, "acquire", c.id, c.rec, secs)
+			if err != nil || won {
+				return l, err
+			}
+			tried++
+			c, ok = s.left.take(s.opts.LowestFirst)
+		}
+		s.left.drop()
+		return lease.Lease{}, leasekit.Errorf("k8slease", lease.ErrConflict, "acquire in namespace %s: contenders took all %d candidates",
+			leasekit.Quote(s.opts.Namespace), tried)
+	}
+}
+
+// exhausted is Acquire's error when every ID is held.
+func (s *Strategy) exhausted(v *view) error {
+	if v.soonest < 0 {
+		return leasekit.Errorf("k8slease", lease.ErrExhausted, "acquire in namespace %s: all %d machine IDs held",
+			leasekit.Quote(s.opts.Namespace), Capacity)
+	}
+	return leasekit.Errorf("k8slease", lease.ErrExhausted,
+		"acquire in namespace %s: all %d machine IDs held; the first whose record stays unchanged expires in %v by this process's watch (lease.Options.AcquireTimeout must leave room for a whole lease duration: see k8slease.AcquireTimeout)",
+		leasekit.Quote(s.opts.Namespace), Capacity, v.soonest.Round(time.Millisecond))
+}
+
+// claim claims machine ID id, whose record is rec (nil: no Lease), for
+// secs seconds: Create for a missing Lease, an Update conditioned on rec's
+// resourceVersion for a released or expired one. won is false when a
+// contender got there first (409 Conflict or AlreadyExists, or a Lease
+// deleted meanwhile). On an error whose outcome is unknown the claim is
+// returned beside it.
+func (s *Strategy) claim(ctx context.Context, op string, id int, rec *coordv1.Lease, secs int32) (lease.Lease, bool, error) {
+	identity := s.identity()
+	rctx, cancel := s.request(ctx)
+	defer cancel()
+	now := s.wall()
+	l := s.lease(id, identity, secs)
+	if rec == nil {
+		_, err := s.leases.Create(rctx, s.newRecord(id, identity, secs, now), metav1.CreateOptions{})
+		switch {
+		case err == nil:
+			// No Lease: the ID was never held (k8slease never deletes
+			// one), so there is no previous holder to wait for.
+			l.PrevExpiry = time.Unix(0, 0)
+			return l, true, nil
+		case apierrors.IsAlreadyExists(err):
+			return lease.Lease{}, false, nil
+		}
+		return l, false, s.classify(op+" (create)", "create", id, err)
+	}
+	next := rec.DeepCopy()
+	s.takeOver(next, identity, secs, now)
+	_, err := s.leases.Update(rctx, next, metav1.UpdateOptions{})
+	switch {
+	case err == nil:
+		l.PrevExpiry = evidence(rec)
+		return l, true, nil
+	case apierrors.IsConflict(err), apierrors.IsNotFound(err):
+		return lease.Lease{}, false, nil
+	}
+	return l, false, s.classify(op+" (update)", "update", id, err)
+}
+
+// lease is the lease of machine ID id held as identity for secs seconds.
+func (s *Strategy) lease(id int, identity string, secs int32) lease.Lease {
+	return lease.Lease{MachineID: id, Token: identity, TTL: time.Duration(secs) * time.Second}
+}
+
+// request derives the context of one API request, bounded by
+// RequestTimeout.
+func (s *Strategy) request(ctx context.Context) (context.Context, context.CancelFunc) {
+	if s.opts.RequestTimeout > 0 {
+		return context.WithTimeout(ctx, s.opts.RequestTimeout)
+	}
+	return context.WithCancel(ctx)
+}
+
+// durationSeconds converts d to whole seconds, rounding up so the recorded
+// duration is never below the requested one.
+func durationSeconds(d time.Duration) (int32, error) {
+	if d <= 0 {
+		return 0, leasekit.Errorf("k8slease", lease.ErrConfig, "lease duration %v is not positive", d)
+	}
+	s := (d + time.Second - 1) / time.Second
+	if s > math.MaxInt32 {
+		return 0, leasekit.Errorf("k8slease", lease.ErrConfig, "lease duration %v is above leaseDurationSeconds' maximum", d)
+	}
+	return int32(s), nil
+}

@@ -1,0 +1,66 @@
+package lease
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/once-go/once/lease/internal/leasekit"
+)
+
+// DefaultLowFreeIDs is the default of Options.LowFreeIDs: an eighth of the
+// 512 machine IDs.
+const DefaultLowFreeIDs = 64
+
+// countFree reports how many machine IDs are free, when the strategy
+// implements [Lister]: 512 minus the IDs it lists, in an EventPool event,
+// which warns when fewer than Options.LowFreeIDs are free. It runs after
+// each acquire and successful renewal, on the manager's goroutine, bounded
+// by ReleaseTimeout and by when the next renewal is due; the lease does
+// not depend on it, and a List that fails or outlives that bound only
+// leaves the count unknown for this round.
+func (m *Manager) countFree(source string) {
+	lister, ok := m.s.(Lister)
+	if !ok {
+		return
+	}
+	deadline := time.Now().Add(m.o.ReleaseTimeout)
+	if due := m.sent.Add(m.tm.renewAfter(m.o.RenewInterval, m.cur.TTL)); due.Before(deadline) {
+		deadline = due
+	}
+	ctx, cancel := context.WithDeadline(m.leaseCtx, deadline)
+	defer cancel()
+	type listed struct {
+		slots []Slot
+		err   error
+	}
+	ch := make(chan listed, 1)
+	began := time.Now()
+	go func() {
+		slots, err := lister.List(ctx)
+		ch <- listed{slots, err}
+	}()
+	var r listed
+	select {
+	case r = <-ch:
+	case <-ctx.Done():
+		r.err = fmt.Errorf("%w: listing the held machine IDs took longer than %v", ErrTimeout, time.Since(began).Round(time.Millisecond))
+	}
+	if m.leaseCtx.Err() != nil {
+		return // lost or closing: the count does not matter now
+	}
+	e := Event{Kind: EventPool, Source: source, MachineID: m.cur.MachineID, Duration: time.Since(began), Err: r.err}
+	if r.err == nil {
+		held := make(map[int]bool, len(r.slots))
+		for _, s := range r.slots {
+			if leasekit.ValidID(s.MachineID) {
+				held[s.MachineID] = true
+			}
+		}
+		e.FreeIDs, e.Result = leasekit.IDs-len(held), "ok"
+		if e.FreeIDs < m.o.LowFreeIDs {
+			e.Result = "low"
+		}
+	}
+	m.emit(e)
+}

@@ -1,0 +1,150 @@
+package lease_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/once-go/once/lease"
+)
+
+// listing is the rig's strategy with List: Memory's, unless list is set.
+type listing struct {
+	*fake
+	list func(ctx context.Context) ([]lease.Slot, error)
+}
+
+func (l listing) List(ctx context.Context) ([]lease.Slot, error) {
+	if l.list != nil {
+		return l.list(ctx)
+	}
+	return l.mem.List(ctx)
+}
+
+// pool returns the EventPool events recorded so far.
+func (r *rig) pool() []lease.Event {
+	var out []lease.Event
+	for _, e := range r.rec.events() {
+		if e.Kind == lease.EventPool {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// TestPoolFreeIDs: with a strategy that lists the held IDs, the manager
+// counts the free ones after the acquisition and after each renewal, and
+// warns once fewer than LowFreeIDs are free.
+func TestPoolFreeIDs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 512)
+		c := &capture{}
+		r.opts.Logger = slog.New(c)
+		for id := range 400 {
+			r.s.mem.Steal(id, 10*time.Hour)
+		}
+		m, err := lease.Start(t.Context(), listing{fake: r.s}, r.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close(context.Background())
+		ev := r.pool()
+		if len(ev) != 1 || ev[0].FreeIDs != 111 || ev[0].Result != "ok" || ev[0].Source != lease.SourceInitial || ev[0].MachineID != 400 {
+			t.Fatalf("after Start: pool events %+v, want one counting 111 free IDs", ev)
+		}
+		if w := c.atLeast(slog.LevelWarn); len(w) != 0 {
+			t.Errorf("warned with 111 free IDs: %v", w)
+		}
+
+		for id := 401; id < 461; id++ { // 51 left
+			r.s.mem.Steal(id, 10*time.Hour)
+		}
+		time.Sleep(lease.DefaultRenewInterval)
+		synctest.Wait()
+		ev = r.pool()
+		if len(ev) != 2 || ev[1].FreeIDs != 51 || ev[1].Result != "low" || ev[1].Source != lease.SourceScheduled {
+			t.Fatalf("after a renewal: pool events %+v, want a second one: 51 free, low", ev)
+		}
+		w := c.atLeast(slog.LevelWarn)
+		if len(w) != 1 || w[0].attrs["free_ids"] != "51" || w[0].attrs["low_free_ids"] != "64" {
+			t.Errorf("warnings %v, want one with free_ids=51 low_free_ids=64", w)
+		}
+	})
+}
+
+// TestPoolNotCountedWithoutLister: a strategy without List gets no pool
+// events, and a negative LowFreeIDs never warns.
+func TestPoolNotCountedWithoutLister(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 512)
+		m := r.start()
+		time.Sleep(lease.DefaultRenewInterval)
+		synctest.Wait()
+		if ev := r.pool(); len(ev) != 0 {
+			t.Errorf("pool events without a Lister: %+v", ev)
+		}
+		m.Close(context.Background())
+
+		r = newRig(t, 512)
+		r.opts.LowFreeIDs = -1
+		c := &capture{}
+		r.opts.Logger = slog.New(c)
+		for id := range 511 {
+			r.s.mem.Steal(id, time.Hour)
+		}
+		m, err := lease.Start(t.Context(), listing{fake: r.s}, r.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close(context.Background())
+		if ev := r.pool(); len(ev) != 1 || ev[0].FreeIDs != 0 || ev[0].Result != "ok" {
+			t.Errorf("pool events %+v, want 0 free, not low", ev)
+		}
+		if w := c.atLeast(slog.LevelWarn); len(w) != 0 {
+			t.Errorf("warned with LowFreeIDs -1: %v", w)
+		}
+	})
+}
+
+// TestPoolCountFailureHarmless: a List that fails, or hangs ignoring its
+// context, leaves the count unknown and nothing else: the lease is held
+// and renewed on schedule.
+func TestPoolCountFailureHarmless(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 512)
+		unblock := make(chan struct{})
+		defer close(unblock)
+		var calls atomic.Int32
+		m, err := lease.Start(t.Context(), listing{fake: r.s, list: func(context.Context) ([]lease.Slot, error) {
+			if calls.Add(1) == 1 {
+				return nil, errRetry
+			}
+			<-unblock // ignores its context
+			return nil, nil
+		}}, r.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close(context.Background())
+		for range 3 {
+			time.Sleep(lease.DefaultRenewInterval)
+			synctest.Wait()
+		}
+		ev := r.pool()
+		if len(ev) != 4 || !errors.Is(ev[0].Err, lease.ErrRetry) || ev[0].Result != "retry" {
+			t.Fatalf("pool events %+v, want 4, the first failed with ErrRetry", ev)
+		}
+		for _, e := range ev[1:] {
+			if !errors.Is(e.Err, lease.ErrTimeout) || e.Duration != lease.DefaultReleaseTimeout {
+				t.Errorf("pool event %+v, want ErrTimeout after the %v release timeout", e, lease.DefaultReleaseTimeout)
+			}
+		}
+		if n := len(r.rec.of(lease.EventEnd, lease.OpRenew)); n != 3 || m.Err() != nil {
+			t.Errorf("%d renewals in 90 minutes, Err %v", n, m.Err())
+		}
+	})
+}

@@ -1,0 +1,64 @@
+package redislease
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/internal/leasekit"
+)
+
+var _ lease.Lister = (*Strategy)(nil)
+
+// List returns the machine IDs held under NAME, ascending, read in one
+// script (one atomic step, on the node that owns NAME's hash slot): in
+// hash mode the fields "<id>" of the hash NAME, in key mode the keys
+// {NAME}:<id>. Each [lease.Slot] has the remaining TTL the server reports
+// (HPTTL, PTTL; 0 for a lease without a TTL, which this package never
+// writes), the holder recorded in the lease's value ("" for a lease of
+// the Elixir library or of a holder that recorded none), and the whole
+// value as Token: Release(ctx, lease.Lease{MachineID: s.MachineID,
+// Token: s.Token}) releases exactly that lease, an Elixir holder's too,
+// and leaves a later holder's alone.
+//
+// List runs no server check and holds nothing. Errors wrap
+// [lease.ErrRetry] (transport, timeout) or [lease.ErrConfig] (a server
+// without the mode's commands, NAME of another type).
+func (s *Strategy) List(ctx context.Context) ([]lease.Slot, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, s.errorf(lease.ErrRetry, "list: %w", context.Cause(ctx))
+	}
+	script, keys, args := listScript, s.idKeys, []any(nil)
+	if s.opts.Mode == ModeHash {
+		script, keys, args = hashListScript, s.keys[:1], []any{Capacity}
+	}
+	r, err := script.Run(ctx, s.c, keys, args...).Slice()
+	if err != nil {
+		return nil, s.classify(ctx, "list (script)", err, true)
+	}
+	slots, err := parseList(r)
+	if err != nil {
+		return nil, s.classify(ctx, "list (script)", err, false)
+	}
+	return slots, nil
+}
+
+// parseList decodes the list scripts' {id, value, pttl, ...}.
+func parseList(r []any) ([]lease.Slot, error) {
+	if len(r)%3 != 0 {
+		return nil, fmt.Errorf("unexpected list reply of %d elements", len(r))
+	}
+	slots := make([]lease.Slot, 0, len(r)/3)
+	for i := 0; i < len(r); i += 3 {
+		id, ok1 := r[i].(int64)
+		v, ok2 := r[i+1].(string)
+		ms, ok3 := r[i+2].(int64)
+		if !ok1 || !ok2 || !ok3 || !leasekit.ValidID(int(id)) || (len(slots) > 0 && int(id) <= slots[len(slots)-1].MachineID) {
+			return nil, fmt.Errorf("unexpected list reply at element %d", i)
+		}
+		slots = append(slots, lease.Slot{MachineID: int(id), TTL: time.Duration(max(ms, 0)) * time.Millisecond,
+			Holder: leasekit.HolderOf(v), Token: v})
+	}
+	return slots, nil
+}
