@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"sync/atomic"
 	"testing"
 
 	"github.com/once-go/once/nonce"
@@ -30,11 +31,23 @@ func BenchmarkCipher64(b *testing.B) {
 // BenchmarkNonce measures the bare factory calls under Generate/once-counter
 // and Generate/once-encrypted (same idle-factory set-up), so the cost of the
 // once layer (the ID type's codec lookup and generator binding) shows as the
-// difference.
+// difference, and one uncontended atomic add (atomic-add), the floor of any
+// counter shared by goroutines: the unit of the NewAs target (at most 1.6x).
 func BenchmarkNonce(b *testing.B) {
 	counter := idleFactory(nonce.Config{})
 	encrypted := idleFactory(nonce.Config{})
+	var word struct {
+		_ [64]byte
+		atomic.Uint64
+		_ [56]byte
+	}
 	runAllCPU(b, [][]impl{{
+		{"atomic-add", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sinkUint64 = word.Add(1)
+			}
+		}},
 		{"counter64", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

@@ -9,11 +9,14 @@
 #   ./run.sh go         # Go benchmarks only
 #   ./run.sh db         # databases only
 #   ./run.sh orm        # ORM inserts only
+#   ./run.sh big        # PostgreSQL at BIG_ROWS rows with a concurrent reader (not part of "all")
+#   ./run.sh hot        # the NewAs hot loops: chunk timings, and callgrind instruction counts if valgrind is installed
 #
 # Environment: PASSES (default 3), BENCHTIME (1s), ROWS (1000000),
 # WRITERS (1), REPEAT (3: dbbench and ormbench rounds), ORM_ROWS (100000:
 # ormbench rows per batched configuration), ORM_ROWS_ONE (5000: per
-# one-row-per-INSERT configuration), ONCE_TEST_POSTGRES_DSN / ONCE_TEST_MYSQL_DSN.
+# one-row-per-INSERT configuration), BIG_ROWS (10000000: rows per key type of
+# "big"), ONCE_TEST_POSTGRES_DSN / ONCE_TEST_MYSQL_DSN.
 set -euo pipefail
 cd "$(dirname "$0")"
 what=${1:-all}
@@ -24,6 +27,7 @@ WRITERS=${WRITERS:-1}
 REPEAT=${REPEAT:-3}
 ORM_ROWS=${ORM_ROWS:-100000}
 ORM_ROWS_ONE=${ORM_ROWS_ONE:-5000}
+BIG_ROWS=${BIG_ROWS:-10000000}
 mkdir -p results charts
 
 {
@@ -60,9 +64,42 @@ if [ "$what" = all ] || [ "$what" = orm ]; then
     -svg charts/orm.svg -save results/ormbench.json 2> >(tee results/ormbench-rounds.log >&2) | tee results/ormbench.md
 fi
 
+if [ "$what" = all ] || [ "$what" = hot ]; then
+  echo "== hot loops (cmd/hotloop)" >&2
+  go build -o results/.hotloop ./cmd/hotloop
+  results/.hotloop time 3 | tee results/hotloop-time.txt
+  if command -v valgrind >/dev/null; then
+    # Instructions per call: the difference of two runs' totals (3 M and
+    # 1 M calls) over 2 M, which leaves out start-up. GODEBUG: callgrind
+    # mishandles the runtime's preemption signals.
+    for l in atomic counter64 newas new options.new; do
+      for n in 1000000 3000000; do
+        GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null results/.hotloop "$l" "$n" 2>&1 >/dev/null |
+          sed -n 's/.*Collected : \([0-9]*\).*/\1/p' > "results/.cg.$n"
+      done
+      awk -v l="$l" -v a="$(cat results/.cg.1000000)" -v b="$(cat results/.cg.3000000)" \
+        'BEGIN { printf "%-12s %.2f instructions per call\n", l, (b - a) / 2e6 }'
+    done | tee results/hotloop-callgrind.txt
+    rm -f results/.cg.*
+  fi
+  rm -f results/.hotloop
+fi
+
+if [ "$what" = big ]; then
+  # One round: each key type's table grows past shared_buffers; one reader
+  # looks rows up during the load; the INSERTs run under EXPLAIN (ANALYZE,
+  # BUFFERS, WAL) for their own WAL and buffer counts. Tables are dropped
+  # after each key type (disk: about 1.5 GB per table at 10 M rows).
+  df -h . >> "results/machine-$what.txt"
+  echo "== dbbench postgres, $BIG_ROWS rows, 1 concurrent reader" >&2
+  go run ./cmd/dbbench -db postgres -rows "$BIG_ROWS" -readers 1 -explain \
+    -keys once-counter,once-sortable,serial,uuidv4,uuidv7 \
+    -svg charts/postgres-10m.svg -save results/postgres-10m.json | tee results/postgres-10m.md
+fi
+
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "results/machine-$what.txt"
 
-[ "$what" = orm ] && exit 0 # ormbench has no targets to check
+[ "$what" = orm ] || [ "$what" = big ] || [ "$what" = hot ] && exit 0 # no targets to check
 
 args=()
 [ -s results/go-bench.txt ] && args+=(-go results/go-bench.txt)

@@ -3,6 +3,7 @@ package lease
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 )
@@ -72,6 +73,11 @@ type Event struct {
 	FreeIDs int
 	// GrantedTTL of a successful acquire, reclaim or renew (EventEnd).
 	GrantedTTL time.Duration
+	// Coordinator of a successful acquire or reclaim (EventEnd): where the
+	// lease is held, as the strategy describes itself when it implements
+	// fmt.Stringer (sqllease: "postgres table app.once_leases", the schema
+	// the table resolved to); "" otherwise.
+	Coordinator string
 	// Attempt (1, 2, ...) and Delay of an EventRetry.
 	Attempt int
 	Delay   time.Duration
@@ -120,6 +126,9 @@ func (m *Manager) emitLog(e Event, level slog.Level, msg string) {
 	if e.Result == "" && e.Err != nil {
 		e.Result = resultOf(e.Err)
 	}
+	if str, ok := m.s.(fmt.Stringer); ok && e.Kind == EventEnd && e.Err == nil && (e.Op == OpAcquire || e.Op == OpReclaim) {
+		e.Coordinator = str.String()
+	}
 	if log := m.o.Logger; log.Enabled(context.Background(), level) {
 		attrs := []slog.Attr{slog.String("strategy", e.Strategy), slog.String("source", string(e.Source))}
 		if e.MachineID >= 0 {
@@ -130,6 +139,9 @@ func (m *Manager) emitLog(e Event, level slog.Level, msg string) {
 			attrs = append(attrs, slog.String("result", e.Result), slog.Duration("duration", e.Duration))
 			if e.GrantedTTL > 0 {
 				attrs = append(attrs, slog.Duration("granted_ttl", e.GrantedTTL))
+			}
+			if e.Coordinator != "" {
+				attrs = append(attrs, slog.String("coordinator", e.Coordinator))
 			}
 		case EventRetry:
 			attrs = append(attrs, slog.String("operation", string(e.Op)), slog.Int("attempt", e.Attempt), slog.Duration("delay", e.Delay))

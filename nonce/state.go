@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"sync/atomic"
 	"time"
+
+	"github.com/once-go/once/internal/lane"
 )
 
 // state is everything one lease (or one lease-less run) of a factory
@@ -12,20 +14,24 @@ import (
 // atomic.Pointer: nil means disabled, and swapping in a new state starts a
 // new lease for every goroutine at once.
 type state struct {
+	// The 64-bit counter (Word), the machine's place in a 64-bit value
+	// (MBits) and the latest clock reading checked against the deadline
+	// (Known, read on every call, written rarely). It comes first: package
+	// once reaches it through the factory's first field (see lane).
+	lane.Lane
+
 	// Read-only after construction.
 	machine uint64    // machine ID
-	mbits   uint64    // machine << count64Bits: its place in a 64-bit value
 	initAt  uint64    // first timestamp (ms since the epoch) of this state
 	baseT   time.Time // clock reading at construction (monotonic if the clock has one)
 	baseNs  int64     // baseT in ns since the epoch
 
-	// Read on every call, written rarely.
-	deadline atomic.Int64  // ns after baseT at which the lease expires; noDeadline if none
-	known    atomic.Uint64 // latest clock reading (ms) that was checked against the deadline
+	// Read by the other generators' calls, written rarely.
+	deadline atomic.Int64 // ns after baseT at which the lease expires; noDeadline if none
 
-	// One word per generator, each on its own cache line.
+	// One word per generator, each on its own cache line (the 64-bit
+	// counter's is in the lane).
 	_    [64]byte
-	c64  paddedWord // counter 64: ts<<13 | count, ts lagging real time
 	c96  paddedWord // counter 96: values issued so far; bits above 45 add to initAt
 	c128 paddedWord // counter 128: values issued so far
 	s64  paddedWord // sortable 64: ts<<22 | count
@@ -58,14 +64,14 @@ const (
 func (f *Factory) newState(machineID int, initAt uint64, base time.Time) *state {
 	st := &state{
 		machine: uint64(machineID),
-		mbits:   uint64(machineID) << count64Bits,
 		initAt:  initAt,
 		baseT:   base,
 		baseNs:  base.UnixNano() - f.epochNs,
 	}
+	st.MBits = uint64(machineID) << count64Bits
 	st.deadline.Store(noDeadline)
-	st.known.Store(st.ms(0))
-	st.c64.Store(initAt<<count64Bits - 1) // first increment yields (initAt, 0)
+	st.Known.Store(st.ms(0))
+	st.Word.Store(initAt<<count64Bits - 1) // first increment yields (initAt, 0)
 	// Sortable words start "full at initAt-1": the first call moves them to
 	// its own millisecond, which must not be below initAt.
 	sortInit := uint64(sortCountMask)
@@ -84,7 +90,7 @@ func (f *Factory) newState(machineID int, initAt uint64, base time.Time) *state 
 // sealed word and emit nothing. Untouched words contribute initAt-1 at most,
 // so a lease that emitted nothing does not push the next one ahead.
 func (st *state) seal() uint64 {
-	hi := st.c64.Swap(sealedCounter) >> count64Bits
+	hi := st.Word.Swap(sealedCounter) >> count64Bits
 	if n := st.c96.Swap(sealedCounter); n > 0 {
 		hi = max(hi, st.initAt+(n-1)>>count96Bits)
 	}
@@ -134,8 +140,8 @@ func (st *state) until(el int64, ts uint64) time.Duration {
 // raiseKnown records a deadline-checked clock reading.
 func (st *state) raiseKnown(now uint64) {
 	for {
-		k := st.known.Load()
-		if now <= k || st.known.CompareAndSwap(k, now) {
+		k := st.Known.Load()
+		if now <= k || st.Known.CompareAndSwap(k, now) {
 			return
 		}
 	}

@@ -2,7 +2,9 @@ package once
 
 import (
 	"sync/atomic"
+	"unsafe"
 
+	"github.com/once-go/once/internal/lane"
 	"github.com/once-go/once/nonce"
 )
 
@@ -66,18 +68,39 @@ func (o Options) New() (ID, error) {
 }
 
 // newValue draws the next value of the codec's nonce kind. Zero means "no
-// ID", so a zero draw (possible only for an encrypted nonce, once per key)
-// is skipped. The fast path, a counter nonce drawn without error, is
-// repeated in NewAs: written out there, a typed ID costs one call (to
-// Counter64); a helper for it would not inline.
+// ID", so a zero draw (possible only at the epoch's first millisecond for a
+// counter nonce, once per key for an encrypted one) is skipped.
+//
+// The fast path, a counter nonce drawn without waiting, is
+// nonce.Factory.Counter64's, inlined through package lane: one atomic add
+// and no call. It is written out again in NewAs, where a helper would cost
+// a call (it would not inline).
 func (c *codec) newValue() (uint64, error) {
-	if c.counter { // a valid codec (gen set) with counter nonces
-		// Counter64 returns 0 with every error: a nonzero v is a success.
-		if f := c.gen.f.Load(); f != nil {
-			if v, _ := f.Counter64(); v != 0 {
-				return v, nil
+	if g := c.counterGen; g != nil {
+		if f := g.f.Load(); f != nil {
+			if l := lane.Current(unsafe.Pointer(f)); l != nil {
+				n, v, ok := l.Draw()
+				if !ok {
+					return c.counterSlow(f, l, v)
+				}
+				if n != 0 {
+					return n, nil
+				}
 			}
 		}
+	}
+	return c.newValueSlow()
+}
+
+// counterSlow finishes a counter draw whose timestamp v is ahead of the
+// factory's last clock reading, as Counter64 would have.
+func (c *codec) counterSlow(f *nonce.Factory, l *lane.Lane, v uint64) (uint64, error) {
+	n, err := lane.Slow(unsafe.Pointer(f), l, v)
+	if err != nil {
+		return 0, generateError(err)
+	}
+	if n != 0 {
+		return n, nil
 	}
 	return c.newValueSlow()
 }

@@ -89,12 +89,12 @@ type codec struct {
 	mask       bool
 	nonce      NonceKind
 	gen        *Binding // never nil
-	counter    bool     // valid, with counter nonces: newValue's fast path
+	counterGen *Binding // gen if the codec is valid and draws counter nonces, else nil: the fast path of newValue and NewAs
 	err        error
 }
 
 // plain is the codec of ID: the package defaults.
-var plain = codec{format: URL64, db: Signed, nonce: Counter, gen: &defaultBinding, short: true, counter: true}
+var plain = codec{format: URL64, db: Signed, nonce: Counter, gen: &defaultBinding, short: true, counterGen: &defaultBinding}
 
 // resolve validates o and fills in the defaults.
 func (o Options) resolve() (codec, error) {
@@ -134,7 +134,9 @@ func (o Options) resolve() (codec, error) {
 	if err != nil {
 		return codec{opts: o, err: err}, err
 	}
-	c.counter = c.nonce == Counter
+	if c.nonce == Counter {
+		c.counterGen = c.gen
+	}
 	if len(c.prefix) <= 8 {
 		var w [8]byte
 		copy(w[:], c.prefix)

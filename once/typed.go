@@ -1,6 +1,11 @@
 package once
 
-import "database/sql/driver"
+import (
+	"database/sql/driver"
+	"unsafe"
+
+	"github.com/once-go/once/internal/lane"
+)
 
 // Typed is an ID whose options are declared by its kind type K: a zero-size
 // struct type with an Options method. Distinct kinds make distinct ID types
@@ -61,11 +66,17 @@ func MustParseAs[T IDType](s string) T {
 func NewAs[T IDType]() (T, error) {
 	c := codecFor(typeKey[T]())
 	// c.newValue, written out (see there).
-	if c.counter { // a valid codec (gen set) with counter nonces
-		// Counter64 returns 0 with every error: a nonzero v is a success.
-		if f := c.gen.f.Load(); f != nil {
-			if v, _ := f.Counter64(); v != 0 {
-				return T{v}, nil
+	if g := c.counterGen; g != nil {
+		if f := g.f.Load(); f != nil {
+			if l := lane.Current(unsafe.Pointer(f)); l != nil {
+				n, v, ok := l.Draw()
+				if !ok {
+					n, err := c.counterSlow(f, l, v)
+					return T{n}, err
+				}
+				if n != 0 {
+					return T{n}, nil
+				}
 			}
 		}
 	}

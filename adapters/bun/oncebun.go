@@ -3,12 +3,15 @@ package oncebun
 import (
 	"context"
 	"fmt"
+	"math"
 	"reflect"
+	"strconv"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/schema"
 
 	"github.com/once-go/once/adapters/internal/idfield"
+	"github.com/once-go/once/once"
 )
 
 // Register prepares the tables of models (pointers to structs, e.g.
@@ -60,6 +63,9 @@ func prepareField(d idfield.Dialect, f *schema.Field) {
 			f.CreateTableSQLType = t
 		}
 	}
+	if shape == idfield.Plain {
+		plainAccess(it, f)
+	}
 	if f.NullZero && shape == idfield.Plain && f.Scan != nil {
 		scan := f.Scan
 		f.Scan = func(dest reflect.Value, src any) error {
@@ -69,6 +75,32 @@ func prepareField(d idfield.Dialect, f *schema.Field) {
 			}
 			return scan(dest, src)
 		}
+	}
+}
+
+// plainAccess gives an ID field of shape Plain a zero check and, for an
+// integer DB format, an appender that read the stored value in place. bun's
+// own go through interfaces (IsZero, and Value for the SQL text), boxing
+// the ID each time: two allocations per row of an insert. The text is the
+// same: what Value returns, formatted as bun formats an int64; everything
+// else (the zero ID, an unsigned value above 2^63-1, other formats, a
+// misconfigured type) goes to bun's appender.
+func plainAccess(it *idfield.Type, f *schema.Field) {
+	f.IsZero = func(v reflect.Value) bool { return idfield.Uint64(v) == 0 }
+	if it.Options.Check() != nil || f.Append == nil {
+		return
+	}
+	switch it.Options.DBFormat {
+	case 0, once.Signed, once.Unsigned:
+	default:
+		return
+	}
+	orig := f.Append
+	f.Append = func(gen schema.QueryGen, b []byte, v reflect.Value) []byte {
+		if u := idfield.Uint64(v); u != 0 && u <= math.MaxInt64 {
+			return strconv.AppendInt(b, int64(u), 10)
+		}
+		return orig(gen, b, v)
 	}
 }
 
@@ -125,10 +157,13 @@ func beforeWrite(q bun.Query, db *bun.DB, m bun.Model, model any, insert bool) e
 	if !insert {
 		return checkWrite(table, elems, p, false)
 	}
-	filled := make([]bool, len(elems))
-	if len(table.PKs) == 1 {
-		for i, e := range elems {
-			filled[i] = table.PKs[0].HasZeroValue(e)
+	var filled []bool // for an upsert: which keys this insert generates
+	if p.upsert() {
+		filled = make([]bool, len(elems))
+		if len(table.PKs) == 1 {
+			for i, e := range elems {
+				filled[i] = table.PKs[0].HasZeroValue(e)
+			}
 		}
 	}
 	var undo idfield.Undo
@@ -151,30 +186,48 @@ func beforeWrite(q bun.Query, db *bun.DB, m bun.Model, model any, insert bool) e
 
 // rowsOf returns the structs a query with model m writes, in statement
 // order, and whether v (the receiver of a model hook) is the first of
-// them; for a model that is not a slice, v alone.
+// them; for a model that is not a slice, v alone. bun calls the hook once
+// per element: for every call but the first it returns at once, without
+// walking the slice.
 func rowsOf(m bun.Model, v reflect.Value) ([]reflect.Value, bool) {
 	if m != nil {
 		if w := reflect.ValueOf(m.Value()); w.Kind() == reflect.Pointer && !w.IsNil() && w.Elem().Kind() == reflect.Slice {
 			w = w.Elem()
-			elems := make([]reflect.Value, 0, w.Len())
+			first := -1
 			for i := range w.Len() {
-				e := w.Index(i)
-				if e.Kind() == reflect.Pointer {
-					if e.IsNil() {
-						continue
-					}
-					e = e.Elem()
-				}
-				if e.Kind() == reflect.Struct && e.CanAddr() {
-					elems = append(elems, e)
+				if _, ok := rowAt(w, i); ok {
+					first = i
+					break
 				}
 			}
-			if len(elems) > 0 {
-				return elems, elems[0].Addr().Pointer() == v.Pointer()
+			if first >= 0 {
+				if e, _ := rowAt(w, first); e.Addr().Pointer() != v.Pointer() {
+					return nil, false
+				}
+				elems := make([]reflect.Value, 0, w.Len()-first)
+				for i := first; i < w.Len(); i++ {
+					if e, ok := rowAt(w, i); ok {
+						elems = append(elems, e)
+					}
+				}
+				return elems, true
 			}
 		}
 	}
 	return []reflect.Value{v.Elem()}, true
+}
+
+// rowAt returns element i of slice w as an addressable struct, and whether
+// it is one (nil pointers are skipped).
+func rowAt(w reflect.Value, i int) (reflect.Value, bool) {
+	e := w.Index(i)
+	if e.Kind() == reflect.Pointer {
+		if e.IsNil() {
+			return reflect.Value{}, false
+		}
+		e = e.Elem()
+	}
+	return e, e.Kind() == reflect.Struct && e.CanAddr()
 }
 
 // Fill fills zero IDs in model: a pointer to a struct, or to a slice of

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
+	"sync"
+	"sync/atomic"
 
 	"entgo.io/ent"
 	"entgo.io/ent/schema/mixin"
@@ -46,10 +49,11 @@ type idMutation[T once.IDType] interface {
 // operations pass through. On an entity whose key is not a T it returns an
 // [ErrConfig] error.
 func Hook[T once.IDType]() ent.Hook {
+	kinds := new(fieldKinds)
 	return func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			if m.Op().Is(ent.OpUpdate | ent.OpUpdateOne) {
-				if err := checkFields(m); err != nil {
+				if err := checkFields(m, kinds); err != nil {
 					return nil, err
 				}
 			}
@@ -69,7 +73,7 @@ func Hook[T once.IDType]() ent.Hook {
 				}
 				im.SetID(id)
 			}
-			if err := checkFields(m); err != nil {
+			if err := checkFields(m, kinds); err != nil {
 				return nil, err
 			}
 			return next.Mutate(ctx, m)
@@ -77,19 +81,70 @@ func Hook[T once.IDType]() ent.Hook {
 	}
 }
 
-// checkFields fails a mutation that sets an ID field to the zero ID.
-func checkFields(m ent.Mutation) error {
+// checkFields fails a mutation that sets an ID field to the zero ID. It
+// reads (and so boxes) only the fields that hold IDs: which names do is
+// learned per mutation type from the first value seen (a generated
+// mutation's Field returns one Go type per name) and kept in kinds.
+func checkFields(m ent.Mutation, kinds *fieldKinds) error {
+	mt := reflect.TypeOf(m)
 	for _, name := range m.Fields() {
+		isID, known := kinds.lookup(mt, name)
+		if known && !isID {
+			continue
+		}
 		v, ok := m.Field(name)
 		if !ok || v == nil {
 			continue
 		}
 		rv := reflect.ValueOf(v)
-		if _, shape, ok := idfield.Field(rv.Type()); ok && idfield.Unset(rv, shape) {
+		_, shape, isID := idfield.Field(rv.Type())
+		if !known {
+			kinds.learn(mt, name, isID)
+		}
+		if isID && idfield.Unset(rv, shape) {
 			return configerr.New(once.ErrInvalid, "oncent",
 				`%s.%s is the zero ID (no ID; JSON "" decodes so), which has no database value: set an ID, or leave the field unset (Clear it on update) for NULL`,
 				m.Type(), name)
 		}
 	}
 	return nil
+}
+
+// fieldKinds records, for the mutation types one hook has seen, whether
+// each field holds an ID. It is a short list, copied on write: a hook
+// serves one entity (Mixin) or a few (a client's Use), of a few fields.
+type fieldKinds struct {
+	mu   sync.Mutex
+	list atomic.Pointer[[]fieldKind]
+}
+
+type fieldKind struct {
+	mutation reflect.Type
+	name     string
+	isID     bool
+}
+
+func (k *fieldKinds) lookup(mutation reflect.Type, name string) (isID, known bool) {
+	if l := k.list.Load(); l != nil {
+		for _, f := range *l {
+			if f.name == name && f.mutation == mutation {
+				return f.isID, true
+			}
+		}
+	}
+	return false, false
+}
+
+func (k *fieldKinds) learn(mutation reflect.Type, name string, isID bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if _, known := k.lookup(mutation, name); known {
+		return
+	}
+	var l []fieldKind
+	if p := k.list.Load(); p != nil {
+		l = slices.Clone(*p)
+	}
+	l = append(l, fieldKind{mutation, name, isID})
+	k.list.Store(&l)
 }

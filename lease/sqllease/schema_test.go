@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -104,6 +105,40 @@ func TestSchemaResolved(t *testing.T) {
 	var written int
 	if err := admin.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+schemas[1]+".once_leases WHERE lock_version > 0").Scan(&written); err != nil || written != 0 {
 		t.Errorf("%s.once_leases: %d rows written, %v; want none", schemas[1], written, err)
+	}
+}
+
+// TestSchemaInAcquireEvent: the manager's acquire event and log record
+// name the schema an unqualified table resolved to.
+func TestSchemaInAcquireEvent(t *testing.T) {
+	admin, ctx := openDB(t, migrations.Postgres), ctxT(t)
+	schemas := pgSchemas(t, admin, "once_leases", 1)
+	db, err := sql.Open("pgx", withParam(testenv.PostgresDSN(), "search_path", schemas[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var log strings.Builder
+	var coordinator string
+	m, err := lease.Start(ctx, newStrategy(t, db, sqllease.Options{}), lease.Options{
+		Factories: []lease.Factory{&countingFactory{}},
+		Logger:    slog.New(slog.NewTextHandler(&log, nil)),
+		Events: func(e lease.Event) {
+			if e.Kind == lease.EventEnd && e.Op == lease.OpAcquire {
+				coordinator = e.Coordinator
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close(ctx)
+	want := "postgres table " + schemas[0] + ".once_leases"
+	if coordinator != want {
+		t.Errorf("acquire event's Coordinator = %q; want %q", coordinator, want)
+	}
+	if !strings.Contains(log.String(), `coordinator="`+want+`"`) {
+		t.Errorf("acquire log names no coordinator %q:\n%s", want, log.String())
 	}
 }
 

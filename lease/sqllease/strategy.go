@@ -88,6 +88,11 @@ func (s *Strategy) Table() string {
 	return s.opts.Table
 }
 
+// String describes where the leases are held, for the manager's acquire
+// log and event: the dialect and [Strategy.Table] ("postgres table
+// public.once_leases").
+func (s *Strategy) String() string { return s.dialect.String() + " table " + s.Table() }
+
 // Check runs now the checks the strategy runs before its first call, and
 // only once they have passed: that the table exists (on PostgreSQL, which
 // table an unqualified name resolves to, through the search_path of the

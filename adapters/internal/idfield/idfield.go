@@ -88,6 +88,11 @@ func (it *Type) set(v reflect.Value, id once.ID) {
 	v.Set(reflect.ValueOf(id).Convert(it.Type))
 }
 
+// Uint64 returns the stored value of v, a value of an ID type, without
+// boxing it: every ID type is a struct holding one uint64 (it converts to
+// once.ID).
+func Uint64(v reflect.Value) uint64 { return v.Field(0).Uint() }
+
 // Fill sets v, a settable field of the given shape, to a new ID when it holds
 // none (zero T, nil *T, or an invalid sql.Null[T]). It returns what to reset
 // to its zero value to undo that (see [Undo]; invalid when it set nothing).

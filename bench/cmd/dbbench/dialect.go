@@ -21,6 +21,9 @@ type dialect interface {
 	// sizes refreshes statistics and returns the table and primary-index bytes.
 	sizes(ctx context.Context, db *sql.DB, table string) (tableBytes, indexBytes int64, err error)
 	dropTable(name string) string
+	// pgStats reports whether the server's WAL and buffer counters are read
+	// around each load (PostgreSQL) and -explain works.
+	pgStats() bool
 }
 
 func newDialect(name string) (dialect, error) {
@@ -71,6 +74,8 @@ func (postgres) sizes(ctx context.Context, db *sql.DB, table string) (int64, int
 
 func (postgres) dropTable(name string) string { return "DROP TABLE IF EXISTS " + name }
 
+func (postgres) pgStats() bool { return true }
+
 type mysql struct{}
 
 func (mysql) driver() string { return "mysql" }
@@ -114,6 +119,8 @@ func (mysql) sizes(ctx context.Context, db *sql.DB, table string) (int64, int64,
 }
 
 func (mysql) dropTable(name string) string { return "DROP TABLE IF EXISTS " + name }
+
+func (mysql) pgStats() bool { return false }
 
 // insertSQL builds a multi-row INSERT for rows rows.
 func insertSQL(d dialect, table string, col column, rows int) string {

@@ -2,13 +2,17 @@
 // it inserts the same rows into one table per key type (once counter,
 // sortable and encrypted IDs as bigint; UUIDv4 and UUIDv7; a server-assigned
 // serial), then reports table and primary-index size from the catalog, the
-// insert rate and point-lookup latency.
+// insert rate and point-lookup latency; on PostgreSQL also the WAL written
+// and the table's buffer reads and hits during the load, optionally with
+// concurrent readers looking rows up while it runs (-readers) and the
+// INSERTs' own WAL and buffer counts (-explain).
 //
 // Usage:
 //
 //	go run ./cmd/dbbench -db postgres -rows 1000000 -svg charts/postgres.svg
 //	go run ./cmd/dbbench -db mysql -json
 //	go run ./cmd/dbbench -db postgres -keys once-counter,uuidv4 -rows 200000 -writers 2
+//	go run ./cmd/dbbench -db postgres -rows 10000000 -readers 1 -explain -keys once-counter,once-sortable,serial,uuidv4,uuidv7
 //
 // DSNs default to the test services (see -dsn), overridable with
 // ONCE_TEST_POSTGRES_DSN and ONCE_TEST_MYSQL_DSN. Every table it creates is
@@ -40,6 +44,8 @@ type config struct {
 	batch   int
 	writers int
 	lookups int
+	readers int
+	explain bool
 	repeat  int
 	json    bool
 	save    string
@@ -66,7 +72,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.rows, "rows", 1_000_000, "rows to insert per key type")
 	fs.IntVar(&c.batch, "batch", 1000, "rows per multi-row INSERT")
 	fs.IntVar(&c.writers, "writers", 1, "concurrent writer goroutines (connections)")
-	fs.IntVar(&c.lookups, "lookups", 10_000, "timed point lookups per key type")
+	fs.IntVar(&c.lookups, "lookups", 10_000, "timed point lookups per key type, after the load")
+	fs.IntVar(&c.readers, "readers", 0, "concurrent readers during the load, each running point lookups of committed rows back to back on its own connection")
+	fs.BoolVar(&c.explain, "explain", false, "run each INSERT under EXPLAIN (ANALYZE, BUFFERS, WAL) and report the INSERTs' own WAL and buffer counts (PostgreSQL)")
 	fs.IntVar(&c.repeat, "repeat", 1, "rounds over all key types (order rotated each round); the median of each figure is reported")
 	fs.BoolVar(&c.json, "json", false, "print a JSON array instead of a Markdown table")
 	fs.StringVar(&c.save, "save", "", "also write the JSON array to this file")
@@ -96,6 +104,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return c, errors.New("-writers must be at least 1")
 	case c.lookups < 1:
 		return c, errors.New("-lookups must be at least 1")
+	case c.readers < 0:
+		return c, errors.New("-readers must not be negative")
+	case c.explain && c.db != "postgres":
+		return c, errors.New("-explain needs -db postgres")
 	case c.repeat < 1:
 		return c, errors.New("-repeat must be at least 1")
 	}
@@ -174,6 +186,7 @@ func render(c config, stdout io.Writer) error {
 	}
 	r := results[0]
 	c.db, c.rows, c.batch, c.writers, c.repeat, c.lookups = r.DB, r.Rows, r.Batch, r.Writers, max(r.Rounds, 1), r.Lookups
+	c.readers, c.explain = r.LoadReaders, r.InsertWALRecords > 0
 	c.save = ""
 	return output(c, results, stdout)
 }

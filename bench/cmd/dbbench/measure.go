@@ -29,6 +29,35 @@ type result struct {
 	LookupP99Ns   int64   `json:"lookup_p99_ns"`
 	Lookups       int     `json:"lookups"`
 	Rounds        int     `json:"rounds"` // measurements behind the medians (-repeat)
+
+	// During the load (PostgreSQL): WAL written by every session
+	// (pg_current_wal_lsn() after minus before), and the table's and its
+	// indexes' buffer accesses by the writers and readers together
+	// (pg_statio_user_tables): hit = found in shared_buffers, read = read
+	// into them (from the OS page cache or disk).
+	WALBytes    int64  `json:"wal_bytes,omitempty"`
+	HeapRead    int64  `json:"heap_blks_read,omitempty"`
+	HeapHit     int64  `json:"heap_blks_hit,omitempty"`
+	IdxRead     int64  `json:"idx_blks_read,omitempty"`
+	IdxHit      int64  `json:"idx_blks_hit,omitempty"`
+	ServerNotes string `json:"server_settings,omitempty"` // shared_buffers etc. as the server reported them
+
+	// -explain: the INSERT statements' own counts, summed (EXPLAIN
+	// (ANALYZE, BUFFERS, WAL)); other sessions do not enter them.
+	InsertWALBytes    int64 `json:"insert_wal_bytes,omitempty"`
+	InsertWALRecords  int64 `json:"insert_wal_records,omitempty"`
+	InsertWALFPI      int64 `json:"insert_wal_fpi,omitempty"` // full-page images
+	InsertBlksHit     int64 `json:"insert_blks_hit,omitempty"`
+	InsertBlksRead    int64 `json:"insert_blks_read,omitempty"`
+	InsertBlksDirtied int64 `json:"insert_blks_dirtied,omitempty"`
+	InsertBlksWritten int64 `json:"insert_blks_written,omitempty"`
+
+	// -readers: point lookups by key that ran during the load.
+	LoadReaders      int   `json:"load_readers,omitempty"`
+	LoadLookups      int   `json:"load_lookups,omitempty"`
+	LoadLookupNs     int64 `json:"load_lookup_ns,omitempty"` // median
+	LoadLookupP99Ns  int64 `json:"load_lookup_p99_ns,omitempty"`
+	LoadLookupMisses int   `json:"load_lookup_misses,omitempty"` // serial only: rows not yet visible
 }
 
 // medianResult combines the rounds of one key type: each figure is the
@@ -43,6 +72,19 @@ func medianResult(rs []result) result {
 	r.TableBytes = int64(median(rs, func(r result) float64 { return float64(r.TableBytes) }))
 	r.LookupNs = int64(median(rs, func(r result) float64 { return float64(r.LookupNs) }))
 	r.LookupP99Ns = int64(median(rs, func(r result) float64 { return float64(r.LookupP99Ns) }))
+	for _, f := range []func(*result) *int64{
+		func(r *result) *int64 { return &r.WALBytes }, func(r *result) *int64 { return &r.HeapRead },
+		func(r *result) *int64 { return &r.HeapHit }, func(r *result) *int64 { return &r.IdxRead },
+		func(r *result) *int64 { return &r.IdxHit }, func(r *result) *int64 { return &r.InsertWALBytes },
+		func(r *result) *int64 { return &r.InsertWALRecords }, func(r *result) *int64 { return &r.InsertWALFPI },
+		func(r *result) *int64 { return &r.InsertBlksHit }, func(r *result) *int64 { return &r.InsertBlksRead },
+		func(r *result) *int64 { return &r.InsertBlksDirtied }, func(r *result) *int64 { return &r.InsertBlksWritten },
+		func(r *result) *int64 { return &r.LoadLookupNs }, func(r *result) *int64 { return &r.LoadLookupP99Ns },
+	} {
+		*f(&r) = int64(median(rs, func(x result) float64 { return float64(*f(&x)) }))
+	}
+	r.LoadLookups = int(median(rs, func(r result) float64 { return float64(r.LoadLookups) }))
+	r.LoadLookupMisses = int(median(rs, func(r result) float64 { return float64(r.LoadLookupMisses) }))
 	return r
 }
 
@@ -119,12 +161,10 @@ func (b *bench) measure(ctx context.Context, kt keyType) (result, error) {
 	}
 	defer b.drop(context.WithoutCancel(ctx), table)
 
-	elapsed, ks, err := b.insert(ctx, table, kt)
+	ks, err := b.load(ctx, table, kt, &r)
 	if err != nil {
 		return r, fmt.Errorf("insert: %w", err)
 	}
-	r.InsertSeconds = elapsed.Seconds()
-	r.RowsPerSecond = float64(b.c.rows) / elapsed.Seconds()
 
 	if r.TableBytes, r.IndexBytes, err = b.d.sizes(ctx, b.db, table); err != nil {
 		return r, fmt.Errorf("sizes: %w", err)
@@ -139,54 +179,161 @@ func (b *bench) measure(ctx context.Context, kt keyType) (result, error) {
 	return r, nil
 }
 
-// insert writes b.c.rows rows in batches of b.c.batch from b.c.writers
-// goroutines, each on its own connection with its own prepared statements.
-// Keys are generated at insert time from one shared source per table, so
-// concurrent writers interleave keys as an application's requests would.
-func (b *bench) insert(ctx context.Context, table string, kt keyType) (time.Duration, *keyStore, error) {
-	rows, batch := b.c.rows, b.c.batch
+// load inserts the rows (insert) while b.c.readers readers look rows up,
+// and records in r the insert time and, on PostgreSQL, the WAL and buffer
+// counts of the load.
+func (b *bench) load(ctx context.Context, table string, kt keyType, r *result) (*keyStore, error) {
+	var before serverStats
+	if b.d.pgStats() {
+		var err error
+		if before, err = pgSnapshot(ctx, b.db, table); err != nil {
+			return nil, fmt.Errorf("statistics before the load: %w", err)
+		}
+		if r.ServerNotes, err = pgSettings(ctx, b.db); err != nil {
+			return nil, err
+		}
+	}
 	ks := &keyStore{uuidArg: b.d.uuidArg}
-	var src keySource
 	switch kt.col {
 	case colBigint:
-		ks.ints = make([]int64, rows)
+		ks.ints = make([]int64, b.c.rows)
 	case colUUID:
-		ks.uuids = make([][16]byte, rows)
+		ks.uuids = make([][16]byte, b.c.rows)
 	}
+	p := &progress{batch: b.c.batch, rows: b.c.rows}
+
+	readCtx, stopReaders := context.WithCancel(ctx)
+	defer stopReaders()
+	type readerOut struct {
+		rs   readerStats
+		conn *sql.Conn
+		err  error
+	}
+	outs := make(chan readerOut, b.c.readers)
+	for i := range b.c.readers {
+		go func() {
+			rs, conn, err := b.reader(readCtx, table, kt, ks, p, uint64(i+1))
+			outs <- readerOut{rs, conn, err}
+		}()
+	}
+	elapsed, counts, conns, err := b.insert(ctx, table, kt, ks, p)
+	stopReaders()
+	var lat []time.Duration
+	for range b.c.readers {
+		o := <-outs
+		if o.err != nil && err == nil {
+			err = fmt.Errorf("reader: %w", o.err)
+		}
+		if o.conn != nil {
+			conns = append(conns, o.conn)
+		}
+		lat = append(lat, o.rs.lat...)
+		r.LoadLookupMisses += o.rs.misses
+	}
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	if err != nil {
+		return nil, err
+	}
+	r.InsertSeconds = elapsed.Seconds()
+	r.RowsPerSecond = float64(b.c.rows) / elapsed.Seconds()
+	if b.c.readers > 0 {
+		slices.Sort(lat)
+		r.LoadReaders, r.LoadLookups = b.c.readers, len(lat)
+		if len(lat) > 0 {
+			r.LoadLookupNs, r.LoadLookupP99Ns = int64(lat[len(lat)/2]), int64(lat[len(lat)*99/100])
+		}
+	}
+	if b.c.explain {
+		r.InsertWALBytes, r.InsertWALRecords, r.InsertWALFPI = counts.WALBytes, counts.Records, counts.FPI
+		r.InsertBlksHit, r.InsertBlksRead = counts.Hit, counts.Read
+		r.InsertBlksDirtied, r.InsertBlksWritten = counts.Dirtied, counts.Written
+	}
+	if b.d.pgStats() {
+		for _, c := range conns {
+			if err := pgFlushStats(ctx, c); err != nil {
+				return nil, err
+			}
+		}
+		time.Sleep(pgStatsSettle)
+		after, err := pgSnapshot(ctx, b.db, table)
+		if err != nil {
+			return nil, fmt.Errorf("statistics after the load: %w", err)
+		}
+		d, err := pgDelta(ctx, b.db, before, after)
+		if err != nil {
+			return nil, err
+		}
+		r.WALBytes, r.HeapRead, r.HeapHit, r.IdxRead, r.IdxHit = d.walBytes, d.heapRead, d.heapHit, d.idxRead, d.idxHit
+	}
+	return ks, nil
+}
+
+// insert writes b.c.rows rows in batches of b.c.batch from b.c.writers
+// goroutines, each on its own connection with its own prepared statements,
+// and records each committed batch in p. Keys are generated at insert time
+// from one shared source per table, so concurrent writers interleave keys
+// as an application's requests would. It returns the writers' connections
+// (open, for their statistics) and, with -explain, the INSERTs' summed
+// EXPLAIN counts.
+func (b *bench) insert(ctx context.Context, table string, kt keyType, ks *keyStore, p *progress) (time.Duration, explainCounts, []*sql.Conn, error) {
+	var src keySource
 	if kt.newSource != nil {
 		var err error
 		if src, err = kt.newSource(); err != nil {
-			return 0, nil, err
+			return 0, explainCounts{}, nil, err
 		}
 	}
 
-	nBatches := (rows + batch - 1) / batch
+	nBatches := (b.c.rows + b.c.batch - 1) / b.c.batch
 	var nextBatch atomic.Int64
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	var wg sync.WaitGroup
-	start := time.Now()
+	var (
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		total  explainCounts
+		conns  []*sql.Conn
+		starts = make(chan struct{})
+	)
 	for range b.c.writers {
 		wg.Go(func() {
-			if err := b.writer(ctx, table, kt.col, src, ks, &nextBatch, nBatches); err != nil {
+			conn, err := b.db.Conn(ctx)
+			if err != nil {
+				cancel(err)
+				return
+			}
+			mu.Lock()
+			conns = append(conns, conn)
+			mu.Unlock()
+			<-starts
+			counts, err := b.writer(ctx, conn, table, kt.col, src, ks, p, &nextBatch, nBatches)
+			if err != nil {
 				cancel(err)
 			}
+			mu.Lock()
+			total.add(counts)
+			mu.Unlock()
 		})
 	}
+	start := time.Now()
+	close(starts)
 	wg.Wait()
 	elapsed := time.Since(start)
 	if err := context.Cause(ctx); err != nil {
-		return 0, nil, err
+		for _, c := range conns {
+			c.Close()
+		}
+		return 0, explainCounts{}, nil, err
 	}
-	return elapsed, ks, nil
+	return elapsed, total, conns, nil
 }
 
-func (b *bench) writer(ctx context.Context, table string, col column, src keySource, ks *keyStore, next *atomic.Int64, nBatches int) error {
-	conn, err := b.db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
+func (b *bench) writer(ctx context.Context, conn *sql.Conn, table string, col column, src keySource, ks *keyStore, p *progress, next *atomic.Int64, nBatches int) (explainCounts, error) {
+	var total explainCounts
 	stmts := map[int]*sql.Stmt{} // by row count: the full batch and the tail
 	defer func() {
 		for _, s := range stmts {
@@ -197,14 +344,19 @@ func (b *bench) writer(ctx context.Context, table string, col column, src keySou
 	for {
 		bi := int(next.Add(1) - 1)
 		if bi >= nBatches {
-			return nil
+			return total, nil
 		}
 		lo := bi * b.c.batch
 		hi := min(lo+b.c.batch, b.c.rows)
 		stmt := stmts[hi-lo]
 		if stmt == nil {
-			if stmt, err = conn.PrepareContext(ctx, insertSQL(b.d, table, col, hi-lo)); err != nil {
-				return err
+			q := insertSQL(b.d, table, col, hi-lo)
+			if b.c.explain {
+				q = explainPrefix + q
+			}
+			var err error
+			if stmt, err = conn.PrepareContext(ctx, q); err != nil {
+				return total, err
 			}
 			stmts[hi-lo] = stmt
 		}
@@ -213,17 +365,33 @@ func (b *bench) writer(ctx context.Context, table string, col column, src keySou
 			if src != nil {
 				k, err := src.next(ks, i)
 				if err != nil {
-					return err
+					return total, err
 				}
 				args = append(args, k)
 			}
 			args = append(args, int64(i), payload(i))
 		}
-		if _, err := stmt.ExecContext(ctx, args...); err != nil {
-			return err
+		if b.c.explain {
+			var js string
+			if err := stmt.QueryRowContext(ctx, args...).Scan(&js); err != nil {
+				return total, err
+			}
+			c, err := parseExplain(js)
+			if err != nil {
+				return total, err
+			}
+			total.add(c)
+		} else if _, err := stmt.ExecContext(ctx, args...); err != nil {
+			return total, err
 		}
+		p.commit(bi)
 	}
 }
+
+// explainPrefix runs an INSERT under EXPLAIN, which executes it and reports
+// its own buffer accesses and WAL (PostgreSQL); TIMING OFF leaves out the
+// per-row clock reads.
+const explainPrefix = "EXPLAIN (ANALYZE, BUFFERS, WAL, TIMING OFF, SUMMARY OFF, FORMAT JSON) "
 
 // payload is row i's 32-character text, the same for every key type.
 func payload(i int) string {

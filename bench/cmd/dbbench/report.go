@@ -54,4 +54,50 @@ func writeMarkdown(w io.Writer, c config, results []result) {
 	} else {
 		fmt.Fprintln(w, "\nindex = pg_relation_size(primary-key index), table = pg_relation_size(heap), after VACUUM ANALYZE.")
 	}
+	writeLoadMarkdown(w, results)
 }
+
+// writeLoadMarkdown prints what the server counted during each load, when
+// it was measured (PostgreSQL).
+func writeLoadMarkdown(w io.Writer, results []result) {
+	if len(results) == 0 || results[0].ServerNotes == "" {
+		return
+	}
+	fmt.Fprintf(w, "\nDuring the load (server: %s)\n\n", results[0].ServerNotes)
+	fmt.Fprintln(w, "| key | WAL | WAL / row | WAL / serial | full-page images | INSERT reads | INSERT hits | table+index reads of existing pages | hits | lookups during load | lookup median | lookup p99 |")
+	fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+	serial := find(results, "serial")
+	for _, r := range results {
+		walSerial := "–"
+		if serial != nil {
+			walSerial = ratio(float64(r.WALBytes), float64(serial.WALBytes))
+		}
+		fpi, insRead, insHit := "–", "–", "–"
+		if r.InsertWALRecords > 0 {
+			fpi, insRead, insHit = count(r.InsertWALFPI), count(r.InsertBlksRead), count(r.InsertBlksHit)
+		}
+		lookups, med, p99 := "–", "–", "–"
+		if r.LoadReaders > 0 {
+			lookups = count(int64(r.LoadLookups))
+			med, p99 = fmt.Sprintf("%.1f µs", float64(r.LoadLookupNs)/1e3), fmt.Sprintf("%.1f µs", float64(r.LoadLookupP99Ns)/1e3)
+		}
+		fmt.Fprintf(w, "| %s | %s | %.0f B | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			r.Key, mb(r.WALBytes), float64(r.WALBytes)/float64(r.Rows), walSerial, fpi, insRead, insHit,
+			count(existingReads(r)), count(r.HeapHit+r.IdxHit), lookups, med, p99)
+	}
+	fmt.Fprintln(w, "\nWAL = pg_current_wal_lsn() after the load minus before (every session on the server). "+
+		"Full-page images, INSERT reads and hits: the INSERT statements' own counts (EXPLAIN (ANALYZE, BUFFERS, WAL), with -explain). "+
+		"Reads and hits: pg_statio_user_tables of the table and its indexes, writers and readers together; "+
+		"reads of existing pages leave out the pages the load added (pg_statio counts each new page as a read).")
+}
+
+// existingReads is the table's and its indexes' block reads during the
+// load less the blocks the load added (the heap and primary-index size at
+// the end, in 8 KB pages, less the index's metapage, there before).
+func existingReads(r result) int64 {
+	added := r.TableBytes/8192 + max(r.IndexBytes/8192-1, 0)
+	return max(r.HeapRead+r.IdxRead-added, 0)
+}
+
+// count formats n with thousands separators.
+func count(n int64) string { return thousands(int(n)) }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -73,5 +74,74 @@ func TestSelectKeys(t *testing.T) {
 	}
 	if _, err := selectKeys("nope"); err == nil {
 		t.Fatal("unknown key accepted")
+	}
+}
+
+func TestParseExplain(t *testing.T) {
+	js := `[{"Plan": {"Node Type": "ModifyTable", "Shared Hit Blocks": 10, "Shared Read Blocks": 2,
+		"Shared Dirtied Blocks": 3, "Shared Written Blocks": 1, "WAL Records": 7, "WAL FPI": 4, "WAL Bytes": 900,
+		"Plans": [{"Shared Hit Blocks": 99}]}, "Planning": {"Shared Hit Blocks": 5}}]`
+	c, err := parseExplain(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c != (explainCounts{Hit: 10, Read: 2, Dirtied: 3, Written: 1, Records: 7, FPI: 4, WALBytes: 900}) {
+		t.Errorf("parseExplain = %+v; want the top plan node's counts", c)
+	}
+	c.add(c)
+	if c.WALBytes != 1800 || c.Hit != 20 {
+		t.Errorf("add = %+v", c)
+	}
+	for _, bad := range []string{"", "[]", "{}", `[{"Plan": {}}, {"Plan": {}}]`} {
+		if _, err := parseExplain(bad); err == nil {
+			t.Errorf("parseExplain(%q) accepted", bad)
+		}
+	}
+}
+
+func TestProgressPick(t *testing.T) {
+	p := &progress{batch: 10, rows: 25}
+	rng := rand.New(rand.NewPCG(1, 2))
+	if _, ok := p.pick(rng); ok {
+		t.Fatal("picked a row before any batch committed")
+	}
+	p.commit(2) // rows 20..24: the short tail
+	for range 100 {
+		if i, ok := p.pick(rng); !ok || i < 20 || i > 24 {
+			t.Fatalf("pick = %d, %v; want a row of batch 2 (20..24)", i, ok)
+		}
+	}
+}
+
+var loadSample = []result{
+	{Key: "once-counter", DB: "postgres", Rows: 1000, TableBytes: 8192 * 10, IndexBytes: 8192 * 4, WALBytes: 200_000,
+		HeapRead: 12, IdxRead: 5, HeapHit: 100, IdxHit: 50, ServerNotes: "shared_buffers=128MB",
+		InsertWALRecords: 2000, InsertWALFPI: 3, InsertBlksRead: 1, InsertBlksHit: 140, LoadReaders: 1, LoadLookups: 500, LoadLookupNs: 50_000, LoadLookupP99Ns: 900_000},
+	{Key: "serial", DB: "postgres", Rows: 1000, TableBytes: 8192 * 10, IndexBytes: 8192 * 4, WALBytes: 100_000,
+		HeapRead: 10, IdxRead: 3, ServerNotes: "shared_buffers=128MB", LoadReaders: 1},
+}
+
+func TestLoadMarkdown(t *testing.T) {
+	if got := existingReads(loadSample[0]); got != 17-13 {
+		t.Errorf("existingReads = %d, want 4 (17 reads less 10 heap and 3 new index pages)", got)
+	}
+	if got := existingReads(loadSample[1]); got != 0 {
+		t.Errorf("existingReads = %d, want 0", got)
+	}
+	var buf bytes.Buffer
+	writeMarkdown(&buf, config{db: "postgres", rows: 1000, batch: 100, writers: 1, lookups: 10, readers: 1}, loadSample)
+	out := buf.String()
+	for _, want := range []string{"During the load (server: shared_buffers=128MB)",
+		"| once-counter | 0.2 MB | 200 B | 2.00x | 3 | 1 | 140 | 4 | 150 | 500 | 50.0 µs | 900.0 µs |",
+		"| serial | 0.1 MB | 100 B | 1.00x | – | – | – | 0 | 0 | 0 |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, out)
+		}
+	}
+	if n := len(chartPanels(config{db: "postgres"}, loadSample)); n != 5 {
+		t.Errorf("%d chart panels with load figures, want 5", n)
+	}
+	if n := len(chartPanels(config{db: "postgres"}, sample)); n != 2 {
+		t.Errorf("%d chart panels without load figures, want 2", n)
 	}
 }

@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// chartSVG draws two horizontal bar panels by hand: primary-index size (MB)
-// and insert rate (thousand rows/s) per key type. No chart library.
+// chartSVG draws horizontal bar panels by hand, one per figure of
+// chartPanels, one bar per key type. No chart library.
 func chartSVG(c config, results []result) string {
 	const (
 		width    = 760
@@ -19,8 +19,9 @@ func chartSVG(c config, results []result) string {
 		panelTop = 40 // panel title + spacing
 		axisH    = 46 // ticks, tick labels and axis label under the bars
 	)
+	panels := chartPanels(c, results)
 	panelH := panelTop + len(results)*(barH+gap) + axisH
-	height := 56 + 2*panelH + 20
+	height := 56 + len(panels)*panelH + 20
 
 	var s strings.Builder
 	fmt.Fprintf(&s, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n",
@@ -30,22 +31,13 @@ func chartSVG(c config, results []result) string {
 	fmt.Fprintf(&s, `<text x="%d" y="22" font-size="15" font-weight="bold">%s: %s rows per key type</text>`+"\n",
 		left-110, esc(db), thousands(c.rows))
 	sub := fmt.Sprintf("multi-row INSERTs of %d rows from Go, %d writer(s)", c.batch, c.writers)
+	if c.readers > 0 {
+		sub += fmt.Sprintf(", %d concurrent reader(s)", c.readers)
+	}
 	if c.repeat > 1 {
 		sub += fmt.Sprintf(", median of %d rounds", c.repeat)
 	}
 	fmt.Fprintf(&s, `<text x="%d" y="40" fill="#4a5568">%s</text>`+"\n", left-110, esc(sub))
-	indexTitle := "Primary-key index size (MB, smaller is better)"
-	if c.db == "mysql" {
-		indexTitle = "Clustered primary index = table size (MB, smaller is better)"
-	}
-	panels := []struct {
-		title, axis string
-		value       func(result) float64
-		format      string
-	}{
-		{indexTitle, "megabytes (10^6 bytes)", func(r result) float64 { return float64(r.IndexBytes) / 1e6 }, "%.1f"},
-		{"Insert rate (thousand rows/s, larger is better)", "thousand rows per second", func(r result) float64 { return r.RowsPerSecond / 1e3 }, "%.0f"},
-	}
 	for p, pn := range panels {
 		top := 56 + p*panelH
 		maxV := 0.0
@@ -81,6 +73,49 @@ func chartSVG(c config, results []result) string {
 	fmt.Fprintf(&s, `<text x="%d" y="%d" fill="#718096" font-size="11">blue: once (bigint) · orange: UUID · grey: server-assigned serial · shared 2-core machine: rates are noisy</text>`+"\n", left-110, height-8)
 	s.WriteString("</svg>\n")
 	return s.String()
+}
+
+// panel is one bar chart of the SVG.
+type panel struct {
+	title, axis string
+	value       func(result) float64
+	format      string
+}
+
+// chartPanels are primary-index size and insert rate, and, when the
+// results have them (PostgreSQL), the WAL and buffer reads of the load and
+// the lookup latency during it.
+func chartPanels(c config, results []result) []panel {
+	indexTitle := "Primary-key index size (MB, smaller is better)"
+	if c.db == "mysql" {
+		indexTitle = "Clustered primary index = table size (MB, smaller is better)"
+	}
+	ps := []panel{
+		{indexTitle, "megabytes (10^6 bytes)", func(r result) float64 { return float64(r.IndexBytes) / 1e6 }, "%.1f"},
+		{"Insert rate (thousand rows/s, larger is better)", "thousand rows per second", func(r result) float64 { return r.RowsPerSecond / 1e3 }, "%.0f"},
+	}
+	has := func(f func(result) float64) bool {
+		for _, r := range results {
+			if f(r) > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	wal := func(r result) float64 { return float64(r.WALBytes) / 1e6 }
+	if has(wal) {
+		ps = append(ps, panel{"WAL written during the load (MB, smaller is better)", "megabytes (10^6 bytes)", wal, "%.0f"})
+	}
+	reads := func(r result) float64 { return float64(existingReads(r)) / 1e3 }
+	if has(reads) {
+		ps = append(ps, panel{"Buffer reads of existing table and index pages during the load (thousands, smaller is better)",
+			"thousand 8 KB blocks read into shared_buffers", reads, "%.0f"})
+	}
+	lat := func(r result) float64 { return float64(r.LoadLookupP99Ns) / 1e3 }
+	if has(lat) {
+		ps = append(ps, panel{"Point lookups during the load: p99 latency (µs, smaller is better)", "microseconds", lat, "%.0f"})
+	}
+	return ps
 }
 
 func color(key string) string {

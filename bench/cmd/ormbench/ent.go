@@ -8,37 +8,20 @@ import (
 	entsql "entgo.io/ent/dialect/sql"
 
 	"github.com/once-go/once/bench/internal/entbench"
-	"github.com/once-go/once/bench/internal/entbench/hook"
-	"github.com/once-go/once/once"
+	_ "github.com/once-go/once/bench/internal/entbench/runtime" // the schema's hooks and defaults
 )
 
 type entInserter struct{ c *entbench.Client }
 
-// newEnt opens the generated ent client on sqlDB. Once keys come from a
-// hook on OnceRow creates, UUIDv7 keys from the schema's Default func.
+// newEnt opens the generated ent client on sqlDB. Once keys come from the
+// oncent mixin's hook (declared in the schema), UUIDv7 keys from the
+// schema's Default func.
 func newEnt(dbName string, sqlDB *sql.DB) (inserter, error) {
 	d := dialect.Postgres
 	if dbName == "mysql" {
 		d = dialect.MySQL
 	}
-	c := entbench.NewClient(entbench.Driver(entsql.OpenDB(d, sqlDB)))
-	c.OnceRow.Use(onceIDHook)
-	return entInserter{c}, nil
-}
-
-// onceIDHook sets a new once ID on every OnceRow create that has none; an
-// error of once.NewAs (no generator, no lease) fails the create.
-func onceIDHook(next entbench.Mutator) entbench.Mutator {
-	return hook.OnceRowFunc(func(ctx context.Context, m *entbench.OnceRowMutation) (entbench.Value, error) {
-		if _, set := m.ID(); !set && m.Op().Is(entbench.OpCreate) {
-			id, err := once.NewAs[once.ID]()
-			if err != nil {
-				return nil, err
-			}
-			m.SetID(id)
-		}
-		return next.Mutate(ctx, m)
-	})
+	return entInserter{entbench.NewClient(entbench.Driver(entsql.OpenDB(d, sqlDB)))}, nil
 }
 
 func (e entInserter) insert(ctx context.Context, key string, ps []string, batch int) error {

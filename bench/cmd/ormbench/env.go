@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/once-go/once/internal/cputime"
 	"github.com/once-go/once/nonce"
 	"github.com/once-go/once/once"
 )
@@ -157,12 +158,16 @@ type sample struct {
 	seconds      float64
 	allocsPerRow float64
 	bytesPerRow  float64
+	cpuUsPerRow  float64 // this process's CPU time per row, µs; -1 where it cannot be read
 }
 
 // measure creates key's table, inserts rows rows through ins in INSERTs of
 // batch rows, checks the row count, and drops the table. The time is the
 // wall time of the inserts alone; allocations are the process's heap
-// allocations (runtime.MemStats.Mallocs) during them, divided by rows.
+// allocations (runtime.MemStats.Mallocs) during them, divided by rows; the
+// CPU time is this process's (ORM, adapter, driver and GC, all threads;
+// not the database server's), which unlike wall time does not grow when
+// other processes compete for the CPUs.
 func (e *env) measure(ctx context.Context, ins inserter, key string, rows, batch int) (sample, error) {
 	table := tables[key]
 	if _, err := e.sqlDB.ExecContext(ctx, createTable(e.db, key)); err != nil {
@@ -174,9 +179,11 @@ func (e *env) measure(ctx context.Context, ins inserter, key string, rows, batch
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
+	cpu0 := cputime.Process()
 	start := time.Now()
 	err := ins.insert(ctx, key, ps, batch)
 	elapsed := time.Since(start)
+	cpu1 := cputime.Process()
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		return sample{}, err
@@ -188,12 +195,17 @@ func (e *env) measure(ctx context.Context, ins inserter, key string, rows, batch
 	if n != rows {
 		return sample{}, fmt.Errorf("table has %d rows, want %d", n, rows)
 	}
-	return sample{
+	s := sample{
 		rows:         rows,
 		seconds:      elapsed.Seconds(),
 		allocsPerRow: float64(after.Mallocs-before.Mallocs) / float64(rows),
 		bytesPerRow:  float64(after.TotalAlloc-before.TotalAlloc) / float64(rows),
-	}, nil
+		cpuUsPerRow:  -1,
+	}
+	if cpu0 >= 0 && cpu1 >= 0 {
+		s.cpuUsPerRow = float64(cpu1-cpu0) / 1e3 / float64(rows)
+	}
+	return s, nil
 }
 
 // payloads returns the 32-character text of rows 0..n-1, made before the

@@ -3,8 +3,9 @@
 // and ent, one row per INSERT and in batches, into tables keyed by a once
 // counter ID (bigint, filled in Go by the once adapters), by the database's
 // auto-increment, and by a UUIDv7 made in Go (uuid on PostgreSQL,
-// BINARY(16) on MariaDB), and reports rows per second (wall time) and heap
-// allocations per row, the medians of several rounds.
+// BINARY(16) on MariaDB), and reports rows per second (wall time), the Go
+// process's CPU time and heap allocations per row, the medians of several
+// rounds.
 //
 // Usage:
 //
@@ -12,6 +13,7 @@
 //	go run ./cmd/ormbench -rows 2000 -rounds 1                 # a quick check
 //	go run ./cmd/ormbench -db mysql -orms gorm -modes batch
 //	go run ./cmd/ormbench -from results/ormbench.json -svg charts/orm.svg
+//	go run ./cmd/ormbench -db postgres -orms bun -modes batch -cpuprofile cpu.out -memprofile mem.out
 //
 // Every configuration (database, ORM, mode, key) inserts into a fresh table
 // of its own inside a schema (PostgreSQL) or database (MariaDB) that the
@@ -33,6 +35,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"syscall"
@@ -57,6 +61,8 @@ type config struct {
 	rounds                 int
 	json                   bool
 	save, from, svg        string
+	cpuProfile, memProfile string
+	memProfileRate         int
 }
 
 func main() {
@@ -85,6 +91,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.save, "save", "", "also write the JSON results to this file")
 	fs.StringVar(&c.from, "from", "", "render a JSON file written by -save or -json instead of measuring")
 	fs.StringVar(&c.svg, "svg", "", "write an SVG chart of rows per second to this file")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
+	fs.StringVar(&c.memProfile, "memprofile", "", "write a heap profile (allocations) at the end of the run to this file")
+	fs.IntVar(&c.memProfileRate, "memprofilerate", 0, "runtime.MemProfileRate while measuring (0: the runtime's default; 1 records every allocation)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -137,7 +146,7 @@ func envOr(name, def string) string {
 	return def
 }
 
-func run(args []string, stdout, stderr io.Writer) error {
+func run(args []string, stdout, stderr io.Writer) (err error) {
 	c, err := parseFlags(args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -160,6 +169,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err := setGenerator(); err != nil {
 		return err
 	}
+	stopProfiles, err := startProfiles(c)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, stopProfiles()) }()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -202,8 +216,8 @@ func runDB(ctx context.Context, c config, dbName string, stderr io.Writer) (_ []
 					if err != nil {
 						return nil, fmt.Errorf("%s %s %s: %w", orm, mode, key, err)
 					}
-					fmt.Fprintf(stderr, "ormbench: round %d/%d %-28s %7d rows %6.2fs %8.0f rows/s %6.1f allocs/row\n",
-						round+1, c.rounds, id, rows, s.seconds, float64(rows)/s.seconds, s.allocsPerRow)
+					fmt.Fprintf(stderr, "ormbench: round %d/%d %-28s %7d rows %6.2fs %8.0f rows/s %6.2f cpu-µs/row %6.1f allocs/row\n",
+						round+1, c.rounds, id, rows, s.seconds, float64(rows)/s.seconds, s.cpuUsPerRow, s.allocsPerRow)
 					if _, seen := rounds[id]; !seen {
 						order = append(order, id)
 					}
@@ -256,4 +270,40 @@ func output(c config, rs []result, stdout io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// startProfiles starts the CPU profile and sets the memory profile rate
+// that c asks for; the function it returns stops the CPU profile and writes
+// the heap profile.
+func startProfiles(c config) (func() error, error) {
+	if c.memProfileRate > 0 {
+		runtime.MemProfileRate = c.memProfileRate
+	}
+	var cpu *os.File
+	if c.cpuProfile != "" {
+		f, err := os.Create(c.cpuProfile)
+		if err != nil {
+			return nil, err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return nil, err
+		}
+		cpu = f
+	}
+	return func() error {
+		var errs []error
+		if cpu != nil {
+			pprof.StopCPUProfile()
+			errs = append(errs, cpu.Close())
+		}
+		if c.memProfile != "" {
+			f, err := os.Create(c.memProfile)
+			if err != nil {
+				return errors.Join(append(errs, err)...)
+			}
+			errs = append(errs, pprof.Lookup("allocs").WriteTo(f, 0), f.Close())
+		}
+		return errors.Join(errs...)
+	}, nil
 }

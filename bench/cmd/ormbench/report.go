@@ -20,16 +20,18 @@ type result struct {
 	RowsPerSecond float64   `json:"rows_per_second"` // rows / median seconds
 	AllocsPerRow  float64   `json:"allocs_per_row"`  // median heap allocations per row
 	BytesPerRow   float64   `json:"bytes_per_row"`   // median heap bytes allocated per row
+	CPUUsPerRow   float64   `json:"cpu_us_per_row"`  // median CPU time of the Go process per row, µs (-1: not read; 0: not recorded)
 	RoundRates    []float64 `json:"round_rows_per_second"`
 }
 
 func summarize(db, orm, mode, key string, batch int, ss []sample) result {
 	r := result{DB: db, ORM: orm, Mode: mode, Key: key, Batch: batch, Rounds: len(ss)}
-	var secs, allocs, bytes []float64
+	var secs, allocs, bytes, cpu []float64
 	for _, s := range ss {
 		secs = append(secs, s.seconds)
 		allocs = append(allocs, s.allocsPerRow)
 		bytes = append(bytes, s.bytesPerRow)
+		cpu = append(cpu, s.cpuUsPerRow)
 		r.RoundRates = append(r.RoundRates, float64(s.rows)/s.seconds)
 	}
 	if len(ss) > 0 {
@@ -39,6 +41,7 @@ func summarize(db, orm, mode, key string, batch int, ss []sample) result {
 	r.RowsPerSecond = float64(r.Rows) / r.Seconds
 	r.AllocsPerRow = median(allocs)
 	r.BytesPerRow = median(bytes)
+	r.CPUUsPerRow = median(cpu)
 	return r
 }
 
@@ -67,7 +70,8 @@ var modeTitles = map[string]string{"one": "one row per INSERT", "batch": "multi-
 
 // writeMarkdown prints one table per database: rows per second, the rate
 // relative to the same ORM and mode with auto-increment and with UUIDv7
-// keys, allocations and bytes per row, and each round's rate.
+// keys, the Go process's CPU time, allocations and bytes per row, and each
+// round's rate.
 func writeMarkdown(w io.Writer, rs []result) {
 	var dbs []string
 	for _, r := range rs {
@@ -80,8 +84,8 @@ func writeMarkdown(w io.Writer, rs []result) {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "%s\n\n", dbTitles[db])
-		fmt.Fprintln(w, "| ORM | mode | key | rows | rows/s | / auto | / uuidv7 | allocs/row | B/row | rows/s per round |")
-		fmt.Fprintln(w, "|---|---|---|--:|--:|--:|--:|--:|--:|---|")
+		fmt.Fprintln(w, "| ORM | mode | key | rows | rows/s | / auto | / uuidv7 | client CPU µs/row | allocs/row | B/row | rows/s per round |")
+		fmt.Fprintln(w, "|---|---|---|--:|--:|--:|--:|--:|--:|--:|---|")
 		for _, r := range rs {
 			if r.DB != db {
 				continue
@@ -104,8 +108,12 @@ func writeMarkdown(w io.Writer, rs []result) {
 				}
 				rounds += fmt.Sprintf("%.0f", v)
 			}
-			fmt.Fprintf(w, "| %s | %s | %s | %d | %.0f | %s | %s | %.1f | %.0f | %s |\n",
-				r.ORM, mode, r.Key, r.Rows, r.RowsPerSecond, rel("auto"), rel("uuidv7"), r.AllocsPerRow, r.BytesPerRow, rounds)
+			cpu := "–"
+			if r.CPUUsPerRow > 0 {
+				cpu = fmt.Sprintf("%.2f", r.CPUUsPerRow)
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %d | %.0f | %s | %s | %s | %.1f | %.0f | %s |\n",
+				r.ORM, mode, r.Key, r.Rows, r.RowsPerSecond, rel("auto"), rel("uuidv7"), cpu, r.AllocsPerRow, r.BytesPerRow, rounds)
 		}
 	}
 }

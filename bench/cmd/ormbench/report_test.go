@@ -9,7 +9,7 @@ import (
 )
 
 var sample3 = []result{
-	{DB: "postgres", ORM: "gorm", Mode: "batch", Key: "once", Rows: 1000, Batch: 100, Rounds: 3, RowsPerSecond: 3000, AllocsPerRow: 8, RoundRates: []float64{2900, 3000, 3100}},
+	{DB: "postgres", ORM: "gorm", Mode: "batch", Key: "once", Rows: 1000, Batch: 100, Rounds: 3, RowsPerSecond: 3000, AllocsPerRow: 8, CPUUsPerRow: 4.25, RoundRates: []float64{2900, 3000, 3100}},
 	{DB: "postgres", ORM: "gorm", Mode: "batch", Key: "auto", Rows: 1000, Batch: 100, Rounds: 3, RowsPerSecond: 2000, AllocsPerRow: 6},
 	{DB: "postgres", ORM: "gorm", Mode: "batch", Key: "uuidv7", Rows: 1000, Batch: 100, Rounds: 3, RowsPerSecond: 1500, AllocsPerRow: 9},
 	{DB: "mysql", ORM: "gorm", Mode: "one", Key: "once", Rows: 50, Batch: 1, Rounds: 3, RowsPerSecond: 400, AllocsPerRow: 44},
@@ -17,12 +17,12 @@ var sample3 = []result{
 
 func TestSummarizeMedians(t *testing.T) {
 	r := summarize("postgres", "bun", "batch", "once", 1000, []sample{
-		{rows: 100, seconds: 2, allocsPerRow: 5, bytesPerRow: 300},
-		{rows: 100, seconds: 1, allocsPerRow: 7, bytesPerRow: 100},
-		{rows: 100, seconds: 4, allocsPerRow: 6, bytesPerRow: 200},
+		{rows: 100, seconds: 2, allocsPerRow: 5, bytesPerRow: 300, cpuUsPerRow: 9},
+		{rows: 100, seconds: 1, allocsPerRow: 7, bytesPerRow: 100, cpuUsPerRow: 3},
+		{rows: 100, seconds: 4, allocsPerRow: 6, bytesPerRow: 200, cpuUsPerRow: 4},
 	})
-	if r.Seconds != 2 || r.RowsPerSecond != 50 || r.AllocsPerRow != 6 || r.BytesPerRow != 200 || r.Rounds != 3 {
-		t.Errorf("summarize = %+v; want seconds 2, 50 rows/s, 6 allocs/row, 200 B/row, 3 rounds", r)
+	if r.Seconds != 2 || r.RowsPerSecond != 50 || r.AllocsPerRow != 6 || r.BytesPerRow != 200 || r.CPUUsPerRow != 4 || r.Rounds != 3 {
+		t.Errorf("summarize = %+v; want seconds 2, 50 rows/s, 6 allocs/row, 200 B/row, 4 cpu-µs/row, 3 rounds", r)
 	}
 	if got := r.RoundRates; len(got) != 3 || got[0] != 50 || got[1] != 100 || got[2] != 25 {
 		t.Errorf("round rates = %v; want [50 100 25] (round order)", got)
@@ -37,8 +37,8 @@ func TestMarkdownRatios(t *testing.T) {
 	writeMarkdown(&buf, sample3)
 	out := buf.String()
 	for _, want := range []string{
-		"| gorm | batches of 100 | once | 1000 | 3000 | 1.50x | 2.00x | 8.0 |",
-		"| gorm | one by one | once | 50 | 400 | – | – | 44.0 |",
+		"| gorm | batches of 100 | once | 1000 | 3000 | 1.50x | 2.00x | 4.25 | 8.0 |",
+		"| gorm | one by one | once | 50 | 400 | – | – | – | 44.0 |",
 		"2900, 3000, 3100",
 		"PostgreSQL", "MariaDB",
 	} {

@@ -461,7 +461,8 @@ func (c *OnceRowClient) GetX(ctx context.Context, id once.ID) *OnceRow {
 
 // Hooks returns the client hooks.
 func (c *OnceRowClient) Hooks() []Hook {
-	return c.hooks.OnceRow
+	hooks := c.hooks.OnceRow
+	return append(hooks[:len(hooks):len(hooks)], oncerow.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.

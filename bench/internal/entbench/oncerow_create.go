@@ -38,6 +38,14 @@ func (_c *OnceRowCreate) SetID(v once.ID) *OnceRowCreate {
 	return _c
 }
 
+// SetNillableID sets the "id" field if the given value is not nil.
+func (_c *OnceRowCreate) SetNillableID(v *once.ID) *OnceRowCreate {
+	if v != nil {
+		_c.SetID(*v)
+	}
+	return _c
+}
+
 // Mutation returns the OnceRowMutation object of the builder.
 func (_c *OnceRowCreate) Mutation() *OnceRowMutation {
 	return _c.mutation
@@ -45,6 +53,9 @@ func (_c *OnceRowCreate) Mutation() *OnceRowMutation {
 
 // Save creates the OnceRow in the database.
 func (_c *OnceRowCreate) Save(ctx context.Context) (*OnceRow, error) {
+	if err := _c.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _c.sqlSave, _c.mutation, _c.hooks)
 }
 
@@ -68,6 +79,18 @@ func (_c *OnceRowCreate) ExecX(ctx context.Context) {
 	if err := _c.Exec(ctx); err != nil {
 		panic(err)
 	}
+}
+
+// defaults sets the default values of the builder before save.
+func (_c *OnceRowCreate) defaults() error {
+	if _, ok := _c.mutation.ID(); !ok {
+		if oncerow.DefaultID == nil {
+			return fmt.Errorf("entbench: uninitialized oncerow.DefaultID (forgotten import entbench/runtime?)")
+		}
+		v := oncerow.DefaultID()
+		_c.mutation.SetID(v)
+	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -147,6 +170,7 @@ func (_c *OnceRowCreateBulk) Save(ctx context.Context) ([]*OnceRow, error) {
 	for i := range _c.builders {
 		func(i int, root context.Context) {
 			builder := _c.builders[i]
+			builder.defaults()
 			var mut Mutator = MutateFunc(func(ctx context.Context, m Mutation) (Value, error) {
 				mutation, ok := m.(*OnceRowMutation)
 				if !ok {

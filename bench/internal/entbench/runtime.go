@@ -2,38 +2,4 @@
 
 package entbench
 
-import (
-	"github.com/once-go/once/bench/internal/entbench/autorow"
-	"github.com/once-go/once/bench/internal/entbench/oncerow"
-	"github.com/once-go/once/bench/internal/entbench/schema"
-	"github.com/once-go/once/bench/internal/entbench/uuidrow"
-	"github.com/once-go/once/bench/internal/ormkey"
-)
-
-// The init function reads all schema descriptors with runtime code
-// (default values, validators, hooks and policies) and stitches it
-// to their package variables.
-func init() {
-	autorowFields := schema.AutoRow{}.Fields()
-	_ = autorowFields
-	// autorowDescS is the schema descriptor for s field.
-	autorowDescS := autorowFields[2].Descriptor()
-	// autorow.SValidator is a validator for the "s" field. It is called by the builders before save.
-	autorow.SValidator = autorowDescS.Validators[0].(func(string) error)
-	oncerowFields := schema.OnceRow{}.Fields()
-	_ = oncerowFields
-	// oncerowDescS is the schema descriptor for s field.
-	oncerowDescS := oncerowFields[2].Descriptor()
-	// oncerow.SValidator is a validator for the "s" field. It is called by the builders before save.
-	oncerow.SValidator = oncerowDescS.Validators[0].(func(string) error)
-	uuidrowFields := schema.UUIDRow{}.Fields()
-	_ = uuidrowFields
-	// uuidrowDescS is the schema descriptor for s field.
-	uuidrowDescS := uuidrowFields[2].Descriptor()
-	// uuidrow.SValidator is a validator for the "s" field. It is called by the builders before save.
-	uuidrow.SValidator = uuidrowDescS.Validators[0].(func(string) error)
-	// uuidrowDescID is the schema descriptor for id field.
-	uuidrowDescID := uuidrowFields[0].Descriptor()
-	// uuidrow.DefaultID holds the default value on creation for the id field.
-	uuidrow.DefaultID = uuidrowDescID.Default.(func() ormkey.UUID)
-}
+// The schema-stitching logic is generated in github.com/once-go/once/bench/internal/entbench/runtime/runtime.go

@@ -23,7 +23,7 @@ var (
 	}
 	// OnceRowsColumns holds the columns for the "once_rows" table.
 	OnceRowsColumns = []*schema.Column{
-		{Name: "id", Type: field.TypeOther, SchemaType: map[string]string{"mysql": "bigint", "postgres": "bigint"}},
+		{Name: "id", Type: field.TypeOther, SchemaType: map[string]string{"mysql": "bigint", "postgres": "bigint", "sqlite3": "integer"}},
 		{Name: "n", Type: field.TypeInt64},
 		{Name: "s", Type: field.TypeString, Size: 32},
 	}

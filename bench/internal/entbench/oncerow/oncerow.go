@@ -3,7 +3,9 @@
 package oncerow
 
 import (
+	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
+	"github.com/once-go/once/once"
 )
 
 const (
@@ -36,9 +38,17 @@ func ValidColumn(column string) bool {
 	return false
 }
 
+// Note that the variables below are initialized by the runtime
+// package on the initialization of the application. Therefore,
+// it should be imported in the main as follows:
+//
+//	import _ "github.com/once-go/once/bench/internal/entbench/runtime"
 var (
+	Hooks [1]ent.Hook
 	// SValidator is a validator for the "s" field. It is called by the builders before save.
 	SValidator func(string) error
+	// DefaultID holds the default value on creation for the "id" field.
+	DefaultID func() once.ID
 )
 
 // OrderOption defines the ordering options for the OnceRow queries.

@@ -2,7 +2,51 @@
 
 package runtime
 
-// The schema-stitching logic is generated in github.com/once-go/once/bench/internal/entbench/runtime.go
+import (
+	"github.com/once-go/once/bench/internal/entbench/autorow"
+	"github.com/once-go/once/bench/internal/entbench/oncerow"
+	"github.com/once-go/once/bench/internal/entbench/schema"
+	"github.com/once-go/once/bench/internal/entbench/uuidrow"
+	"github.com/once-go/once/bench/internal/ormkey"
+	"github.com/once-go/once/once"
+)
+
+// The init function reads all schema descriptors with runtime code
+// (default values, validators, hooks and policies) and stitches it
+// to their package variables.
+func init() {
+	autorowFields := schema.AutoRow{}.Fields()
+	_ = autorowFields
+	// autorowDescS is the schema descriptor for s field.
+	autorowDescS := autorowFields[2].Descriptor()
+	// autorow.SValidator is a validator for the "s" field. It is called by the builders before save.
+	autorow.SValidator = autorowDescS.Validators[0].(func(string) error)
+	oncerowMixin := schema.OnceRow{}.Mixin()
+	oncerowMixinHooks0 := oncerowMixin[0].Hooks()
+	oncerow.Hooks[0] = oncerowMixinHooks0[0]
+	oncerowMixinFields0 := oncerowMixin[0].Fields()
+	_ = oncerowMixinFields0
+	oncerowFields := schema.OnceRow{}.Fields()
+	_ = oncerowFields
+	// oncerowDescS is the schema descriptor for s field.
+	oncerowDescS := oncerowFields[1].Descriptor()
+	// oncerow.SValidator is a validator for the "s" field. It is called by the builders before save.
+	oncerow.SValidator = oncerowDescS.Validators[0].(func(string) error)
+	// oncerowDescID is the schema descriptor for id field.
+	oncerowDescID := oncerowMixinFields0[0].Descriptor()
+	// oncerow.DefaultID holds the default value on creation for the id field.
+	oncerow.DefaultID = oncerowDescID.Default.(func() once.ID)
+	uuidrowFields := schema.UUIDRow{}.Fields()
+	_ = uuidrowFields
+	// uuidrowDescS is the schema descriptor for s field.
+	uuidrowDescS := uuidrowFields[2].Descriptor()
+	// uuidrow.SValidator is a validator for the "s" field. It is called by the builders before save.
+	uuidrow.SValidator = uuidrowDescS.Validators[0].(func(string) error)
+	// uuidrowDescID is the schema descriptor for id field.
+	uuidrowDescID := uuidrowFields[0].Descriptor()
+	// uuidrow.DefaultID holds the default value on creation for the id field.
+	uuidrow.DefaultID = uuidrowDescID.Default.(func() ormkey.UUID)
+}
 
 const (
 	Version = "v0.14.5"                                         // Version of ent codegen.

@@ -10,14 +10,18 @@ import (
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/field"
 
+	oncent "github.com/once-go/once/adapters/ent"
 	"github.com/once-go/once/bench/internal/ormkey"
 	"github.com/once-go/once/once"
 )
 
-// OnceRow has a once.ID key, filled before the insert by a hook that
-// cmd/ormbench installs with the client's Use (it draws once.NewAs and can
-// fail, which a Default func cannot).
+// OnceRow has a once.ID key declared as the README tells ent users to:
+// oncent.Mixin, whose hook fills it before the insert (it draws once.NewAs
+// and can fail, which a Default func cannot).
 type OnceRow struct{ ent.Schema }
+
+// Mixin of OnceRow: the key and its hook.
+func (OnceRow) Mixin() []ent.Mixin { return []ent.Mixin{oncent.Mixin[once.ID]{}} }
 
 // Annotations names the table.
 func (OnceRow) Annotations() []schema.Annotation {
@@ -25,13 +29,7 @@ func (OnceRow) Annotations() []schema.Annotation {
 }
 
 // Fields of OnceRow.
-func (OnceRow) Fields() []ent.Field {
-	return append([]ent.Field{
-		field.Other("id", once.ID{}).
-			SchemaType(map[string]string{dialect.Postgres: "bigint", dialect.MySQL: "bigint"}).
-			Immutable(),
-	}, payload()...)
-}
+func (OnceRow) Fields() []ent.Field { return payload() }
 
 // AutoRow has ent's default key: an auto-increment integer assigned by the
 // database.

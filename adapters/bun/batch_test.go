@@ -1,0 +1,119 @@
+package oncebun_test
+
+import (
+	"context"
+	"database/sql"
+	"reflect"
+	"testing"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	"github.com/uptrace/bun/schema"
+
+	oncebun "github.com/once-go/once/adapters/bun"
+	at "github.com/once-go/once/adapters/internal/adaptertest"
+	"github.com/once-go/once/once"
+)
+
+type batchRow struct {
+	bun.BaseModel `bun:"table:batch_rows"`
+	ID            at.UserID `bun:",pk"`
+	N             int64
+}
+
+func (r *batchRow) BeforeAppendModel(ctx context.Context, q bun.Query) error {
+	return oncebun.BeforeAppendModel(ctx, q, r)
+}
+
+// TestBatchHookCost: bun calls a slice model's hook once per element; the
+// first call fills the whole batch and every later call returns at once,
+// allocating nothing, so a batch costs the adapter O(rows), not O(rows²).
+func TestBatchHookCost(t *testing.T) {
+	at.Leased(t)
+	sqldb, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sqldb.Close()
+	db := bun.NewDB(sqldb, sqlitedialect.New())
+	if err := oncebun.Register(db, (*batchRow)(nil)); err != nil {
+		t.Fatal(err)
+	}
+	rows := make([]batchRow, 1000)
+	q := db.NewInsert().Model(&rows)
+	ctx := context.Background()
+	if err := oncebun.BeforeAppendModel(ctx, q, &rows[0]); err != nil {
+		t.Fatal(err)
+	}
+	for i := range rows {
+		if rows[i].ID.IsZero() {
+			t.Fatalf("row %d not filled by the first element's call", i)
+		}
+	}
+	for _, i := range []int{1, 500, 999} {
+		allocs := testing.AllocsPerRun(100, func() {
+			if err := oncebun.BeforeAppendModel(ctx, q, &rows[i]); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("call for element %d of %d: %v allocations, want 0", i, len(rows), allocs)
+		}
+	}
+}
+
+type formatsRow struct {
+	bun.BaseModel `bun:"table:formats_rows"`
+	ID            at.UserID `bun:",pk"`
+	U             at.UnsignedID
+	R             at.RawID
+	T             at.URL64ID
+	P             *at.UserID
+}
+
+// TestFieldAppendAndZero: bun writes an integer ID into the SQL text, and
+// asks whether it is zero, without boxing it (bun's own way calls Value
+// and IsZero through interfaces: an allocation each); the text is what
+// bun writes through Value, for every DB format and for the zero ID.
+func TestFieldAppendAndZero(t *testing.T) {
+	at.Leased(t)
+	sqldb, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sqldb.Close()
+	db := bun.NewDB(sqldb, sqlitedialect.New())
+	if err := oncebun.Register(db, (*formatsRow)(nil)); err != nil {
+		t.Fatal(err)
+	}
+	plain := bun.NewDB(sqldb, sqlitedialect.New()) // not registered: bun's own appenders
+	gen := schema.NewQueryGen(db.Dialect())
+	big := once.FromUint64(1<<63 + 5)
+	uid := at.UserID(once.FromUint64(123456789012))
+	for _, row := range []formatsRow{
+		{ID: uid, U: at.UnsignedID(once.FromUint64(77)), R: at.RawID(once.FromUint64(9)), T: at.URL64ID(once.FromUint64(10)), P: &uid},
+		{ID: at.UserID(big), U: at.UnsignedID(big)},
+		{}, // zero IDs: bun writes Value's error, as without the adapter
+	} {
+		v := reflect.ValueOf(&row).Elem()
+		for _, f := range db.Table(v.Type()).Fields {
+			want := string(plain.Table(v.Type()).FieldMap[f.Name].AppendValue(gen, nil, v))
+			if got := string(f.AppendValue(gen, nil, v)); got != want {
+				t.Errorf("%s = %s: appended %q, bun writes %q", f.Name, row.ID, got, want)
+			}
+			if got, want := f.HasZeroValue(v), plain.Table(v.Type()).FieldMap[f.Name].HasZeroValue(v); got != want {
+				t.Errorf("%s = %s: HasZeroValue %v, bun says %v", f.Name, row.ID, got, want)
+			}
+		}
+	}
+	row := formatsRow{ID: uid}
+	v := reflect.ValueOf(&row).Elem()
+	f := db.Table(v.Type()).FieldMap["id"]
+	buf := make([]byte, 0, 64)
+	if allocs := testing.AllocsPerRun(100, func() { buf = f.AppendValue(gen, buf[:0], v) }); allocs != 0 {
+		t.Errorf("appending a signed ID: %v allocations, want 0", allocs)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { _ = f.HasZeroValue(v) }); allocs != 0 {
+		t.Errorf("HasZeroValue of an ID: %v allocations, want 0", allocs)
+	}
+}

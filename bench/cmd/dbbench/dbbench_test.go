@@ -1,0 +1,61 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"testing"
+
+	"github.com/once-go/once/internal/testenv"
+)
+
+// TestLoadFigures runs every key type on PostgreSQL with a concurrent
+// reader and -explain, and checks that each load reports WAL, buffer
+// counts and lookups, and that no table is left behind.
+func TestLoadFigures(t *testing.T) {
+	admin := testenv.Postgres(t)
+	tables := func() map[string]bool {
+		rows, err := admin.Query("SELECT tablename FROM pg_tables WHERE tablename LIKE 'oncebench\\_%'")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		m := map[string]bool{}
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			m[n] = true
+		}
+		return m
+	}
+	before := tables()
+	var out bytes.Buffer
+	args := []string{"-db", "postgres", "-dsn", testenv.PostgresDSN(), "-rows", "3000", "-batch", "500",
+		"-lookups", "50", "-readers", "1", "-explain", "-json"}
+	if err := run(args, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	var rs []result
+	if err := json.Unmarshal(out.Bytes(), &rs); err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != len(keyTypes) {
+		t.Fatalf("%d results, want one per key type", len(rs))
+	}
+	for _, r := range rs {
+		if r.WALBytes <= 0 || r.InsertWALBytes <= 0 || r.InsertWALRecords < int64(r.Rows) || r.InsertBlksHit <= 0 ||
+			r.HeapHit+r.IdxHit <= 0 || r.ServerNotes == "" || r.LoadReaders != 1 || r.IndexBytes <= 0 {
+			t.Errorf("%s: %+v", r.Key, r)
+		}
+		if r.WALBytes < r.InsertWALBytes {
+			t.Errorf("%s: server WAL %d below the INSERTs' own %d", r.Key, r.WALBytes, r.InsertWALBytes)
+		}
+	}
+	for n := range tables() {
+		if !before[n] {
+			t.Errorf("table %s left behind", n)
+		}
+	}
+}
