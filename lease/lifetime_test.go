@@ -87,3 +87,30 @@ func TestStartContextEndedBeforeStart(t *testing.T) {
 		}
 	})
 }
+
+// TestStartCanceledDuringAcquire: Start's context ends while an Acquire
+// that ignores its context is still running; the Acquire then claims an
+// ID. Start fails, and the claim is released by the time Start returns.
+func TestStartCanceledDuringAcquire(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 512)
+		r.s.set(func(f *fake) {
+			f.acquire = func(ctx context.Context, d time.Duration) (lease.Lease, error) {
+				<-ctx.Done()
+				time.Sleep(50 * time.Millisecond) // a reply already on its way
+				l, err := f.mem.Acquire(context.Background(), d)
+				f.j.add("claimed")
+				return l, err
+			}
+		})
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		m, err := lease.Start(ctx, r.s, r.opts)
+		if m != nil || !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Start = %v, %v; want context.DeadlineExceeded", m, err)
+		}
+		if claims, held := r.j.count("claimed"), r.s.mem.Held(); claims != 1 || held != 0 || r.f.generating() {
+			t.Fatalf("when Start returned: %d claims made, %d held, generating %v; want the claim made and released", claims, held, r.f.generating())
+		}
+	})
+}

@@ -66,8 +66,10 @@ const (
 // it and returns a running manager. It blocks until the first lease is
 // held, or fails after opts.AcquireTimeout with an error matching
 // [ErrTimeout] (and the last strategy error), leaving the factories
-// untouched and releasing any lease it claimed. [ErrConfig] from the
-// options or the strategy fails at once.
+// untouched and releasing any lease it claimed: it waits up to
+// Options.ReleaseTimeout more for a strategy call that outlived its
+// deadline, so that what the call leaves behind is released before Start
+// returns. [ErrConfig] from the options or the strategy fails at once.
 //
 // ctx bounds the start only, as a dial's context bounds the dial: if it
 // ends before the first lease is held, Start fails with its error (and
@@ -119,18 +121,26 @@ func Start(ctx context.Context, s Strategy, opts Options) (*Manager, error) {
 	case err != nil:
 		m.stop(err)
 		m.state.close()
-		m.disown()
+		m.settle()
 		return nil, err
 	case !stopStart():
 		// ctx ended as the first lease was installed: Start fails, and
 		// the lease is released.
 		m.stop(context.Cause(ctx))
 		m.shutdown()
-		m.disown()
+		m.settle()
 		return nil, m.canceled(SourceInitial, nil)
 	}
 	go m.run()
 	return m, nil
+}
+
+// settle ends a failed Start: it waits, up to ReleaseTimeout, for the
+// strategy calls that outlived their deadline and the release of what
+// they leave behind (as Close does), then gives the factories up.
+func (m *Manager) settle() {
+	waitGroup(context.Background(), &m.calls, m.o.ReleaseTimeout)
+	m.disown()
 }
 
 // run is the manager's goroutine: hold the lease, handle its loss, acquire
