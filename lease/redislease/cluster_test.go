@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -90,8 +89,7 @@ func clusterHarness(tc *testCluster, mode redislease.Mode) leasetest.Harness {
 // be, spread over four cluster clients with generous timeouts: 600 server
 // checks and claims on a shared machine), for the 512 IDs of NAME:
 // exactly 512 win, each ID once, and the server holds each winner's
-// token. A contender retries ErrConflict, and ErrRetry that claimed
-// nothing, as the lease manager would.
+// token. Contenders retry as the lease manager would (see race).
 func contend(t *testing.T, tc *testCluster, mode redislease.Mode, name string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
@@ -105,65 +103,17 @@ func contend(t *testing.T, tc *testCluster, mode redislease.Mode, name string) {
 		clients = append(clients, c)
 	}
 	c := clients[0]
-	var (
-		mu        sync.Mutex
-		won       = map[int]string{}
-		exhausted int
-		unknown   int // claims whose outcome was unknown, confirmed by a renewal
-		wg        sync.WaitGroup
-		start     = make(chan struct{})
-	)
-	for i := range contenders {
-		s := clusterStrategy(t, clients[i%len(clients)], mode, name)
-		wg.Go(func() {
-			<-start
-			for {
-				l, err := s.Acquire(ctx, time.Minute)
-				mu.Lock()
-				switch {
-				case err == nil:
-					if prev, dup := won[l.MachineID]; dup {
-						t.Errorf("ID %d won twice (tokens %q and %q)", l.MachineID, prev, l.Token)
-					}
-					won[l.MachineID] = l.Token
-				case errors.Is(err, lease.ErrExhausted):
-					exhausted++
-				case errors.Is(err, lease.ErrRetry) && l.Token != "":
-					// An unknown outcome: the claim is ours if it renews.
-					mu.Unlock()
-					if _, err := renewSoon(ctx, s, l); err == nil {
-						mu.Lock()
-						if prev, dup := won[l.MachineID]; dup {
-							t.Errorf("ID %d won twice (tokens %q and %q)", l.MachineID, prev, l.Token)
-						}
-						won[l.MachineID] = l.Token
-						unknown++
-						mu.Unlock()
-						return
-					} else if !errors.Is(err, lease.ErrLost) {
-						t.Errorf("Renew of a claim with an unknown outcome: %v", err)
-						return
-					}
-					continue
-				case errors.Is(err, lease.ErrConflict), errors.Is(err, lease.ErrRetry):
-					mu.Unlock()
-					continue
-				default:
-					t.Errorf("Acquire: %v (lease %d %q)", err, l.MachineID, l.Token)
-				}
-				mu.Unlock()
-				return
-			}
-		})
+	strategies := make([]*redislease.Strategy, contenders)
+	for i := range strategies {
+		strategies[i] = clusterStrategy(t, clients[i%len(clients)], mode, name)
 	}
-	close(start)
-	wg.Wait()
+	won, exhausted, r := race(t, ctx, strategies)
 	epoch := c.ClusterInfo(ctx).Val()
 	if i := strings.Index(epoch, "cluster_current_epoch:"); i >= 0 {
 		epoch = strings.Fields(epoch[i:])[0]
 	}
 	t.Logf("%d winners (%d confirmed after an unknown outcome), %d exhausted; %s (6 after the cluster's creation, one more per failover)",
-		len(won), unknown, exhausted, epoch)
+		len(won), r.unknown, exhausted, epoch)
 	if len(won) != redislease.Capacity || exhausted != contenders-redislease.Capacity {
 		t.Fatalf("%d winners, %d exhausted; want %d and %d", len(won), exhausted, redislease.Capacity, contenders-redislease.Capacity)
 	}
