@@ -5,7 +5,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -168,25 +167,11 @@ func (w *lockedWriter) Write(b []byte) (int, error) {
 // schema of its own (dropped at the end), and a connection to it.
 func postgresURL(t *testing.T) (string, *sql.DB) {
 	t.Helper()
-	admin := testenv.Postgres(t)
-	schema := testenv.Unique(t, "api")
-	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
-		t.Fatal(err)
+	db, dsn := testenv.PostgresSchema(t, "api")
+	if !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") {
+		t.Fatalf("ONCE_TEST_POSTGRES_DSN must be a postgres:// URL here, not %.30q", dsn)
 	}
-	t.Cleanup(func() { admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`) })
-	u, err := url.Parse(testenv.PostgresDSN())
-	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-		t.Fatalf("ONCE_TEST_POSTGRES_DSN must be a postgres:// URL here: %v", err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	db, err := sql.Open("pgx", u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return u.String(), db
+	return dsn, db
 }
 
 // leaseRows returns the lease table's rows as db sees them.

@@ -8,7 +8,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,7 +15,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/jmoiron/sqlx"
 
 	"github.com/once-go/once/internal/testenv"
@@ -100,52 +98,15 @@ func TestProgram(t *testing.T) {
 			return "sqlite:" + path, check
 		}},
 		{"postgres", func(t *testing.T) (string, *sql.DB) {
-			admin := testenv.Postgres(t)
-			schema := testenv.Unique(t, "readme")
-			if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
-				t.Fatal(err)
+			check, dsn := testenv.PostgresSchema(t, "readme")
+			if !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") {
+				t.Fatalf("ONCE_TEST_POSTGRES_DSN must be a postgres:// URL here, not %.30q", dsn)
 			}
-			t.Cleanup(func() {
-				if _, err := admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`); err != nil {
-					t.Error(err)
-				}
-			})
-			u, err := url.Parse(testenv.PostgresDSN())
-			if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-				t.Fatalf("ONCE_TEST_POSTGRES_DSN must be a postgres:// URL here: %v", err)
-			}
-			q := u.Query()
-			q.Set("search_path", schema)
-			u.RawQuery = q.Encode()
-			check, err := sql.Open("pgx", u.String())
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { check.Close() })
-			return u.String(), check
+			return dsn, check
 		}},
 		{"mariadb", func(t *testing.T) (string, *sql.DB) {
-			admin := testenv.MySQL(t)
-			name := testenv.Unique(t, "readme")
-			if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				if _, err := admin.Exec("DROP DATABASE " + name); err != nil {
-					t.Error(err)
-				}
-			})
-			cfg, err := mysql.ParseDSN(testenv.MySQLDSN())
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg.DBName = name
-			check, err := sql.Open("mysql", cfg.FormatDSN())
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { check.Close() })
-			return "mysql://" + cfg.FormatDSN(), check
+			check, dsn := testenv.MySQLDatabase(t, "readme")
+			return "mysql://" + dsn, check
 		}},
 	} {
 		for _, orms := range []string{"gorm", "bun", "sqlx", "sqlx,bun,gorm"} {
