@@ -5,13 +5,10 @@ package adaptertest
 import (
 	"crypto/sha256"
 	"database/sql"
-	"net/url"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/once-go/once/adapters/internal/idfield"
 	"github.com/once-go/once/internal/testenv"
@@ -48,45 +45,13 @@ func Each(t *testing.T, f func(t *testing.T, db DB)) {
 // isolatedPostgres returns a pool whose search_path is a fresh schema, so
 // that tests can use fixed table names; the schema is dropped at the end.
 func isolatedPostgres(t testing.TB) *sql.DB {
-	admin := testenv.Postgres(t)
-	name := testenv.Unique(t, "s")
-	if _, err := admin.Exec("CREATE SCHEMA " + name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Exec("DROP SCHEMA " + name + " CASCADE") })
-	u, err := url.Parse(testenv.PostgresDSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", name)
-	u.RawQuery = q.Encode()
-	db, err := sql.Open("pgx", u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db, _ := testenv.PostgresSchema(t, "s")
 	return db
 }
 
 // isolatedMySQL returns a pool on a fresh database, dropped at the end.
 func isolatedMySQL(t testing.TB) *sql.DB {
-	admin := testenv.MySQL(t)
-	name := testenv.Unique(t, "s")
-	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Exec("DROP DATABASE " + name) })
-	cfg, err := mysql.ParseDSN(testenv.MySQLDSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.DBName = name
-	db, err := sql.Open("mysql", cfg.FormatDSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db, _ := testenv.MySQLDatabase(t, "s")
 	return db
 }
 
