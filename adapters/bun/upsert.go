@@ -23,10 +23,6 @@ import (
 // the insert is refused before any SQL runs.
 var ErrUpsert = errors.New("oncebun: the keys of an upsert cannot be read back")
 
-// noReturning makes the adapter read keys back as it does on MySQL, which
-// has no RETURNING, on MariaDB too (tests only).
-var noReturning bool
-
 // keyHook is the query hook [Register] installs: after an upsert it leaves
 // each struct the key of the row it was written to (bun has no other hook
 // after a query that sees its result). It is not zero-size, so that its
@@ -106,7 +102,7 @@ func prepareUpsert(iq *bun.InsertQuery, table *schema.Table, elems []reflect.Val
 	}
 	integer := it.Options.DBFormat == 0 || it.Options.DBFormat == once.Signed || it.Options.DBFormat == once.Unsigned
 	switch {
-	case db.HasFeature(feature.InsertReturning) && !noReturning:
+	case db.HasFeature(feature.InsertReturning):
 		if len(elems) > 1 && p.where > 0 {
 			return fmt.Errorf("%w: %s and a WHERE: the rows it skips cannot be told from the rows it updates; upsert one row per statement", ErrUpsert, s.call)
 		}

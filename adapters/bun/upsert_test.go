@@ -84,17 +84,19 @@ func upsertCases(t *testing.T, e *env) {
 		t.Errorf("DO UPDATE, one row: ID %v, want the existing %v", one.ID, seed[0].ID)
 	}
 
-	batch := []Member{{Email: "edsger@example.com"}, {Email: "ada@example.com", Name: "Ada"}, {Email: "barbara@example.com"}}
-	if _, err := upsert(e, &batch).Exec(ctx); err != nil {
-		t.Fatal(err)
-	}
-	checkUpsert(t, e, "DO UPDATE, batch", batch, []bool{true, true, true})
+	if e.db.Name != "mysql" { // refused there: TestUpsertWithoutReturning
+		batch := []Member{{Email: "edsger@example.com"}, {Email: "ada@example.com", Name: "Ada"}, {Email: "barbara@example.com"}}
+		if _, err := upsert(e, &batch).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		checkUpsert(t, e, "DO UPDATE, batch", batch, []bool{true, true, true})
 
-	ptrs := []*Member{{Email: "grace@example.com", Name: "Grace H."}, {Email: "niklaus@example.com"}}
-	if _, err := upsert(e, &ptrs).Exec(ctx); err != nil {
-		t.Fatal(err)
+		ptrs := []*Member{{Email: "grace@example.com", Name: "Grace H."}, {Email: "niklaus@example.com"}}
+		if _, err := upsert(e, &ptrs).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		checkUpsert(t, e, "DO UPDATE, batch of pointers", []Member{*ptrs[0], *ptrs[1]}, []bool{true, true})
 	}
-	checkUpsert(t, e, "DO UPDATE, batch of pointers", []Member{*ptrs[0], *ptrs[1]}, []bool{true, true})
 
 	skip := Member{Email: "grace@example.com", Name: "ignored"}
 	if _, err := e.b.NewInsert().Model(&skip).Ignore().Exec(ctx); err != nil {
@@ -132,19 +134,18 @@ func upsertCases(t *testing.T, e *env) {
 	}
 }
 
-// TestUpsertWithoutReturning runs upserts on MariaDB as on MySQL, which
-// has no RETURNING: LAST_INSERT_ID for one row with an integer key, a
+// TestUpsertWithoutReturning runs upserts on Oracle MySQL, which has no
+// RETURNING: LAST_INSERT_ID for one row with an integer key, a
 // lookup by key for INSERT IGNORE, and a refusal (before any SQL) for
 // what neither can read back.
 func TestUpsertWithoutReturning(t *testing.T) {
 	at.Leased(t)
 	ctx := context.Background()
 	at.Each(t, func(t *testing.T, db at.DB) {
-		if db.Dialect != idfield.MySQL {
-			t.Skip("MySQL only")
+		if db.Name != "mysql" {
+			t.Skip("Oracle MySQL only")
 		}
 		e := open(t, db)
-		oncebun.WithoutReturning(t)
 		seed := []Member{{Email: "ada@example.com", Name: "Ada"}, {Email: "grace@example.com", Name: "Grace"}}
 		if _, err := e.b.NewInsert().Model(&seed).Exec(ctx); err != nil {
 			t.Fatal(err)
@@ -248,7 +249,7 @@ func TestUpsertConcurrent(t *testing.T) {
 			wg.Go(func() {
 				for i := range 4 {
 					ms := []Member{{Email: emails[(g+i)%3], Name: "x"}}
-					if i%2 == 1 { // two rows, in a fixed order
+					if i%2 == 1 && e.db.Name != "mysql" { // two rows, in a fixed order (refused on MySQL)
 						ms = []Member{{Email: emails[0]}, {Email: emails[2]}}
 					}
 					if err := retry(func() error { _, err := upsert(e, &ms).Exec(ctx); return err }); err != nil {

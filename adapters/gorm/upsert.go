@@ -23,10 +23,6 @@ import (
 // when the keys it returned cannot be matched to the structs.
 var ErrUpsert = errors.New("oncegorm: the keys of an upsert cannot be read back")
 
-// noReturning makes the adapter read keys back as it does on MySQL, which
-// has no RETURNING, on MariaDB too (tests only).
-var noReturning bool
-
 // An upsertStmt is a Create with ON CONFLICT or INSERT IGNORE on a model
 // whose sole primary key is an ID: the row may not be inserted, so the key
 // the adapter sent is not necessarily the row's.
@@ -129,7 +125,7 @@ func (u *upsertStmt) doNothing() bool {
 // was written to, or the zero key when it was not written.
 func (u *upsertStmt) create() {
 	db, stmt := u.db, u.db.Statement
-	returning := slices.Contains(stmt.BuildClauses, "RETURNING") && !noReturning
+	returning := slices.Contains(stmt.BuildClauses, "RETURNING")
 	// MySQL without RETURNING: one row with an integer key reads it back
 	// with LAST_INSERT_ID; otherwise by key, and for rows that updated
 	// another row, by the conflict columns, which must be named.

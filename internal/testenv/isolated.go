@@ -44,7 +44,17 @@ func PostgresSchema(t testing.TB, prefix string) (*sql.DB, string) {
 // as [MySQL] does.
 func MySQLDatabase(t testing.TB, prefix string) (*sql.DB, string) {
 	t.Helper()
-	admin := MySQL(t)
+	return mysqlDatabase(t, MySQL(t), MySQLDSN(), prefix)
+}
+
+// MySQL9Database is [MySQLDatabase] on Oracle MySQL ([MySQL9]).
+func MySQL9Database(t testing.TB, prefix string) (*sql.DB, string) {
+	t.Helper()
+	return mysqlDatabase(t, MySQL9(t), MySQL9DSN(), prefix)
+}
+
+func mysqlDatabase(t testing.TB, admin *sql.DB, base, prefix string) (*sql.DB, string) {
+	t.Helper()
 	name := Unique(t, prefix)
 	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
 		t.Fatalf("testenv: create database %s: %v", name, err)
@@ -54,9 +64,9 @@ func MySQLDatabase(t testing.TB, prefix string) (*sql.DB, string) {
 			t.Errorf("testenv: drop database %s: %v", name, err)
 		}
 	})
-	cfg, err := mysql.ParseDSN(MySQLDSN())
+	cfg, err := mysql.ParseDSN(base)
 	if err != nil {
-		t.Fatalf("testenv: ONCE_TEST_MYSQL_DSN: %v", err)
+		t.Fatalf("testenv: MySQL DSN: %v", err)
 	}
 	cfg.DBName = name
 	dsn := cfg.FormatDSN()

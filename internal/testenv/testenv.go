@@ -8,7 +8,11 @@
 //
 //	ONCE_TEST_REQUIRE=1          fail instead of skip when a service is down
 //	ONCE_TEST_POSTGRES_DSN       default postgres://postgres@127.0.0.1:5432/test?sslmode=disable
-//	ONCE_TEST_MYSQL_DSN          default root@tcp(127.0.0.1:3306)/test?parseTime=true
+//	ONCE_TEST_MYSQL_DSN          default root@tcp(127.0.0.1:3306)/test?parseTime=true (MariaDB)
+//	ONCE_TEST_MYSQL9_DSN         default root@tcp(127.0.0.1:3307)/test?parseTime=true (Oracle
+//	                             MySQL 9: no RETURNING; started by .ci/mysql.sh start)
+//	ONCE_TEST_MYSQL9_OPTIONAL=1  skip MySQL 9 tests even when required (set by .ci/run
+//	                             only when MySQL could not be fetched)
 //	ONCE_TEST_REDIS7_ADDR        default 127.0.0.1:6379 (Redis 7: key mode only)
 //	ONCE_TEST_REDIS8_ADDR        default 127.0.0.1:6380 (Redis 8: HSETEX)
 //	ONCE_TEST_VALKEY9_ADDR       default 127.0.0.1:6381 (Valkey 9: HSETEX)
@@ -38,6 +42,7 @@ import (
 const (
 	DefaultPostgresDSN = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
 	DefaultMySQLDSN    = "root@tcp(127.0.0.1:3306)/test?parseTime=true"
+	DefaultMySQL9DSN   = "root@tcp(127.0.0.1:3307)/test?parseTime=true"
 	DefaultRedis7Addr  = "127.0.0.1:6379"
 	DefaultRedis8Addr  = "127.0.0.1:6380"
 	DefaultValkey9Addr = "127.0.0.1:6381"
@@ -68,6 +73,9 @@ func PostgresDSN() string { return env("ONCE_TEST_POSTGRES_DSN", DefaultPostgres
 // MySQLDSN is the DSN integration tests use for MySQL/MariaDB.
 func MySQLDSN() string { return env("ONCE_TEST_MYSQL_DSN", DefaultMySQLDSN) }
 
+// MySQL9DSN is the DSN integration tests use for Oracle MySQL.
+func MySQL9DSN() string { return env("ONCE_TEST_MYSQL9_DSN", DefaultMySQL9DSN) }
+
 // Postgres opens PostgreSQL through pgx's database/sql driver ("pgx") and
 // closes it when the test ends.
 func Postgres(t testing.TB) *sql.DB {
@@ -80,6 +88,23 @@ func Postgres(t testing.TB) *sql.DB {
 func MySQL(t testing.TB) *sql.DB {
 	t.Helper()
 	return open(t, "mysql", MySQLDSN(), "MariaDB/MySQL")
+}
+
+// MySQL9 opens Oracle MySQL (9.x, without RETURNING) through
+// go-sql-driver/mysql and closes it when the test ends.
+func MySQL9(t testing.TB) *sql.DB {
+	t.Helper()
+	if os.Getenv("ONCE_TEST_MYSQL9_OPTIONAL") == "1" {
+		db, err := sql.Open("mysql", MySQL9DSN())
+		if err == nil {
+			err = db.Ping()
+			db.Close()
+		}
+		if err != nil {
+			t.Skip("MySQL 9 unreachable (it could not be fetched on this machine): " + firstLine(err.Error()))
+		}
+	}
+	return open(t, "mysql", MySQL9DSN(), "MySQL 9 (.ci/mysql.sh starts it)")
 }
 
 // SQLitePath returns a fresh database file path in the test's temp dir.

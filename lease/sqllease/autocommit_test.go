@@ -87,7 +87,7 @@ func TestAutocommitOff(t *testing.T) {
 }
 
 // TestReadOnlySession: a session that cannot write (PostgreSQL's
-// default_transaction_read_only, MariaDB's tx_read_only) fails every claim;
+// default_transaction_read_only, MySQL's transaction_read_only) fails every claim;
 // the strategy says so at once (ErrConfig naming the setting) instead of
 // retrying until the acquire timeout.
 func TestReadOnlySession(t *testing.T) {
@@ -105,7 +105,16 @@ func TestReadOnlySession(t *testing.T) {
 			return db
 		}},
 		{migrations.MySQL, "read_only", func(t *testing.T) *sql.DB {
-			return openMariaDB(t, withParam(testenv.MySQLDSN(), "tx_read_only", "1"))
+			// MariaDB 10 spells it tx_read_only, MySQL 8 and later transaction_read_only.
+			v := "transaction_read_only"
+			var version string
+			if err := openDB(t, migrations.MySQL).QueryRow("SELECT VERSION()").Scan(&version); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(version, "MariaDB") {
+				v = "tx_read_only"
+			}
+			return openMariaDB(t, withParam(testenv.MySQLDSN(), v, "1"))
 		}},
 	} {
 		t.Run(c.d.String(), func(t *testing.T) {

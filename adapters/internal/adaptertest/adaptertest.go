@@ -5,6 +5,7 @@ package adaptertest
 import (
 	"crypto/sha256"
 	"database/sql"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,12 +19,13 @@ import (
 
 // DB is one database under test.
 type DB struct {
-	Name    string // "postgres", "mariadb", "sqlite"
+	Name    string // "postgres", "mariadb", "mysql", "sqlite"
 	Dialect idfield.Dialect
 	SQL     *sql.DB
 }
 
-// Each runs f as a subtest against PostgreSQL, MariaDB and SQLite.
+// Each runs f as a subtest against PostgreSQL, MariaDB, Oracle MySQL and
+// SQLite.
 func Each(t *testing.T, f func(t *testing.T, db DB)) {
 	t.Helper()
 	dbs := []struct {
@@ -33,6 +35,7 @@ func Each(t *testing.T, f func(t *testing.T, db DB)) {
 	}{
 		{"postgres", idfield.Postgres, isolatedPostgres},
 		{"mariadb", idfield.MySQL, isolatedMySQL},
+		{"mysql", idfield.MySQL, isolatedMySQL9},
 		{"sqlite", idfield.SQLite, testenv.SQLite},
 	}
 	for _, d := range dbs {
@@ -52,6 +55,12 @@ func isolatedPostgres(t testing.TB) *sql.DB {
 // isolatedMySQL returns a pool on a fresh database, dropped at the end.
 func isolatedMySQL(t testing.TB) *sql.DB {
 	db, _ := testenv.MySQLDatabase(t, "s")
+	return db
+}
+
+// isolatedMySQL9 is isolatedMySQL on Oracle MySQL.
+func isolatedMySQL9(t testing.TB) *sql.DB {
+	db, _ := testenv.MySQL9Database(t, "s")
 	return db
 }
 
@@ -188,6 +197,9 @@ func Columns(t testing.TB, db DB, table string) map[string]Column {
 			t.Fatal(err)
 		}
 		c.Type = strings.ToLower(c.Type)
+		if db.Dialect == idfield.MySQL { // MariaDB shows a display width, MySQL 8 and later none
+			c.Type = displayWidth.ReplaceAllString(c.Type, "$1")
+		}
 		cols[strings.ToLower(name)] = c
 	}
 	if err := rows.Err(); err != nil {
@@ -198,6 +210,8 @@ func Columns(t testing.TB, db DB, table string) map[string]Column {
 	}
 	return cols
 }
+
+var displayWidth = regexp.MustCompile(`^((?:tiny|small|medium|big)?int)\(\d+\)`)
 
 // Want is the catalog spelling of the column type for ID type T's options.
 type Want struct {
@@ -228,9 +242,9 @@ func WantColumn(d idfield.Dialect, o once.Options) Want {
 	case idfield.MySQL:
 		switch o.DBFormat {
 		case 0, once.Signed:
-			return Want{Type: "bigint(20)"}
+			return Want{Type: "bigint"}
 		case once.Unsigned:
-			return Want{Type: "bigint(20) unsigned"}
+			return Want{Type: "bigint unsigned"}
 		case once.Raw:
 			return Want{Type: "binary(" + n(8) + ")"}
 		default:
