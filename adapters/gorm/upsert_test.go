@@ -65,7 +65,7 @@ func TestUpsert(t *testing.T) {
 func TestUpsertWithoutReturning(t *testing.T) {
 	at.Leased(t)
 	at.Each(t, func(t *testing.T, db at.DB) {
-		if db.Name != "mysql" {
+		if !db.Oracle {
 			t.Skip("Oracle MySQL only")
 		}
 		e := open(t, db)

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	oncepgx "github.com/once-go/once/adapters/pgx"
 	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/nonce"
 	"github.com/once-go/once/once"
@@ -193,10 +194,16 @@ func TestPgxNative(t *testing.T) {
 	// it as the reason to abort the COPY: the error that comes back is
 	// the server's (SQLSTATE 57014), whose text carries the ID's message
 	// but which no longer matches once.ErrInvalid. Nothing is written.
+	// (oncepgx.CopyFrom, below, returns the ID's error.)
 	_, err = p.CopyFrom(ctx, pgx.Identifier{table}, []string{"id", "ref"}, pgx.CopyFromRows([][]any{{newIDs[UserID](t, 1)[0], refs[0]}, {UserID{}, refs[0]}}))
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) || pgErr.Code != "57014" || !strings.Contains(err.Error(), `once: the zero ID ("no ID") has no database value`) {
 		t.Errorf("CopyFrom with the zero ID: %v", err)
+	}
+	// oncepgx.CopyFrom returns the row's own error instead.
+	_, err = oncepgx.CopyFrom(ctx, p, pgx.Identifier{table}, []string{"id", "ref"}, pgx.CopyFromRows([][]any{{newIDs[UserID](t, 1)[0], refs[0]}, {UserID{}, refs[0]}}))
+	if !errors.Is(err, once.ErrInvalid) || !strings.Contains(err.Error(), "row 2, column id") {
+		t.Errorf("oncepgx.CopyFrom with the zero ID: %v", err)
 	}
 	var count int
 	if err := p.QueryRow(ctx, `SELECT count(*) FROM `+table).Scan(&count); err != nil || count != 3 {

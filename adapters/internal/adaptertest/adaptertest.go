@@ -22,6 +22,9 @@ type DB struct {
 	Name    string // "postgres", "mariadb", "mysql", "sqlite"
 	Dialect idfield.Dialect
 	SQL     *sql.DB
+	// Oracle is true on Oracle MySQL (as opposed to MariaDB): no
+	// RETURNING, so upserts read their keys back otherwise.
+	Oracle bool
 }
 
 // Each runs f as a subtest against PostgreSQL, MariaDB, Oracle MySQL and
@@ -40,7 +43,15 @@ func Each(t *testing.T, f func(t *testing.T, db DB)) {
 	}
 	for _, d := range dbs {
 		t.Run(d.name, func(t *testing.T) {
-			f(t, DB{Name: d.name, Dialect: d.d, SQL: d.open(t)})
+			db := DB{Name: d.name, Dialect: d.d, SQL: d.open(t)}
+			if d.d == idfield.MySQL {
+				var version string
+				if err := db.SQL.QueryRow("SELECT VERSION()").Scan(&version); err != nil {
+					t.Fatal(err)
+				}
+				db.Oracle = !strings.Contains(version, "MariaDB")
+			}
+			f(t, db)
 		})
 	}
 }
