@@ -18,6 +18,7 @@ import (
 const (
 	defaultPostgresDSN = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
 	defaultMySQLDSN    = "root@tcp(127.0.0.1:3306)/test?parseTime=true"
+	defaultMySQL9DSN   = "root@tcp(127.0.0.1:3307)/test?parseTime=true"
 )
 
 func env(name, def string) string {
@@ -35,13 +36,14 @@ type testDB struct {
 	sql                *sql.DB
 }
 
-// eachDB runs f as a subtest on SQLite, PostgreSQL and MariaDB. An
+// eachDB runs f as a subtest on SQLite, PostgreSQL, MariaDB and Oracle
+// MySQL (which has no RETURNING). An
 // unreachable server skips its subtest, or fails it with ONCE_TEST_REQUIRE=1.
 func eachDB(t *testing.T, f func(t *testing.T, db testDB)) {
 	for _, d := range []struct {
 		name string
 		open func(t *testing.T) testDB
-	}{{"sqlite", openSQLite}, {"postgres", openPostgres}, {"mariadb", openMariaDB}} {
+	}{{"sqlite", openSQLite}, {"postgres", openPostgres}, {"mariadb", openMariaDB}, {"mysql", openMySQL9}} {
 		t.Run(d.name, func(t *testing.T) { f(t, d.open(t)) })
 	}
 }
@@ -72,19 +74,38 @@ func openPostgres(t *testing.T) testDB {
 
 // openMariaDB creates a database and returns a mysql:// URL for it.
 func openMariaDB(t *testing.T) testDB {
-	dsn := env("ONCE_TEST_MYSQL_DSN", defaultMySQLDSN)
-	admin := reach(t, "mysql", dsn, "MariaDB")
-	name := unique("ent")
-	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
+	return openMySQL(t, "mariadb", env("ONCE_TEST_MYSQL_DSN", defaultMySQLDSN))
+}
+
+// openMySQL9 is openMariaDB on Oracle MySQL (.ci/mysql.sh starts it).
+func openMySQL9(t *testing.T) testDB {
+	dsn := env("ONCE_TEST_MYSQL9_DSN", defaultMySQL9DSN)
+	if os.Getenv("ONCE_TEST_MYSQL9_OPTIONAL") == "1" {
+		db, err := sql.Open("mysql", dsn)
+		if err == nil {
+			err = db.Ping()
+			db.Close()
+		}
+		if err != nil {
+			t.Skip("MySQL 9 unreachable (it could not be fetched on this machine): " + strings.SplitN(err.Error(), "\n", 2)[0])
+		}
+	}
+	return openMySQL(t, "mysql", dsn)
+}
+
+func openMySQL(t *testing.T, name, dsn string) testDB {
+	admin := reach(t, "mysql", dsn, name)
+	db := unique("ent")
+	if _, err := admin.Exec("CREATE DATABASE " + db); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { admin.Exec("DROP DATABASE " + name) })
+	t.Cleanup(func() { admin.Exec("DROP DATABASE " + db) })
 	cfg, err := mysql.ParseDSN(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.DBName = name
-	return opened(t, testDB{name: "mariadb", url: "mysql://" + cfg.FormatDSN()})
+	cfg.DBName = db
+	return opened(t, testDB{name: name, url: "mysql://" + cfg.FormatDSN()})
 }
 
 // opened fills in the dialect and a pool, as the program opens the URL.
