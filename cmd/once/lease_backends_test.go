@@ -99,7 +99,7 @@ func (st *sqlTable) claim(t *testing.T, n int) {
 	case migrations.Postgres:
 		stmt = "UPDATE " + st.q + " SET token = decode(md5(id::text), 'hex'), expires_at = TIMESTAMP '2999-01-01 00:00:00', lock_version = lock_version + 1 WHERE id < $1"
 	case migrations.MySQL:
-		stmt = "UPDATE " + st.q + " SET token = UNHEX(MD5(id)), expires_at = '2999-01-01 00:00:00', lock_version = lock_version + 1 WHERE id < ?"
+		stmt = "UPDATE " + st.q + " SET token = RANDOM_BYTES(16), expires_at = '2999-01-01 00:00:00', lock_version = lock_version + 1 WHERE id < ?"
 	default:
 		stmt = "UPDATE " + st.q + " SET token = randomblob(16), expires_at = '2999-01-01T00:00:00.000000Z', lock_version = lock_version + 1 WHERE id < ?"
 	}
@@ -125,7 +125,7 @@ func (st *sqlTable) setExpiry(t *testing.T, id int, at time.Time) {
 		stmt = "UPDATE " + st.q + " SET token = decode(md5(random()::text), 'hex'), expires_at = $1::timestamp, lock_version = lock_version + 1 WHERE id = $2"
 		exp = at.Format("2006-01-02 15:04:05.000000")
 	case migrations.MySQL:
-		stmt = "UPDATE " + st.q + " SET token = UNHEX(MD5(RAND())), expires_at = ?, lock_version = lock_version + 1 WHERE id = ?"
+		stmt = "UPDATE " + st.q + " SET token = RANDOM_BYTES(16), expires_at = ?, lock_version = lock_version + 1 WHERE id = ?"
 		exp = at.Format("2006-01-02 15:04:05.000000")
 	default:
 		stmt = "UPDATE " + st.q + " SET token = randomblob(16), expires_at = ?, lock_version = lock_version + 1 WHERE id = ?"
