@@ -100,6 +100,8 @@ func openEnv(ctx context.Context, c config, dbName string) (_ *env, err error) {
 			ins, err = newBun(dbName, e.sqlDB)
 		case "ent":
 			ins, err = newEnt(dbName, e.sqlDB)
+		case "sql":
+			ins, err = newSQL(dbName, e.sqlDB)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", orm, err)

@@ -1,6 +1,7 @@
 // Command ormbench measures what the primary-key type costs an application
 // that inserts through an ORM: it inserts the same rows through GORM, bun
-// and ent, one row per INSERT and in batches, into tables keyed by a once
+// and ent (and, as the floor, plain database/sql: "sql"), one row per
+// INSERT and in batches, into tables keyed by a once
 // counter ID (bigint, filled in Go by the once adapters), by the database's
 // auto-increment, and by a UUIDv7 made in Go (uuid on PostgreSQL,
 // BINARY(16) on MariaDB), and reports rows per second (wall time), the Go
@@ -49,7 +50,7 @@ const (
 
 var (
 	allDBs   = []string{"postgres", "mysql"}
-	allORMs  = []string{"gorm", "bun", "ent"}
+	allORMs  = []string{"gorm", "bun", "ent", "sql"}
 	allModes = []string{"one", "batch"}
 	allKeys  = []string{"once", "auto", "uuidv7"}
 )

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"strconv"
+	"strings"
+
+	"github.com/once-go/once/bench/internal/ormkey"
+	"github.com/once-go/once/once"
+)
+
+// sqlInserter writes the same rows with database/sql and no ORM: the floor
+// under what an ORM adds per row. Each INSERT carries its rows as
+// parameters. With an auto-increment key the keys are read back, as the
+// ORMs read them (RETURNING on PostgreSQL, LastInsertId on MariaDB); once
+// and UUIDv7 keys are known before the INSERT.
+type sqlInserter struct {
+	db       *sql.DB
+	postgres bool
+}
+
+func newSQL(dbName string, db *sql.DB) (inserter, error) {
+	return sqlInserter{db, dbName == "postgres"}, nil
+}
+
+func (s sqlInserter) insert(ctx context.Context, key string, ps []string, batch int) error {
+	cols := 3
+	if key == "auto" {
+		cols = 2
+	}
+	var q string
+	var qn int // rows in q
+	args := make([]any, 0, cols*batch)
+	for lo := 0; lo < len(ps); lo += batch {
+		hi := min(lo+batch, len(ps))
+		if hi-lo != qn {
+			q, qn = s.query(key, hi-lo, cols), hi-lo
+		}
+		args = args[:0]
+		for i := lo; i < hi; i++ {
+			switch key {
+			case "once":
+				id, err := once.NewAs[once.ID]()
+				if err != nil {
+					return err
+				}
+				args = append(args, id)
+			case "uuidv7":
+				args = append(args, ormkey.NewV7())
+			}
+			args = append(args, int64(i), ps[i])
+		}
+		if err := s.exec(ctx, key, q, args); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s sqlInserter) exec(ctx context.Context, key, q string, args []any) error {
+	if key != "auto" {
+		_, err := s.db.ExecContext(ctx, q, args...)
+		return err
+	}
+	if !s.postgres {
+		res, err := s.db.ExecContext(ctx, q, args...)
+		if err == nil {
+			_, err = res.LastInsertId()
+		}
+		return err
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// query is the INSERT of n rows of cols columns into key's table.
+func (s sqlInserter) query(key string, n, cols int) string {
+	var b strings.Builder
+	b.WriteString("INSERT INTO " + tables[key])
+	if cols == 3 {
+		b.WriteString(" (id, n, s) VALUES ")
+	} else {
+		b.WriteString(" (n, s) VALUES ")
+	}
+	p := 0
+	for r := range n {
+		if r > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('(')
+		for c := range cols {
+			if c > 0 {
+				b.WriteString(", ")
+			}
+			p++
+			if s.postgres {
+				b.WriteString("$" + strconv.Itoa(p))
+			} else {
+				b.WriteByte('?')
+			}
+		}
+		b.WriteByte(')')
+	}
+	if key == "auto" && s.postgres {
+		b.WriteString(" RETURNING id")
+	}
+	return b.String()
+}
