@@ -5,10 +5,11 @@ import (
 	"database/sql"
 	"fmt"
 	"strconv"
-	"strings"
 
 	_ "github.com/go-sql-driver/mysql" // driver "mysql"
 	_ "github.com/jackc/pgx/v5/stdlib" // driver "pgx"
+
+	"github.com/once-go/once/bench/internal/multirow"
 )
 
 // dialect holds everything that differs between PostgreSQL and MariaDB.
@@ -124,29 +125,9 @@ func (mysql) pgStats() bool { return false }
 
 // insertSQL builds a multi-row INSERT for rows rows.
 func insertSQL(d dialect, table string, col column, rows int) string {
-	var b strings.Builder
-	perRow := 3
-	b.WriteString("INSERT INTO " + table)
+	cols := []string{"id", "n", "s"}
 	if col == colSerial {
-		perRow = 2
-		b.WriteString(" (n, s) VALUES ")
-	} else {
-		b.WriteString(" (id, n, s) VALUES ")
+		cols = cols[1:]
 	}
-	p := 1
-	for r := range rows {
-		if r > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('(')
-		for c := range perRow {
-			if c > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(d.placeholder(p))
-			p++
-		}
-		b.WriteByte(')')
-	}
-	return b.String()
+	return multirow.Insert(table, cols, rows, d.placeholder)
 }

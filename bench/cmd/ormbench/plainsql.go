@@ -4,8 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"strconv"
-	"strings"
 
+	"github.com/once-go/once/bench/internal/multirow"
 	"github.com/once-go/once/bench/internal/ormkey"
 	"github.com/once-go/once/once"
 )
@@ -86,34 +86,17 @@ func (s sqlInserter) exec(ctx context.Context, key, q string, args []any) error 
 
 // query is the INSERT of n rows of cols columns into key's table.
 func (s sqlInserter) query(key string, n, cols int) string {
-	var b strings.Builder
-	b.WriteString("INSERT INTO " + tables[key])
-	if cols == 3 {
-		b.WriteString(" (id, n, s) VALUES ")
-	} else {
-		b.WriteString(" (n, s) VALUES ")
+	names := []string{"id", "n", "s"}
+	if cols == 2 {
+		names = names[1:]
 	}
-	p := 0
-	for r := range n {
-		if r > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteByte('(')
-		for c := range cols {
-			if c > 0 {
-				b.WriteString(", ")
-			}
-			p++
-			if s.postgres {
-				b.WriteString("$" + strconv.Itoa(p))
-			} else {
-				b.WriteByte('?')
-			}
-		}
-		b.WriteByte(')')
+	placeholder := func(int) string { return "?" }
+	if s.postgres {
+		placeholder = func(p int) string { return "$" + strconv.Itoa(p) }
 	}
+	q := multirow.Insert(tables[key], names, n, placeholder)
 	if key == "auto" && s.postgres {
-		b.WriteString(" RETURNING id")
+		q += " RETURNING id"
 	}
-	return b.String()
+	return q
 }
