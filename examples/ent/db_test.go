@@ -80,16 +80,6 @@ func openMariaDB(t *testing.T) testDB {
 // openMySQL9 is openMariaDB on Oracle MySQL (.ci/mysql.sh starts it).
 func openMySQL9(t *testing.T) testDB {
 	dsn := env("ONCE_TEST_MYSQL9_DSN", defaultMySQL9DSN)
-	if os.Getenv("ONCE_TEST_MYSQL9_OPTIONAL") == "1" {
-		db, err := sql.Open("mysql", dsn)
-		if err == nil {
-			err = db.Ping()
-			db.Close()
-		}
-		if err != nil {
-			t.Skip("MySQL 9 unreachable (it could not be fetched on this machine): " + strings.SplitN(err.Error(), "\n", 2)[0])
-		}
-	}
 	return openMySQL(t, "mysql", dsn)
 }
 

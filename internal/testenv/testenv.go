@@ -11,8 +11,6 @@
 //	ONCE_TEST_MYSQL_DSN          default root@tcp(127.0.0.1:3306)/test?parseTime=true (MariaDB)
 //	ONCE_TEST_MYSQL9_DSN         default root@tcp(127.0.0.1:3307)/test?parseTime=true (Oracle
 //	                             MySQL 9: no RETURNING; started by .ci/mysql.sh start)
-//	ONCE_TEST_MYSQL9_OPTIONAL=1  skip MySQL 9 tests even when required (set by .ci/run
-//	                             only when MySQL could not be fetched)
 //	ONCE_TEST_REDIS7_ADDR        default 127.0.0.1:6379 (Redis 7: key mode only)
 //	ONCE_TEST_REDIS8_ADDR        default 127.0.0.1:6380 (Redis 8: HSETEX)
 //	ONCE_TEST_VALKEY9_ADDR       default 127.0.0.1:6381 (Valkey 9: HSETEX)
@@ -94,16 +92,6 @@ func MySQL(t testing.TB) *sql.DB {
 // go-sql-driver/mysql and closes it when the test ends.
 func MySQL9(t testing.TB) *sql.DB {
 	t.Helper()
-	if os.Getenv("ONCE_TEST_MYSQL9_OPTIONAL") == "1" {
-		db, err := sql.Open("mysql", MySQL9DSN())
-		if err == nil {
-			err = db.Ping()
-			db.Close()
-		}
-		if err != nil {
-			t.Skip("MySQL 9 unreachable (it could not be fetched on this machine): " + firstLine(err.Error()))
-		}
-	}
 	return open(t, "mysql", MySQL9DSN(), "MySQL 9 (.ci/mysql.sh starts it)")
 }
 
