@@ -72,3 +72,16 @@ func mysqlDatabase(t testing.TB, admin *sql.DB, base, prefix string) (*sql.DB, s
 	dsn := cfg.FormatDSN()
 	return open(t, "mysql", dsn, "MySQL"), dsn
 }
+
+// OracleMySQL reports whether db, a MySQL-protocol server, is Oracle
+// MySQL rather than MariaDB (its VERSION() names neither otherwise). The
+// two differ in what tests meet: RETURNING, system variable names, the
+// catalog's spelling of types.
+func OracleMySQL(t testing.TB, db *sql.DB) bool {
+	t.Helper()
+	var version string
+	if err := db.QueryRow("SELECT VERSION()").Scan(&version); err != nil {
+		t.Fatalf("testenv: server version: %v", err)
+	}
+	return !strings.Contains(version, "MariaDB")
+}

@@ -106,13 +106,9 @@ func TestReadOnlySession(t *testing.T) {
 		}},
 		{migrations.MySQL, "read_only", func(t *testing.T) *sql.DB {
 			// MariaDB 10 spells it tx_read_only, MySQL 8 and later transaction_read_only.
-			v := "transaction_read_only"
-			var version string
-			if err := openDB(t, migrations.MySQL).QueryRow("SELECT VERSION()").Scan(&version); err != nil {
-				t.Fatal(err)
-			}
-			if strings.Contains(version, "MariaDB") {
-				v = "tx_read_only"
+			v := "tx_read_only"
+			if testenv.OracleMySQL(t, openDB(t, migrations.MySQL)) {
+				v = "transaction_read_only"
 			}
 			return openMariaDB(t, withParam(testenv.MySQLDSN(), v, "1"))
 		}},

@@ -45,11 +45,7 @@ func Each(t *testing.T, f func(t *testing.T, db DB)) {
 		t.Run(d.name, func(t *testing.T) {
 			db := DB{Name: d.name, Dialect: d.d, SQL: d.open(t)}
 			if d.d == idfield.MySQL {
-				var version string
-				if err := db.SQL.QueryRow("SELECT VERSION()").Scan(&version); err != nil {
-					t.Fatal(err)
-				}
-				db.Oracle = !strings.Contains(version, "MariaDB")
+				db.Oracle = testenv.OracleMySQL(t, db.SQL)
 			}
 			f(t, db)
 		})
