@@ -111,6 +111,13 @@ func (e *env) table(name string) string { return e.prefix + name }
 // table prefix and drops them at the end.
 func open(t *testing.T, db at.DB) *env {
 	t.Helper()
+	return openWith(t, db, gorm.Config{})
+}
+
+// openWith is open with GORM settings of the test's (PrepareStmt); the
+// naming strategy and logger are open's.
+func openWith(t *testing.T, db at.DB, cfg gorm.Config) *env {
+	t.Helper()
 	var d gorm.Dialector
 	switch db.Dialect {
 	case idfield.Postgres:
@@ -121,10 +128,9 @@ func open(t *testing.T, db at.DB) *env {
 		d = &sqlite.Dialector{Conn: db.SQL}
 	}
 	e := &env{db: db, log: &sqlLog{Interface: logger.Discard}, prefix: testenv.Unique(t, "g") + "_"}
-	g, err := gorm.Open(d, &gorm.Config{
-		NamingStrategy: schema.NamingStrategy{TablePrefix: e.prefix},
-		Logger:         e.log,
-	})
+	cfg.NamingStrategy = schema.NamingStrategy{TablePrefix: e.prefix}
+	cfg.Logger = e.log
+	g, err := gorm.Open(d, &cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

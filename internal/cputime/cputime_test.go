@@ -1,8 +1,11 @@
 package cputime_test
 
 import (
+	"os"
+	"os/exec"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/once-go/once/internal/cputime"
 )
@@ -48,5 +51,40 @@ func TestProcessAdvances(t *testing.T) {
 	t1, p1 := cputime.Thread(), cputime.Process()
 	if p1 <= p0 || p1-p0 < t1-t0 || x == 0 {
 		t.Fatalf("process CPU time %d then %d; the busy thread used %d", p0, p1, t1-t0)
+	}
+}
+
+// TestOf: a child process's CPU clock reads, and advances while it spins;
+// a process that does not exist reads -1.
+func TestOf(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("another process's CPU time is read on Linux only")
+	}
+	if got := cputime.Of(0); got != -1 {
+		t.Errorf("Of(0) = %d, want -1", got)
+	}
+	if got := cputime.Of(os.Getpid()); got <= 0 {
+		t.Fatalf("Of(own pid) = %d, want > 0", got)
+	}
+	cmd := exec.Command("sh", "-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; sleep 5")
+	if err := cmd.Start(); err != nil {
+		t.Skip("no sh to spin:", err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	c0 := cputime.Of(cmd.Process.Pid)
+	if c0 < 0 {
+		t.Fatalf("Of(child) = %d", c0)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for cputime.Of(cmd.Process.Pid) <= c0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("child's CPU time stayed at %d ns while it spun", c0)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if got := cputime.Of(cmd.Process.Pid); got != -1 {
+		t.Errorf("Of(reaped child) = %d, want -1", got)
 	}
 }

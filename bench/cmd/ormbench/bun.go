@@ -50,7 +50,10 @@ func (r *bunUUID) BeforeAppendModel(_ context.Context, q bun.Query) error {
 
 type bunInserter struct{ db *bun.DB }
 
-func newBun(dbName string, sqlDB *sql.DB) (inserter, error) {
+// newBun opens bun on sqlDB with the oncebun plugin. bun writes the values
+// into the SQL text and sends no parameters, so prepare changes nothing
+// for it.
+func newBun(dbName string, sqlDB *sql.DB, prepare bool) (inserter, error) {
 	var d schema.Dialect = pgdialect.New()
 	if dbName == "mysql" {
 		d = mysqldialect.New()

@@ -11,20 +11,33 @@ import (
 	_ "github.com/once-go/once/bench/internal/entbench/runtime" // the schema's hooks and defaults
 )
 
-type entInserter struct{ c *entbench.Client }
+type entInserter struct {
+	c     *entbench.Client
+	cache *stmtCache // with -prepare
+}
 
 // newEnt opens the generated ent client on sqlDB. Once keys come from the
 // oncent mixin's hook (declared in the schema), UUIDv7 keys from the
-// schema's Default func.
-func newEnt(dbName string, sqlDB *sql.DB) (inserter, error) {
+// schema's Default func. With prepare, ent's driver runs its statements
+// through a stmtCache (ent has no statement cache of its own; the inserts
+// here need no transaction, which such a driver cannot begin).
+func newEnt(dbName string, sqlDB *sql.DB, prepare bool) (inserter, error) {
 	d := dialect.Postgres
 	if dbName == "mysql" {
 		d = dialect.MySQL
 	}
-	return entInserter{entbench.NewClient(entbench.Driver(entsql.OpenDB(d, sqlDB)))}, nil
+	if prepare {
+		c := newStmtCache(sqlDB)
+		drv := entsql.NewDriver(d, entsql.Conn{ExecQuerier: c})
+		return entInserter{entbench.NewClient(entbench.Driver(drv)), c}, nil
+	}
+	return entInserter{c: entbench.NewClient(entbench.Driver(entsql.OpenDB(d, sqlDB)))}, nil
 }
 
 func (e entInserter) insert(ctx context.Context, key string, ps []string, batch int) error {
+	if e.cache != nil {
+		defer e.cache.reset()
+	}
 	for lo := 0; lo < len(ps); lo += batch {
 		hi := min(lo+batch, len(ps))
 		var err error

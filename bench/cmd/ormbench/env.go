@@ -40,10 +40,14 @@ type env struct {
 	sqlDB     *sql.DB
 	schema    string
 	inserters map[string]inserter
+	serverPID int
 }
 
 func openEnv(ctx context.Context, c config, dbName string) (_ *env, err error) {
-	e := &env{db: dbName, schema: fmt.Sprintf("ormbench_%06x", rand.Uint32()&0xffffff)}
+	e := &env{db: dbName, schema: fmt.Sprintf("ormbench_%06x", rand.Uint32()&0xffffff), serverPID: c.serverPID}
+	if c.serverPID != 0 && cputime.Of(c.serverPID) < 0 {
+		return nil, fmt.Errorf("-server-pid %d: cannot read that process's CPU time (no such process, or not permitted)", c.serverPID)
+	}
 	driver, dsn := "pgx", c.pgDSN
 	if dbName == "mysql" {
 		driver, dsn = "mysql", c.mysqlDSN
@@ -95,13 +99,13 @@ func openEnv(ctx context.Context, c config, dbName string) (_ *env, err error) {
 		var ins inserter
 		switch orm {
 		case "gorm":
-			ins, err = newGORM(dbName, e.sqlDB)
+			ins, err = newGORM(dbName, e.sqlDB, c.prepare)
 		case "bun":
-			ins, err = newBun(dbName, e.sqlDB)
+			ins, err = newBun(dbName, e.sqlDB, c.prepare)
 		case "ent":
-			ins, err = newEnt(dbName, e.sqlDB)
+			ins, err = newEnt(dbName, e.sqlDB, c.prepare)
 		case "sql":
-			ins, err = newSQL(dbName, e.sqlDB)
+			ins, err = newSQL(dbName, e.sqlDB, c.prepare)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", orm, err)
@@ -156,11 +160,12 @@ func createTable(db, key string) string {
 
 // sample is one configuration's measurement in one round.
 type sample struct {
-	rows         int
-	seconds      float64
-	allocsPerRow float64
-	bytesPerRow  float64
-	cpuUsPerRow  float64 // this process's CPU time per row, µs; -1 where it cannot be read
+	rows           int
+	seconds        float64
+	allocsPerRow   float64
+	bytesPerRow    float64
+	cpuUsPerRow    float64 // this process's CPU time per row, µs; -1 where it cannot be read
+	serverUsPerRow float64 // the database server's CPU time per row, µs; -1 where not read
 }
 
 // measure creates key's table, inserts rows rows through ins in INSERTs of
@@ -169,7 +174,8 @@ type sample struct {
 // allocations (runtime.MemStats.Mallocs) during them, divided by rows; the
 // CPU time is this process's (ORM, adapter, driver and GC, all threads;
 // not the database server's), which unlike wall time does not grow when
-// other processes compete for the CPUs.
+// other processes compete for the CPUs; with -server-pid, the server's
+// too (every thread; other clients' work included, so run it alone).
 func (e *env) measure(ctx context.Context, ins inserter, key string, rows, batch int) (sample, error) {
 	table := tables[key]
 	if _, err := e.sqlDB.ExecContext(ctx, createTable(e.db, key)); err != nil {
@@ -181,11 +187,11 @@ func (e *env) measure(ctx context.Context, ins inserter, key string, rows, batch
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	cpu0 := cputime.Process()
+	cpu0, srv0 := cputime.Process(), cputime.Of(e.serverPID)
 	start := time.Now()
 	err := ins.insert(ctx, key, ps, batch)
 	elapsed := time.Since(start)
-	cpu1 := cputime.Process()
+	cpu1, srv1 := cputime.Process(), cputime.Of(e.serverPID)
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		return sample{}, err
@@ -198,14 +204,18 @@ func (e *env) measure(ctx context.Context, ins inserter, key string, rows, batch
 		return sample{}, fmt.Errorf("table has %d rows, want %d", n, rows)
 	}
 	s := sample{
-		rows:         rows,
-		seconds:      elapsed.Seconds(),
-		allocsPerRow: float64(after.Mallocs-before.Mallocs) / float64(rows),
-		bytesPerRow:  float64(after.TotalAlloc-before.TotalAlloc) / float64(rows),
-		cpuUsPerRow:  -1,
+		rows:           rows,
+		seconds:        elapsed.Seconds(),
+		allocsPerRow:   float64(after.Mallocs-before.Mallocs) / float64(rows),
+		bytesPerRow:    float64(after.TotalAlloc-before.TotalAlloc) / float64(rows),
+		cpuUsPerRow:    -1,
+		serverUsPerRow: -1,
 	}
 	if cpu0 >= 0 && cpu1 >= 0 {
 		s.cpuUsPerRow = float64(cpu1-cpu0) / 1e3 / float64(rows)
+	}
+	if srv0 >= 0 && srv1 >= 0 {
+		s.serverUsPerRow = float64(srv1-srv0) / 1e3 / float64(rows)
 	}
 	return s, nil
 }

@@ -51,13 +51,14 @@ type gormInserter struct{ db *gorm.DB }
 
 // newGORM opens GORM on sqlDB with the oncegorm plugin. Each Create is one
 // statement with no transaction around it (SkipDefaultTransaction, GORM's
-// documented setting for insert speed), as bun and ent do it.
-func newGORM(dbName string, sqlDB *sql.DB) (inserter, error) {
+// documented setting for insert speed), as bun and ent do it. With prepare,
+// GORM keeps each statement prepared (PrepareStmt).
+func newGORM(dbName string, sqlDB *sql.DB, prepare bool) (inserter, error) {
 	d := gorm.Dialector(postgres.New(postgres.Config{Conn: sqlDB}))
 	if dbName == "mysql" {
 		d = mysql.New(mysql.Config{Conn: sqlDB})
 	}
-	db, err := gorm.Open(d, &gorm.Config{Logger: logger.Discard, SkipDefaultTransaction: true})
+	db, err := gorm.Open(d, &gorm.Config{Logger: logger.Discard, SkipDefaultTransaction: true, PrepareStmt: prepare})
 	if err != nil {
 		return nil, err
 	}

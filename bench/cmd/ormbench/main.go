@@ -15,6 +15,7 @@
 //	go run ./cmd/ormbench -db mysql -orms gorm -modes batch
 //	go run ./cmd/ormbench -from results/ormbench.json -svg charts/orm.svg
 //	go run ./cmd/ormbench -db postgres -orms bun -modes batch -cpuprofile cpu.out -memprofile mem.out
+//	go run ./cmd/ormbench -db mysql -orms gorm,sql -modes batch -keys once,auto -prepare -server-pid $(pgrep -xo mariadbd)
 //
 // Every configuration (database, ORM, mode, key) inserts into a fresh table
 // of its own inside a schema (PostgreSQL) or database (MariaDB) that the
@@ -64,6 +65,8 @@ type config struct {
 	save, from, svg        string
 	cpuProfile, memProfile string
 	memProfileRate         int
+	prepare                bool // reuse prepared statements (GORM PrepareStmt, a statement cache for ent and sql)
+	serverPID              int  // the database server's process, for its CPU time per row (0: not read)
 }
 
 func main() {
@@ -95,6 +98,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	fs.StringVar(&c.memProfile, "memprofile", "", "write a heap profile (allocations) at the end of the run to this file")
 	fs.IntVar(&c.memProfileRate, "memprofilerate", 0, "runtime.MemProfileRate while measuring (0: the runtime's default; 1 records every allocation)")
+	fs.BoolVar(&c.prepare, "prepare", false, "reuse prepared statements: GORM's PrepareStmt, a statement cache under ent and sql (bun sends no parameters)")
+	fs.IntVar(&c.serverPID, "server-pid", 0, "with -db mysql, the MariaDB/MySQL server's process ID (same machine), to report its CPU time per row, e.g. $(pgrep -xo mariadbd)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -111,6 +116,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return c, errors.New("-batch must be in 1..10000 (bind-parameter limits)")
 	case c.rounds < 1:
 		return c, errors.New("-rounds must be at least 1")
+	case c.serverPID < 0:
+		return c, errors.New("-server-pid must be a process ID")
 	}
 	var err error
 	for _, l := range []struct {
@@ -121,6 +128,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		if *l.dst, err = pick(l.flag, l.list, l.all); err != nil {
 			return c, err
 		}
+	}
+	if c.serverPID != 0 && (len(c.dbs) != 1 || c.dbs[0] != "mysql") {
+		return c, errors.New("-server-pid needs -db mysql: it reads one process, and PostgreSQL runs one per connection")
 	}
 	return c, nil
 }

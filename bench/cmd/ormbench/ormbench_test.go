@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"io"
+	"os"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/once-go/once/internal/testenv"
@@ -28,10 +30,15 @@ func TestEveryConfiguration(t *testing.T) {
 	if err := setGenerator(); err != nil {
 		t.Fatal(err)
 	}
-	for _, dbName := range allDBs {
-		t.Run(dbName, func(t *testing.T) {
+	for _, name := range []string{"postgres", "mysql", "postgres-prepare", "mysql-prepare"} {
+		t.Run(name, func(t *testing.T) {
+			dbName, prepare := strings.CutSuffix(name, "-prepare")
 			c, _ := services(t, dbName)
 			c.rows, c.rowsOne, c.batch, c.rounds = 25, 4, 10, 2
+			c.prepare = prepare
+			if prepare && dbName == "mysql" {
+				c.serverPID = os.Getpid() // any process that can be read: this one
+			}
 			rs, err := runDB(t.Context(), c, dbName, io.Discard)
 			if err != nil {
 				t.Fatal(err)
@@ -46,6 +53,9 @@ func TestEveryConfiguration(t *testing.T) {
 				}
 				if r.Rows != want || r.Batch != batch || r.Rounds != 2 || len(r.RoundRates) != 2 || r.RowsPerSecond <= 0 || r.AllocsPerRow <= 0 || (runtime.GOOS == "linux" && r.CPUUsPerRow <= 0) {
 					t.Errorf("%s %s %s: %+v", r.ORM, r.Mode, r.Key, r)
+				}
+				if recorded := r.ServerUsPerRow > 0; recorded != (c.serverPID != 0 && runtime.GOOS == "linux") {
+					t.Errorf("%s %s %s: server CPU %v µs/row with -server-pid %d", r.ORM, r.Mode, r.Key, r.ServerUsPerRow, c.serverPID)
 				}
 			}
 		})

@@ -16,15 +16,29 @@ import (
 // ORMs read them (RETURNING on PostgreSQL, LastInsertId on MariaDB); once
 // and UUIDv7 keys are known before the INSERT.
 type sqlInserter struct {
-	db       *sql.DB
+	db       execQuerier
 	postgres bool
+	cache    *stmtCache // with -prepare
 }
 
-func newSQL(dbName string, db *sql.DB) (inserter, error) {
-	return sqlInserter{db, dbName == "postgres"}, nil
+// execQuerier is a *sql.DB or, with -prepare, a stmtCache over one.
+type execQuerier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func newSQL(dbName string, db *sql.DB, prepare bool) (inserter, error) {
+	if prepare {
+		c := newStmtCache(db)
+		return sqlInserter{c, dbName == "postgres", c}, nil
+	}
+	return sqlInserter{db, dbName == "postgres", nil}, nil
 }
 
 func (s sqlInserter) insert(ctx context.Context, key string, ps []string, batch int) error {
+	if s.cache != nil {
+		defer s.cache.reset()
+	}
 	cols := 3
 	if key == "auto" {
 		cols = 2

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -29,6 +30,23 @@ func TestSummarizeMedians(t *testing.T) {
 	}
 	if m := median([]float64{4, 1, 3, 2}); m != 2.5 {
 		t.Errorf("median of 4 values = %v, want 2.5", m)
+	}
+}
+
+// TestMarkdownServerColumn: the server's CPU column shows only for a
+// database whose results recorded it.
+func TestMarkdownServerColumn(t *testing.T) {
+	rs := slices.Clone(sample3)
+	for i := range rs {
+		if rs[i].DB == "mysql" {
+			rs[i].ServerUsPerRow = 2.5
+		}
+	}
+	var buf bytes.Buffer
+	writeMarkdown(&buf, rs)
+	pg, my, _ := strings.Cut(buf.String(), "MariaDB")
+	if strings.Contains(pg, "server CPU") || !strings.Contains(my, "| server CPU µs/row |") || !strings.Contains(my, "| 2.50 |") {
+		t.Errorf("server CPU column: want it for MariaDB only:\n%s", buf.String())
 	}
 }
 
@@ -75,7 +93,12 @@ func TestFlags(t *testing.T) {
 	if c.rowsOne != 500 || strings.Join(c.orms, ",") != "ent,gorm" || strings.Join(c.modes, ",") != "batch" || len(c.keys) != 3 {
 		t.Errorf("parseFlags = %+v", c)
 	}
-	for _, bad := range [][]string{{"-orms", "xorm"}, {"-rows", "0"}, {"-batch", "0"}, {"-rounds", "0"}, {"extra"}} {
+	c, err = parseFlags([]string{"-db", "mysql", "-prepare", "-server-pid", "42"}, io.Discard)
+	if err != nil || !c.prepare || c.serverPID != 42 {
+		t.Errorf("-prepare -server-pid 42: %+v, %v", c, err)
+	}
+	for _, bad := range [][]string{{"-orms", "xorm"}, {"-rows", "0"}, {"-batch", "0"}, {"-rounds", "0"}, {"extra"},
+		{"-server-pid", "42"}, {"-db", "postgres", "-server-pid", "42"}, {"-db", "mysql", "-server-pid", "-1"}} {
 		if _, err := parseFlags(bad, io.Discard); err == nil {
 			t.Errorf("parseFlags(%q) accepted", bad)
 		}
