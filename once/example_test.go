@@ -178,6 +178,32 @@ func ExampleNewAs() {
 	// acct_AddgBCIA4AA 2026-01-02T03:04:05Z 7 0
 }
 
+func ExampleOptions_NewFunc() {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	f, err := nonce.New(nonce.Config{MachineID: 7, Now: func() time.Time { return at }})
+	if err != nil {
+		panic(err)
+	}
+	once.SetGenerator(f)
+	defer once.SetGenerator(nil)
+
+	// Options checked once; each call draws like Options.New.
+	newID, err := AccountID{}.Options().NewFunc()
+	if err != nil {
+		panic(err)
+	}
+	for range 2 {
+		id, err := newID()
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(nonce.Split64(id.Uint64(), time.Time{}).Counter)
+	}
+	// Output:
+	// 0
+	// 1
+}
+
 type badKind struct{}
 
 func (badKind) Options() once.Options { return once.Options{Prefix: "acct", PersistPrefix: true} }

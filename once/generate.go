@@ -67,6 +67,23 @@ func (o Options) New() (ID, error) {
 	return ID{v}, err
 }
 
+// NewFunc returns a function that does what o.New does, with o checked
+// once instead of on every call: for code that draws many IDs of a type it
+// knows only at run time, such as the ORM adapters filling a batch (a
+// typed ID known at compile time has [NewAs]). Invalid options are its
+// error. The function reads o.Generator (or the default generator) on each
+// call, as New does, and is safe for concurrent use.
+func (o Options) NewFunc() (func() (ID, error), error) {
+	c, err := o.resolve()
+	if err != nil {
+		return nil, err
+	}
+	return func() (ID, error) {
+		v, err := c.newValue()
+		return ID{v}, err
+	}, nil
+}
+
 // newValue draws the next value of the codec's nonce kind. Zero means "no
 // ID", so a zero draw (possible only at the epoch's first millisecond for a
 // counter nonce, once per key for an encrypted one) is skipped.

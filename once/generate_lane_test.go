@@ -30,9 +30,10 @@ type laneKind struct{}
 func (laneKind) Options() once.Options { return once.Options{Generator: &laneBinding} }
 
 // TestNewMatchesCounter64 draws through NewAs and New (which inline the
-// counter's fast path) and compares every value with Counter64 of an
-// identical factory: the same sequence, also where a draw is ahead of the
-// clock and takes the slow path (each millisecond's 8,193rd draw).
+// counter's fast path) and a NewFunc of the same options, and compares
+// every value with Counter64 of an identical factory: the same sequence,
+// also where a draw is ahead of the clock and takes the slow path (each
+// millisecond's 8,193rd draw).
 func TestNewMatchesCounter64(t *testing.T) {
 	clk := newStepClock(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC))
 	f, err := nonce.New(nonce.Config{MachineID: 300, Now: clk.Now})
@@ -47,21 +48,32 @@ func TestNewMatchesCounter64(t *testing.T) {
 	defer laneBinding.Set(nil)
 	once.SetGenerator(f)
 	defer once.SetGenerator(nil)
+	newFunc, err := laneKind{}.Options().NewFunc()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := range 3 * 8192 {
 		if i > 0 && i%8192 == 0 {
 			clk.Advance(time.Millisecond)
 		}
 		var got uint64
-		if i%2 == 0 {
+		switch i % 3 {
+		case 0:
 			id, err := once.NewAs[once.Typed[laneKind]]()
 			if err != nil {
 				t.Fatalf("NewAs %d: %v", i, err)
 			}
 			got = id.Uint64()
-		} else {
+		case 1:
 			id, err := once.New()
 			if err != nil {
 				t.Fatalf("New %d: %v", i, err)
+			}
+			got = id.Uint64()
+		default:
+			id, err := newFunc()
+			if err != nil {
+				t.Fatalf("NewFunc %d: %v", i, err)
 			}
 			got = id.Uint64()
 		}
@@ -139,9 +151,14 @@ func TestNewAllocs(t *testing.T) {
 	defer laneBinding.Set(nil)
 	once.SetGenerator(f)
 	defer once.SetGenerator(nil)
+	newFunc, err := laneKind{}.Options().NewFunc()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for name, draw := range map[string]func(){
-		"NewAs": func() { _, _ = once.NewAs[once.Typed[laneKind]]() },
-		"New":   func() { _, _ = once.New() },
+		"NewAs":   func() { _, _ = once.NewAs[once.Typed[laneKind]]() },
+		"New":     func() { _, _ = once.New() },
+		"NewFunc": func() { _, _ = newFunc() },
 	} {
 		if n := testing.AllocsPerRun(1000, draw); n != 0 {
 			t.Errorf("%s: %v allocations per call", name, n)
@@ -167,5 +184,31 @@ func TestNewAllocs(t *testing.T) {
 		}
 	}); n != 0 {
 		t.Errorf("8,192 draws across the slow path: %v allocations", n)
+	}
+}
+
+// TestNewFuncErrors: NewFunc reports invalid options as New does, and its
+// function reports a missing generator on each call, as New does.
+func TestNewFuncErrors(t *testing.T) {
+	bad := once.Options{Prefix: "a b"}
+	_, newErr := bad.New()
+	if _, err := bad.NewFunc(); !errors.Is(err, once.ErrConfig) || err.Error() != newErr.Error() {
+		t.Errorf("NewFunc of invalid options: %v; New: %v", err, newErr)
+	}
+	var b once.Binding
+	draw, err := once.Options{Generator: &b}.NewFunc()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := draw(); !errors.Is(err, once.ErrNoGenerator) {
+		t.Errorf("no generator: %v, want ErrNoGenerator", err)
+	}
+	f, err := nonce.New(nonce.Config{MachineID: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Set(f) // bound after NewFunc: the function sees it
+	if id, err := draw(); err != nil || nonce.Split64(id.Uint64(), time.Time{}).MachineID != 9 {
+		t.Errorf("after Set: %v, %v; want an ID of machine 9", id, err)
 	}
 }

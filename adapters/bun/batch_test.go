@@ -117,3 +117,43 @@ func TestFieldAppendAndZero(t *testing.T) {
 		t.Errorf("HasZeroValue of an ID: %v allocations, want 0", allocs)
 	}
 }
+
+// BenchmarkBatchHook is the adapter's cost per row of a batch insert of
+// 1,000 rows: bun's hook call for every element, the first filling the
+// batch (ns/op is per batch; ns/row per row). "fill" draws every key, and
+// is held near 122 ns/row by the counter's budget of 8,192 IDs per
+// millisecond; "set" has the keys already set: the adapter's own walk.
+func BenchmarkBatchHook(b *testing.B) {
+	sqldb, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sqldb.Close()
+	db := bun.NewDB(sqldb, sqlitedialect.New())
+	if err := oncebun.Register(db, (*batchRow)(nil)); err != nil {
+		b.Fatal(err)
+	}
+	at.Leased(b)
+	rows := make([]batchRow, 1000)
+	q := db.NewInsert().Model(&rows)
+	ctx := context.Background()
+	for _, fill := range []bool{true, false} {
+		name := map[bool]string{true: "fill", false: "set"}[fill]
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if fill {
+					for i := range rows {
+						rows[i].ID = at.UserID{}
+					}
+				}
+				for i := range rows {
+					if err := oncebun.BeforeAppendModel(ctx, q, &rows[i]); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(rows)), "ns/row")
+		})
+	}
+}

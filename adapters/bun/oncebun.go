@@ -146,7 +146,8 @@ func beforeWrite(q bun.Query, db *bun.DB, m bun.Model, model any, insert bool) e
 		return nil // the call for the first element did the work
 	}
 	t := v.Elem().Type()
-	if _, err := fieldsOf(db, t); err != nil {
+	fs, err := fieldsOf(db, t) // every row is a t
+	if err != nil {
 		return err
 	}
 	p := partsOf(q)
@@ -167,13 +168,16 @@ func beforeWrite(q bun.Query, db *bun.DB, m bun.Model, model any, insert bool) e
 		}
 	}
 	var undo idfield.Undo
+	if needsFill(elems[0], fs) {
+		undo = make(idfield.Undo, 0, len(elems)*len(fs))
+	}
 	for _, e := range elems {
-		if err := fillStruct(db, e, &undo); err != nil {
+		if err := fillFields(e, fs, &undo); err != nil {
 			undo.Run()
 			return err
 		}
 	}
-	err := checkWrite(table, elems, p, true)
+	err = checkWrite(table, elems, p, true)
 	if err == nil && p.upsert() {
 		iq := q.(*bun.InsertQuery)
 		err = prepareUpsert(iq, table, elems, filled, undo, p)
@@ -193,6 +197,9 @@ func rowsOf(m bun.Model, v reflect.Value) ([]reflect.Value, bool) {
 	if m != nil {
 		if w := reflect.ValueOf(m.Value()); w.Kind() == reflect.Pointer && !w.IsNil() && w.Elem().Kind() == reflect.Slice {
 			w = w.Elem()
+			if w.Type().Elem().Kind() == reflect.Struct && w.Len() > 0 && w.Pointer() != v.Pointer() {
+				return nil, false // a []T whose first row, at the array's start, is not v
+			}
 			first := -1
 			for i := range w.Len() {
 				if _, ok := rowAt(w, i); ok {
@@ -336,6 +343,11 @@ func fillStruct(db *bun.DB, v reflect.Value, undo *idfield.Undo) error {
 	if err != nil {
 		return err
 	}
+	return fillFields(v, fs, undo)
+}
+
+// fillFields fills the fields fs of struct value v, recording in undo.
+func fillFields(v reflect.Value, fs []autoField, undo *idfield.Undo) error {
 	for _, f := range fs {
 		u, err := f.id.Fill(f.field.Value(v), f.shape)
 		if err != nil {

@@ -3,6 +3,7 @@ package oncegorm
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 
 	"gorm.io/gorm"
@@ -131,6 +132,9 @@ func fill(db *gorm.DB) {
 		for i := 0; i < rv.Len() && err == nil; i++ {
 			if e := reflect.Indirect(rv.Index(i)); e.Kind() == reflect.Struct {
 				err = fillStruct(db, e, fs, &undo)
+			}
+			if len(undo) == len(fs) && i == 0 { // the first row was filled: room for all
+				undo = slices.Grow(undo, (rv.Len()-1)*len(fs))
 			}
 		}
 	}

@@ -25,6 +25,17 @@ type Type struct {
 	Type reflect.Type
 	// Options are the options the type declares.
 	Options once.Options
+	// newID is Options.NewFunc's function (nil for invalid options, whose
+	// error Options.New returns).
+	newID func() (once.ID, error)
+}
+
+// New returns a new ID of the type's options, as Options.New does.
+func (it *Type) New() (once.ID, error) {
+	if it.newID == nil {
+		return it.Options.New()
+	}
+	return it.newID()
 }
 
 var types sync.Map // reflect.Type -> *Type (nil for "not an ID type")
@@ -41,6 +52,7 @@ func Of(t reflect.Type) (*Type, bool) {
 	var it *Type
 	if t.Kind() == reflect.Struct && t.PkgPath() == oncePkg && t.Implements(kindType) && t.ConvertibleTo(idType) {
 		it = &Type{Type: t, Options: reflect.Zero(t).Interface().(once.Kind).Options()}
+		it.newID, _ = it.Options.NewFunc()
 	}
 	types.Store(t, it)
 	return it, it != nil
@@ -102,7 +114,7 @@ func (it *Type) Fill(v reflect.Value, shape Shape) (reset reflect.Value, err err
 		if !v.IsZero() {
 			return reflect.Value{}, nil
 		}
-		id, err := it.Options.New()
+		id, err := it.New()
 		if err != nil {
 			return reflect.Value{}, err
 		}
@@ -112,7 +124,7 @@ func (it *Type) Fill(v reflect.Value, shape Shape) (reset reflect.Value, err err
 		if !v.IsNil() && !v.Elem().IsZero() {
 			return reflect.Value{}, nil
 		}
-		id, err := it.Options.New()
+		id, err := it.New()
 		if err != nil {
 			return reflect.Value{}, err
 		}
@@ -128,7 +140,7 @@ func (it *Type) Fill(v reflect.Value, shape Shape) (reset reflect.Value, err err
 		if v.Field(1).Bool() {
 			return reflect.Value{}, nil
 		}
-		id, err := it.Options.New()
+		id, err := it.New()
 		if err != nil {
 			return reflect.Value{}, err
 		}
