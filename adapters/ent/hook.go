@@ -87,6 +87,14 @@ func Hook[T once.IDType]() ent.Hook {
 // mutation's Field returns one Go type per name) and kept in kinds.
 func checkFields(m ent.Mutation, kinds *fieldKinds) error {
 	mt := reflect.TypeOf(m)
+	may, known := kinds.lookup(mt, "")
+	if !known {
+		may = mayHoldIDs(mt)
+		kinds.learn(mt, "", may)
+	}
+	if !may {
+		return nil
+	}
 	for _, name := range m.Fields() {
 		isID, known := kinds.lookup(mt, name)
 		if known && !isID {
@@ -110,8 +118,53 @@ func checkFields(m ent.Mutation, kinds *fieldKinds) error {
 	return nil
 }
 
+// mayHoldIDs reports whether mutation type mt may have fields that hold
+// IDs. ent generates a mutation as a pointer to a struct that keeps each
+// field it sets in a struct field of the field's Go type (a pointer to
+// it); when none but the key ("id", which Fields does not list) can hold
+// an ID, no field of the mutation can be set to one, and checkFields need
+// not ask for its fields (Fields allocates). Any other shape may.
+func mayHoldIDs(mt reflect.Type) bool {
+	if mt.Kind() != reflect.Pointer || mt.Elem().Kind() != reflect.Struct {
+		return true
+	}
+	st := mt.Elem()
+	for i := range st.NumField() {
+		if f := st.Field(i); f.Name != "id" && mayHold(f.Type, f.Anonymous, 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayHold reports whether a struct field of type t may hold an ID: an ID
+// type (behind pointers, or in sql.Null), an interface (unless embedded,
+// where it supplies methods), or a map, slice or array of such. A type
+// nested deeper than a few levels (a type that contains itself) may.
+func mayHold(t reflect.Type, embedded bool, depth int) bool {
+	for t.Kind() == reflect.Pointer && depth < 8 {
+		t, depth = t.Elem(), depth+1
+	}
+	if depth >= 8 {
+		return true
+	}
+	if _, _, isID := idfield.Field(t); isID {
+		return true
+	}
+	switch t.Kind() {
+	case reflect.Interface:
+		return !embedded
+	case reflect.Map:
+		return mayHold(t.Key(), false, depth+1) || mayHold(t.Elem(), false, depth+1)
+	case reflect.Slice, reflect.Array:
+		return mayHold(t.Elem(), false, depth+1)
+	}
+	return false
+}
+
 // fieldKinds records, for the mutation types one hook has seen, whether
-// each field holds an ID. It is a short list, copied on write: a hook
+// each field holds an ID (and, under the name "", whether the type may
+// hold any: mayHoldIDs). It is a short list, copied on write: a hook
 // serves one entity (Mixin) or a few (a client's Use), of a few fields.
 type fieldKinds struct {
 	mu   sync.Mutex

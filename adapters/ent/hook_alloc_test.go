@@ -82,3 +82,80 @@ func TestHookFieldCheckCost(t *testing.T) {
 		t.Errorf("create with a zero boss_id: %v, want once.ErrInvalid", err)
 	}
 }
+
+// plainMutation is shaped like the generated mutation of an entity whose
+// only ID is its key: no other field has an ID type.
+type plainMutation struct {
+	ent.Mutation
+	op     ent.Op
+	id     *UserID
+	n      *int64
+	s      *string
+	fields int // calls of Fields
+}
+
+func (m *plainMutation) Op() ent.Op   { return m.op }
+func (m *plainMutation) Type() string { return "Plain" }
+func (m *plainMutation) ID() (UserID, bool) {
+	if m.id == nil {
+		return UserID{}, false
+	}
+	return *m.id, true
+}
+func (m *plainMutation) SetID(id UserID)  { m.id = &id }
+func (m *plainMutation) Fields() []string { m.fields++; return []string{"n", "s"} }
+func (m *plainMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case "n":
+		return *m.n, true
+	case "s":
+		return *m.s, true
+	}
+	return nil, false
+}
+
+// TestHookSkipsFieldsWithoutIDs: on a mutation type whose fields hold no
+// ID (the key aside), the hook's zero-ID check does not ask for the
+// mutation's fields (generated code allocates the list each time), on
+// creates and on updates; a type with an ID field is still checked
+// (TestHookFieldCheckCost).
+func TestHookSkipsFieldsWithoutIDs(t *testing.T) {
+	generator(t, true)
+	next := ent.MutateFunc(func(context.Context, ent.Mutation) (ent.Value, error) { return nil, nil })
+	h := oncent.Hook[UserID]()(next)
+	n, s := int64(1), "x"
+	for _, op := range []ent.Op{ent.OpCreate, ent.OpUpdateOne, ent.OpCreate} {
+		m := &plainMutation{op: op, n: &n, s: &s}
+		if _, err := h.Mutate(context.Background(), m); err != nil {
+			t.Fatal(err)
+		}
+		if m.fields != 0 {
+			t.Errorf("%v: Fields called %d times", op, m.fields)
+		}
+		if op == ent.OpCreate && m.id == nil {
+			t.Errorf("%v: key not filled", op)
+		}
+	}
+}
+
+// selfMutation has fields of types that contain themselves: the check
+// ends (and, not knowing, asks for the fields).
+type selfMutation struct {
+	plainMutation
+	p selfPtr
+	s selfSlice
+}
+
+type selfPtr *selfPtr
+
+type selfSlice []selfSlice
+
+func TestHookSelfReferentialFieldTypes(t *testing.T) {
+	generator(t, true)
+	next := ent.MutateFunc(func(context.Context, ent.Mutation) (ent.Value, error) { return nil, nil })
+	n, s := int64(1), "x"
+	m := &selfMutation{plainMutation: plainMutation{op: ent.OpCreate, n: &n, s: &s}}
+	if _, err := oncent.Hook[UserID]()(next).Mutate(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+}
