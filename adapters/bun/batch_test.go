@@ -25,22 +25,29 @@ func (r *batchRow) BeforeAppendModel(ctx context.Context, q bun.Query) error {
 	return oncebun.BeforeAppendModel(ctx, q, r)
 }
 
+// batchInsert returns a batch of 1,000 rows and bun's insert query of
+// them, on an in-memory SQLite database with batchRow registered.
+func batchInsert(tb testing.TB) ([]batchRow, *bun.InsertQuery) {
+	tb.Helper()
+	sqldb, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { sqldb.Close() })
+	db := bun.NewDB(sqldb, sqlitedialect.New())
+	if err := oncebun.Register(db, (*batchRow)(nil)); err != nil {
+		tb.Fatal(err)
+	}
+	rows := make([]batchRow, 1000)
+	return rows, db.NewInsert().Model(&rows)
+}
+
 // TestBatchHookCost: bun calls a slice model's hook once per element; the
 // first call fills the whole batch and every later call returns at once,
 // allocating nothing, so a batch costs the adapter O(rows), not O(rows²).
 func TestBatchHookCost(t *testing.T) {
 	at.Leased(t)
-	sqldb, err := sql.Open("sqlite", ":memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sqldb.Close()
-	db := bun.NewDB(sqldb, sqlitedialect.New())
-	if err := oncebun.Register(db, (*batchRow)(nil)); err != nil {
-		t.Fatal(err)
-	}
-	rows := make([]batchRow, 1000)
-	q := db.NewInsert().Model(&rows)
+	rows, q := batchInsert(t)
 	ctx := context.Background()
 	if err := oncebun.BeforeAppendModel(ctx, q, &rows[0]); err != nil {
 		t.Fatal(err)
@@ -124,18 +131,8 @@ func TestFieldAppendAndZero(t *testing.T) {
 // is held near 122 ns/row by the counter's budget of 8,192 IDs per
 // millisecond; "set" has the keys already set: the adapter's own walk.
 func BenchmarkBatchHook(b *testing.B) {
-	sqldb, err := sql.Open("sqlite", ":memory:")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer sqldb.Close()
-	db := bun.NewDB(sqldb, sqlitedialect.New())
-	if err := oncebun.Register(db, (*batchRow)(nil)); err != nil {
-		b.Fatal(err)
-	}
 	at.Leased(b)
-	rows := make([]batchRow, 1000)
-	q := db.NewInsert().Model(&rows)
+	rows, q := batchInsert(b)
 	ctx := context.Background()
 	for _, fill := range []bool{true, false} {
 		name := map[bool]string{true: "fill", false: "set"}[fill]
