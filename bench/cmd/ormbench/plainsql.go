@@ -18,7 +18,6 @@ import (
 type sqlInserter struct {
 	db       execQuerier
 	postgres bool
-	cache    *stmtCache // with -prepare
 }
 
 // execQuerier is a *sql.DB or, with -prepare, a stmtCache over one.
@@ -29,15 +28,14 @@ type execQuerier interface {
 
 func newSQL(dbName string, db *sql.DB, prepare bool) (inserter, error) {
 	if prepare {
-		c := newStmtCache(db)
-		return sqlInserter{c, dbName == "postgres", c}, nil
+		return sqlInserter{newStmtCache(db), dbName == "postgres"}, nil
 	}
-	return sqlInserter{db, dbName == "postgres", nil}, nil
+	return sqlInserter{db, dbName == "postgres"}, nil
 }
 
 func (s sqlInserter) insert(ctx context.Context, key string, ps []string, batch int) error {
-	if s.cache != nil {
-		defer s.cache.reset()
+	if c, ok := s.db.(*stmtCache); ok {
+		defer c.reset()
 	}
 	cols := 3
 	if key == "auto" {
