@@ -2,11 +2,12 @@ package oncesqlx_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	at "github.com/once-go/once/adapters/internal/adaptertest"
 	oncesqlx "github.com/once-go/once/adapters/sqlx"
@@ -56,11 +57,12 @@ func TestNilArguments(t *testing.T) {
 		}},
 	} {
 		err := at.NoPanic(t, c.what, c.f)
-		if !errors.Is(err, oncesqlx.ErrConfig) || !strings.HasPrefix(err.Error(), "oncesqlx: ") || !strings.Contains(err.Error(), c.arg) {
-			t.Errorf("%s: %v, want oncesqlx.ErrConfig naming %s", c.what, err, c.arg)
+		if assert.ErrorIs(t, err, oncesqlx.ErrConfig, c.what) {
+			assert.True(t, strings.HasPrefix(err.Error(), "oncesqlx: "), "%s: %q lacks the package prefix", c.what, err)
+			assert.Contains(t, err.Error(), c.arg, "%s: the error names the argument", c.what)
 		}
 	}
-	if typ, err := oncesqlx.ColumnType(x, at.UserID{}); err != nil || typ != "integer" {
-		t.Errorf("ColumnType(sqlite, UserID{}) = %q, %v; want integer", typ, err)
-	}
+	typ, err := oncesqlx.ColumnType(x, at.UserID{})
+	require.NoError(t, err, "ColumnType(sqlite, UserID{})")
+	assert.Equal(t, "integer", typ, "ColumnType(sqlite, UserID{})")
 }
