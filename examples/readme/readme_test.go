@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -24,43 +23,65 @@ import (
 	"github.com/once-go/once/once"
 )
 
-// regionDirs are the programs the README's Go blocks come from: this one;
-// examples/api, whose lease and shutdown code is the README's (a region in
-// both must be the same in both); and the modules of examples/huma and
-// examples/graphql.
+// regionDirs are the programs the documentation's Go blocks come from:
+// this one; examples/api, whose lease and shutdown code is the README's (a
+// region in both must be the same in both); and the modules of
+// examples/huma and examples/graphql.
 var regionDirs = []string{".", filepath.Join("..", "api"), filepath.Join("..", "huma"), filepath.Join("..", "graphql", "ids")}
 
-// TestREADMESnippets checks that every ```go block of the README is a region
-// of this program or examples/api: the line before the fence is
-// <!-- readme:NAME -->, and the block's text equals region NAME (both
-// without their common leading tabs). ONCE_README names another README to
-// check (default ../../README.md).
-func TestREADMESnippets(t *testing.T) {
-	path := cmp.Or(os.Getenv("ONCE_README"), filepath.Join("..", "..", "README.md"))
-	readme, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+// TestDocSnippets checks that every ```go block of the documentation
+// (README.md, ARCHITECTURE.md, CONTRIBUTING.md and every Markdown file
+// under docs/) is a region of one of regionDirs: the line before the
+// fence is <!-- readme:NAME -->, and the block's text equals region NAME
+// (both without their common leading tabs). A block without the marker, or
+// naming no region, fails; so does a region no page shows.
+func TestDocSnippets(t *testing.T) {
 	regions, err := readRegions(regionDirs...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks, err := goBlocks(string(readme))
+	files, err := docFiles(repoRoot)
 	if err != nil {
-		t.Fatalf("%s: %v", path, err)
+		t.Fatal(err)
 	}
 	shown := map[string]bool{}
+	for _, path := range files {
+		for _, name := range checkSnippets(t, path, regions) {
+			shown[name] = true
+		}
+	}
+	for _, name := range sortedKeys(regions) {
+		if !shown[name] {
+			t.Errorf("region %s is shown on no page: add <!-- readme:%s --> and a ```go block with it to README.md or a page under docs/", name, name)
+		}
+	}
+}
+
+// checkSnippets checks the ```go blocks of the Markdown file at path
+// against regions and returns the names of the regions it shows.
+func checkSnippets(t *testing.T, path string, regions map[string]string) []string {
+	t.Helper()
+	md, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks, err := goBlocks(string(md))
+	if err != nil {
+		t.Errorf("%s: %v", path, err)
+		return nil
+	}
+	var shown []string
 	for _, b := range blocks {
 		if b.name == "" {
 			t.Errorf("%s:%d: ```go block without a <!-- readme:NAME --> line just before it; its first line: %q",
 				path, b.line, firstLine(b.text))
 			continue
 		}
-		shown[b.name] = true
+		shown = append(shown, b.name)
 		want, ok := regions[b.name]
 		if !ok {
-			t.Errorf("%s:%d: <!-- readme:%s --> names no region of examples/readme or examples/api (regions: %s)",
-				path, b.line, b.name, strings.Join(sortedKeys(regions), ", "))
+			t.Errorf("%s:%d: <!-- readme:%s --> names no region of %s (regions: %s)",
+				path, b.line, b.name, strings.Join(regionDirs, ", "), strings.Join(sortedKeys(regions), ", "))
 			continue
 		}
 		if got := dedent(b.text); got != want {
@@ -68,11 +89,7 @@ func TestREADMESnippets(t *testing.T) {
 				path, b.line, b.name, firstDifference(got, want), want)
 		}
 	}
-	for _, name := range sortedKeys(regions) {
-		if !shown[name] {
-			t.Errorf("%s: region %s is not shown: add <!-- readme:%s --> and a ```go block with it", path, name, name)
-		}
-	}
+	return shown
 }
 
 // testKey is the ONCE_KEY of the program tests: used as is, as the program

@@ -7,8 +7,8 @@ import (
 	"github.com/once-go/once/once"
 )
 
-// writeSchema writes the JSON Schema of UserID (the README's JSON Schema
-// section shows it).
+// writeSchema writes the JSON Schema of UserID (docs/openapi-graphql.md
+// shows it).
 func writeSchema(w io.Writer) error {
 	// readme:begin schema
 	// Imports: "encoding/json", "github.com/once-go/once/once".

@@ -9,8 +9,8 @@ import (
 	"github.com/once-go/once/once"
 )
 
-// The README's sections on time bounds and SQL functions; their test
-// (timebounds_test.go) runs them.
+// The time bounds of docs/ids.md and the SQL functions of docs/sql.md;
+// their test (timebounds_test.go) runs them.
 
 // orderKind declares OrderID, made as sortable nonces: the time inside an
 // order's ID is when it was placed.

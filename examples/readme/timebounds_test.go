@@ -18,7 +18,7 @@ import (
 	"github.com/once-go/once/once"
 )
 
-// TestTimeBoundsRegion runs the README's time-bounds region on SQLite:
+// TestTimeBoundsRegion runs the time-bounds region (docs/ids.md) on SQLite:
 // orders placed just before, during and just after a day, by a sortable
 // factory with a manual clock; the region returns exactly the day's.
 func TestTimeBoundsRegion(t *testing.T) {
@@ -68,21 +68,17 @@ func TestTimeBoundsRegion(t *testing.T) {
 	}
 }
 
-// TestREADMESQL runs the SQL blocks of the README's "IDs in SQL" section,
-// each on the database its first line names ("-- PostgreSQL", "-- MySQL"),
-// in a schema or database of its own with the functions installed (on
-// PostgreSQL by the sql-install region) and a users table holding one row.
-// A statement followed by "-- → X" must answer X in its first column.
-func TestREADMESQL(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+// TestSQLPage runs the SQL blocks of docs/sql.md, each on the database its
+// first line names ("-- PostgreSQL", "-- MySQL"), in a schema or database
+// of its own with the functions installed (on PostgreSQL by the
+// sql-install region) and a users table holding one row. A statement
+// followed by "-- → X" must answer X in its first column.
+func TestSQLPage(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join(repoRoot, "docs", "sql.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(readme), "\n## IDs in SQL\n")
-	if !ok {
-		t.Fatal(`README.md has no "## IDs in SQL" section`)
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
+	section := string(page)
 	blocks := map[string][]string{}
 	for _, b := range strings.Split(section, "```sql\n")[1:] {
 		b, _, _ = strings.Cut(b, "```")
@@ -133,7 +129,7 @@ func TestREADMESQL(t *testing.T) {
 
 type statement struct{ sql, want string }
 
-// sqlStatements splits a README block: a statement ends with a line whose
+// sqlStatements splits an SQL block of the page: a statement ends with a line whose
 // code ends in ";"; "-- → X" after it is its expected answer; other
 // comment lines are dropped.
 func sqlStatements(block string) []statement {
@@ -187,7 +183,7 @@ func runStatement(t *testing.T, db *sql.DB, st, want string) {
 		}
 		if first && want != "" {
 			if got := sqlText(vals[0]); got != want {
-				t.Errorf("%s = %s, the README says %s", st, got, want)
+				t.Errorf("%s = %s, docs/sql.md says %s", st, got, want)
 			}
 		}
 		first = false
@@ -196,11 +192,11 @@ func runStatement(t *testing.T, db *sql.DB, st, want string) {
 		t.Errorf("%s: %v", st, err)
 	}
 	if first && want != "" {
-		t.Errorf("%s: no row, the README says %s", st, want)
+		t.Errorf("%s: no row, docs/sql.md says %s", st, want)
 	}
 }
 
-// sqlText spells a scanned value as the README shows it.
+// sqlText spells a scanned value as docs/sql.md shows it.
 func sqlText(v any) string {
 	switch v := v.(type) {
 	case time.Time:

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode"
+)
+
+// repoRoot is the repository's root directory, seen from this package.
+var repoRoot = filepath.Join("..", "..")
+
+// docFiles returns the documentation pages under root: README.md,
+// ARCHITECTURE.md and CONTRIBUTING.md where they exist, and every Markdown
+// file under docs/.
+func docFiles(root string) ([]string, error) {
+	var files []string
+	for _, name := range []string{"README.md", "ARCHITECTURE.md", "CONTRIBUTING.md"} {
+		path := filepath.Join(root, name)
+		if _, err := os.Stat(path); err == nil {
+			files = append(files, path)
+		} else if name == "README.md" {
+			return nil, err
+		}
+	}
+	err := filepath.WalkDir(filepath.Join(root, "docs"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".md") {
+			files = append(files, path)
+		}
+		return nil
+	})
+	return files, err
+}
+
+// releaseDocs are pages the release tooling writes (RELEASING.md,
+// CHANGELOG.md at the root). Links to them are checked where they exist;
+// where they do not yet, TestDocLinks logs the link instead of failing.
+var releaseDocs = map[string]bool{"RELEASING.md": true, "CHANGELOG.md": true}
+
+// TestDocLinks checks every relative link of the documentation pages (see
+// docFiles): its file or directory exists, and its #fragment, if any,
+// names a heading of the Markdown file it points to.
+func TestDocLinks(t *testing.T) {
+	files, err := docFiles(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := filepath.Abs(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, path := range files {
+		md, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range mdLinks(string(md)) {
+			target, ok, err := resolveLink(path, l.target)
+			if !ok {
+				continue // an absolute URL
+			}
+			checked++
+			if err != nil && releaseDocs[filepath.Base(target)] && filepath.Dir(mustAbs(t, target)) == root && os.IsNotExist(err) {
+				t.Logf("%s:%d: link to %s, which this tree does not have yet", path, l.line, l.target)
+				continue
+			}
+			if err != nil {
+				t.Errorf("%s:%d: link %q: %v", path, l.line, l.target, err)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no relative links found: the link reader is broken")
+	}
+}
+
+func mustAbs(t *testing.T, path string) string {
+	t.Helper()
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
+}
+
+// TestLinkReader checks mdLinks, resolveLink and the heading anchors on
+// small inputs, including the broken links TestDocLinks must report.
+func TestLinkReader(t *testing.T) {
+	md := "# Title\n\nSee [a](b.md#two-words) and [c](https://x.example/y) `[not](a-link.md)`.\n\n" +
+		"```go\n[also](not-a-link.md)\n```\n\n## Two words\n\n### Unset IDs and `\"\"` in JSON\n\n## Two words\n[self](#two-words-1)\n"
+	links := mdLinks(md)
+	if len(links) != 3 || links[0].target != "b.md#two-words" || links[0].line != 3 ||
+		links[1].target != "https://x.example/y" || links[2].target != "#two-words-1" || links[2].line != 14 {
+		t.Errorf("mdLinks = %+v", links)
+	}
+	if got := anchors(md); !got["title"] || !got["two-words"] || !got["two-words-1"] || !got["unset-ids-and--in-json"] || len(got) != 4 {
+		t.Errorf("anchors = %v", got)
+	}
+
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.md"), filepath.Join(dir, "b.md")
+	for path, text := range map[string]string{a: md, b: "# B\n\n## Two words\n"} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for target, bad := range map[string]bool{
+		"b.md": false, "b.md#two-words": false, "#two-words-1": false, "./b.md#b": false, ".": false,
+		"c.md": true, "b.md#three-words": true, "#nowhere": true, "b.md#Two-words": true,
+	} {
+		_, ok, err := resolveLink(a, target)
+		if !ok || (err != nil) != bad {
+			t.Errorf("resolveLink(%q) = %v, %v; want an error: %v", target, ok, err, bad)
+		}
+	}
+	if _, ok, _ := resolveLink(a, "mailto:x@example.com"); ok {
+		t.Error("resolveLink took a mailto: URL for a relative link")
+	}
+}
+
+// A link is a Markdown inline link's target and the line it is on.
+type link struct {
+	target string
+	line   int
+}
+
+var (
+	linkRe       = regexp.MustCompile(`\]\(([^()\s]+)\)`)
+	codeSpanRe   = regexp.MustCompile("`[^`]*`")
+	headingRe    = regexp.MustCompile(`^#{1,6}\s+(.*?)\s*#*\s*$`)
+	schemeRe     = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*:`)
+	anchorDropRe = regexp.MustCompile(`[^\p{L}\p{N} _-]`)
+)
+
+// mdLinks returns the inline links of a Markdown text, outside fenced code
+// blocks and code spans.
+func mdLinks(md string) []link {
+	var out []link
+	fence := false
+	for n, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			fence = !fence
+			continue
+		}
+		if fence {
+			continue
+		}
+		line = codeSpanRe.ReplaceAllString(line, "")
+		for _, m := range linkRe.FindAllStringSubmatch(line, -1) {
+			out = append(out, link{target: m[1], line: n + 1})
+		}
+	}
+	return out
+}
+
+// anchors returns the fragment names of the headings of a Markdown text,
+// as GitHub makes them: lowercase, code marks and punctuation but - and _
+// dropped, spaces as -, and -1, -2, ... appended to repeats.
+func anchors(md string) map[string]bool {
+	out := map[string]bool{}
+	seen := map[string]int{}
+	fence := false
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			fence = !fence
+			continue
+		}
+		m := headingRe.FindStringSubmatch(line)
+		if fence || m == nil {
+			continue
+		}
+		a := strings.Map(unicode.ToLower, m[1])
+		a = anchorDropRe.ReplaceAllString(a, "")
+		a = strings.ReplaceAll(a, " ", "-")
+		if n := seen[a]; n > 0 {
+			seen[a]++
+			a = fmt.Sprintf("%s-%d", a, n)
+		} else {
+			seen[a] = 1
+		}
+		out[a] = true
+	}
+	return out
+}
+
+// resolveLink resolves target, a link of the Markdown file at from. ok is
+// false for an absolute URL (a scheme such as https: or mailto:), which is
+// not checked; otherwise err says what is wrong: the file or directory is
+// missing, or the fragment names no heading of the Markdown file. path is
+// the file the link points to.
+func resolveLink(from, target string) (path string, ok bool, err error) {
+	if schemeRe.MatchString(target) {
+		return "", false, nil
+	}
+	file, fragment, _ := strings.Cut(target, "#")
+	file, err = url.PathUnescape(file)
+	if err != nil {
+		return "", true, err
+	}
+	path = from
+	if file != "" {
+		path = filepath.Join(filepath.Dir(from), filepath.FromSlash(file))
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return path, true, err
+	}
+	if fragment == "" {
+		return path, true, nil
+	}
+	if info.IsDir() || !strings.HasSuffix(path, ".md") {
+		return path, true, fmt.Errorf("#%s: %s is not a Markdown file", fragment, path)
+	}
+	md, err := os.ReadFile(path)
+	if err != nil {
+		return path, true, err
+	}
+	if !anchors(string(md))[fragment] {
+		return path, true, fmt.Errorf("%s has no heading #%s", path, fragment)
+	}
+	return path, true, nil
+}
