@@ -119,41 +119,54 @@ func TestHelpExamples(t *testing.T) {
 	}
 }
 
-// readmePath is the README whose CLI section TestREADMEExamples runs.
-var readmePath = "../../README.md"
+// cliPagePath is the CLI's documentation page, whose console blocks the
+// tests below run; readmePath the README, whose quickstart output
+// TestCLIPageQuickstartKey compares with.
+var (
+	cliPagePath = "../../docs/cli.md"
+	readmePath  = "../../README.md"
+)
 
-// TestREADMEExamples: the CLI section of the README shows each of the
-// deterministic commands, with the key it uses, and every one of them
-// reproduces exactly.
-func TestREADMEExamples(t *testing.T) {
-	b, err := os.ReadFile(readmePath)
+// cliConsoleBlocks returns the ```console blocks of the CLI's page.
+func cliConsoleBlocks(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile(cliPagePath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(b), "\n## CLI")
-	if !ok {
-		t.Fatal("README.md has no CLI section")
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
-	var ran = map[string]int{}
-	for i, block := range strings.Split(section, "```console")[1:] {
+	var blocks []string
+	for _, block := range strings.Split(string(b), "```console")[1:] {
 		block, _, _ = strings.Cut(block, "```")
-		for k, n := range parseTranscript("README CLI block "+string(rune('1'+i)), block).check(t) {
+		blocks = append(blocks, block)
+	}
+	if len(blocks) == 0 {
+		t.Fatalf("%s has no console block", cliPagePath)
+	}
+	return blocks
+}
+
+// TestCLIPageExamples: the CLI's page shows each of the deterministic
+// commands, with the key it uses, and every one of them reproduces
+// exactly.
+func TestCLIPageExamples(t *testing.T) {
+	var ran = map[string]int{}
+	for i, block := range cliConsoleBlocks(t) {
+		for k, n := range parseTranscript("docs/cli.md console block "+string(rune('1'+i)), block).check(t) {
 			ran[k] += n
 		}
 	}
 	for _, name := range deterministic {
 		if ran[name] == 0 {
-			t.Errorf("the README's CLI section shows no once %s", name)
+			t.Errorf("docs/cli.md shows no once %s", name)
 		}
 	}
 }
 
-// TestREADMEQuickstartKey: the README's CLI section unmasks the
-// quickstart's IDs with the key the quickstart masks them with (its demo
-// key, when ONCE_KEY is not set), and each ID it unmasks is one the
-// README's quickstart output shows, next to the stored value it unmasks to.
-func TestREADMEQuickstartKey(t *testing.T) {
+// TestCLIPageQuickstartKey: the CLI's page unmasks the quickstart's IDs
+// with the key the quickstart masks them with (its demo key, when ONCE_KEY
+// is not set), and each ID it unmasks is one the README's quickstart
+// output shows, next to the stored value it unmasks to.
+func TestCLIPageQuickstartKey(t *testing.T) {
 	src, err := os.ReadFile("../../examples/quickstart/main.go")
 	if err != nil {
 		t.Fatal(err)
@@ -167,19 +180,18 @@ func TestREADMEQuickstartKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := string(b)
-	_, quick, _ := strings.Cut(readme, "\n## Two commands")
+	_, quick, ok := strings.Cut(string(b), "\n## Two commands")
+	if !ok {
+		t.Fatal("README.md has no Two commands section")
+	}
 	quick, _, _ = strings.Cut(quick, "\n## ")
-	_, section, _ := strings.Cut(readme, "\n## CLI")
-	section, _, _ = strings.Cut(section, "\n## ")
 	unmasked := 0
-	for _, block := range strings.Split(section, "```console")[1:] {
-		block, _, _ = strings.Cut(block, "```")
-		for _, s := range parseTranscript("README CLI", block).steps {
+	for _, block := range cliConsoleBlocks(t) {
+		for _, s := range parseTranscript("docs/cli.md", block).steps {
 			words := shellWords(s.line)
 			if len(words) == 2 && words[0] == "export" && strings.HasPrefix(words[1], "ONCE_KEY=") {
 				if key := strings.TrimPrefix(words[1], "ONCE_KEY="); key != demoKey {
-					t.Errorf("the README's CLI section exports ONCE_KEY=%s; the quickstart masks with %s", key, demoKey)
+					t.Errorf("docs/cli.md exports ONCE_KEY=%s; the quickstart masks with %s", key, demoKey)
 				}
 			}
 			if len(words) < 2 || words[0] != "once" || words[1] != "unmask" || len(s.want) != 1 {
@@ -192,36 +204,29 @@ func TestREADMEQuickstartKey(t *testing.T) {
 				found = found || strings.Contains(l, `"id":"`+masked+`"`) && strings.HasSuffix(strings.TrimSpace(l), " "+stored)
 			}
 			if !found {
-				t.Errorf("the README's CLI section unmasks %s to %s; the quickstart output shows no such user", masked, stored)
+				t.Errorf("docs/cli.md unmasks %s to %s; the README's quickstart output shows no such user", masked, stored)
 			}
 		}
 	}
 	if unmasked == 0 {
-		t.Error("the README's CLI section unmasks no quickstart ID")
+		t.Error("docs/cli.md unmasks no quickstart ID")
 	}
 }
 
-// TestREADMELeaseCommands: every "once lease" command of the README's CLI
-// section names a lease command and parses with its flags, and the
-// section shows ls and free.
-func TestREADMELeaseCommands(t *testing.T) {
-	b, err := os.ReadFile(readmePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, _ := strings.Cut(string(b), "\n## CLI")
-	section, _, _ = strings.Cut(section, "\n## ")
+// TestCLIPageLeaseCommands: every "once lease" command of the CLI's page
+// names a lease command and parses with its flags, and the page shows ls,
+// free and hold.
+func TestCLIPageLeaseCommands(t *testing.T) {
 	seen := map[string]bool{}
-	for _, block := range strings.Split(section, "```console")[1:] {
-		block, _, _ = strings.Cut(block, "```")
-		for _, s := range parseTranscript("README CLI", block).steps {
+	for _, block := range cliConsoleBlocks(t) {
+		for _, s := range parseTranscript("docs/cli.md", block).steps {
 			words := shellWords(s.line)
 			if len(words) < 3 || words[0] != "once" || words[1] != "lease" {
 				continue
 			}
 			i := slices.IndexFunc(leaseCommands(), func(c *command) bool { return c.name == "lease "+words[2] })
 			if i < 0 {
-				t.Errorf("README: $ %s: no such lease command", s.line)
+				t.Errorf("docs/cli.md: $ %s: no such lease command", s.line)
 				continue
 			}
 			c := leaseCommands()[i]
@@ -229,13 +234,13 @@ func TestREADMELeaseCommands(t *testing.T) {
 			var errb strings.Builder
 			fs, _ := c.flags(&env{stdout: io.Discard, stderr: &errb}, c)
 			if _, ok := fs.parse(c, words[3:]); !ok {
-				t.Errorf("README: $ %s: %s", s.line, errb.String())
+				t.Errorf("docs/cli.md: $ %s: %s", s.line, errb.String())
 			}
 		}
 	}
 	for _, name := range []string{"lease ls", "lease free", "lease hold"} {
 		if !seen[name] {
-			t.Errorf("the README's CLI section shows no once %s", name)
+			t.Errorf("docs/cli.md shows no once %s", name)
 		}
 	}
 }
