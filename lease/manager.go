@@ -11,9 +11,9 @@ import (
 // Manager holds one machine-ID lease for the life of a process and keeps
 // its factories generating only while the lease is provably held. Create
 // it with [Start]; it runs until [Manager.Close] (or a final loss, see
-// [Manager.Done]), whatever becomes of the context passed to Start. The
-// package documentation walks through what it does, in the order of this
-// file.
+// [Manager.Done]), whatever becomes of the context passed to Start.
+// ARCHITECTURE.md in the repository walks through what it does, in the
+// order of this file.
 type Manager struct {
 	s     Strategy
 	name  string
