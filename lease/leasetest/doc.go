@@ -9,7 +9,13 @@
 //			New: func(t *testing.T) func() lease.Strategy {
 //				table := testenv.Unique(t, "leases")
 //				// create the table, register its removal with t.Cleanup ...
-//				return func() lease.Strategy { return sqllease.New(db, table) }
+//				return func() lease.Strategy {
+//					s, err := sqllease.New(db, sqllease.Options{Table: table})
+//					if err != nil {
+//						t.Fatal(err)
+//					}
+//					return s
+//				}
 //			},
 //		})
 //	}
