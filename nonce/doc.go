@@ -3,6 +3,10 @@
 // the Elixir NoNoncense library (same bit layout, epoch, key derivation and
 // ciphers).
 //
+//	f, err := nonce.New(nonce.Config{BaseKey: key, AwaitLease: true}) // key: 32+ bytes
+//	m, err := lease.Start(ctx, strategy, lease.Options{Factories: []lease.Factory{f}})
+//	v, err := f.Counter64() // or Sortable64, Encrypted64, and the 96- and 128-bit kinds
+//
 // Every value starts with a 42-bit timestamp (milliseconds since the factory
 // epoch, by default 2025-01-01T00:00:00Z) and a 9-bit machine ID (0..511),
 // followed by a counter: 13 bits in 64-bit values, 45 bits in 96-bit values,

@@ -2,10 +2,27 @@
 // struct field: a plain bigint in the database, a short, optionally prefixed
 // and masked string in the application and its JSON API.
 //
+// A typed ID carries its options in a zero-size kind type, so UserID and
+// OrgID are distinct types that the compiler keeps apart; new IDs come from
+// the nonce factory set with [SetGenerator] (one a lease manager protects):
+//
+//	type userKind struct{}
+//
+//	func (userKind) Options() once.Options {
+//		return once.Options{Prefix: "usr_", Mask: true}
+//	}
+//
+//	type UserID = once.Typed[userKind]
+//
+//	once.SetGenerator(ids)                 // a *nonce.Factory
+//	if err := once.Check(UserID{}); err != nil { ... } // invalid options, at startup
+//	id, err := once.NewAs[UserID]()        // an error, never a zero ID, while no lease is held
+//	id, err = once.ParseAs[UserID]("usr_zAjhfZyAAAE")
+//
 // The in-memory value is the stored 64-bit value (the plaintext when masked),
 // a small comparable value type in the manner of [net/netip.Addr]: usable as
-// a map key, zero value "no ID" ([ID.IsZero]). Three independent options
-// shape what the application shows:
+// a map key, zero value "no ID" ([ID.IsZero]), which has no database value.
+// Three independent options shape what the application shows:
 //
 //   - the format: url64 (default, 11 chars of base64url), hex (16 lowercase
 //     hex digits), hex32 (13 chars of lowercase base32hex, RFC 4648 §7),
@@ -19,34 +36,15 @@
 // formats) and never sees masked values, so ORDER BY and keyset pagination
 // work on the stored value.
 //
-// # Typed IDs
+// [ID] uses the package defaults. Conversions between typed and plain IDs
+// are explicit Go conversions (once.ID(u), UserID(id)). The options of a
+// type are read and validated once, on its first use, and cached. A type
+// uses the factory of its Options.Generator binding, or the process
+// default; the default binding is the package's one piece of mutable
+// state. Scanning NULL into an ID is an error, and so is JSON null:
+// nullable columns and fields use *T (or sql.Null[T] in SQL only).
 //
-// [ID] uses the package defaults. [Typed] carries per-type options: its type
-// parameter is a zero-size kind type whose Options method declares them, so
-// UserID and OrgID are distinct types that the compiler keeps apart:
-//
-//	type userKind struct{}
-//
-//	func (userKind) Options() once.Options {
-//		return once.Options{Prefix: "usr_", Mask: true}
-//	}
-//
-//	type UserID = once.Typed[userKind]
-//
-// Conversions between typed and plain IDs are explicit Go conversions
-// (once.ID(u), UserID(id)). The options of a type are read and validated
-// once, on its first use, and cached; call [Check] at startup to report
-// invalid options before the first request.
-//
-// # Generators
-//
-// New IDs ([New], [NewAs]) and masking draw on a [nonce.Factory]. A type
-// uses the factory of its Options.Generator binding, or the process default
-// set with [SetGenerator]. The default binding is the package's one piece of
-// mutable state.
-//
-// # Nullable IDs
-//
-// Scanning NULL into an ID is an error, and so is JSON null. Nullable
-// columns and fields use sql.Null[T] or *T.
+// Formats, parsing rules, time bounds and the SQL functions:
+// docs/ids.md and docs/sql.md in the repository
+// (https://github.com/once-go/once).
 package once
