@@ -42,10 +42,21 @@
 // kept when a row has it); never a key no row has. Where the database has
 // RETURNING (PostgreSQL, SQLite, MariaDB 10.5+) the keys come back on the
 // same statement and are matched to the structs in statement order. On
-// MySQL one row with an integer key reads it with id = LAST_INSERT_ID(id);
-// otherwise the keys are looked up by key, and a row that updated another
-// row by the conflict columns (clause.OnConflict{Columns: ...}), without
-// which such an upsert fails with [ErrUpsert] before any SQL runs.
+// MySQL one row with an integer key reads it with id = LAST_INSERT_ID(id),
+// which the update sets on the row it updated (an insert ID that an
+// AUTO_INCREMENT column made is told apart). Otherwise the keys are looked
+// up by key, and a row that updated another row by the conflict columns
+// (clause.OnConflict{Columns: ...}), in the statement's transaction (one
+// of its own under SkipDefaultTransaction). MySQL updates the row of
+// whichever unique key conflicts first, so this holds only when the
+// conflict columns are a unique key and the table has no other besides the
+// primary key: the catalog is read after the statement, under its
+// metadata lock, and any other unique key fails the upsert with
+// [ErrUpsert] naming the keys (GORM's transaction rolls back). Such an
+// upsert also fails with [ErrUpsert], before any SQL runs, without
+// conflict columns, when two rows are sent with the same key, or when the
+// update sets the primary key or a conflict column to anything but the
+// value sent.
 //
 // # Schemas
 //
