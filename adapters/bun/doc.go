@@ -52,16 +52,16 @@
 // holding the key of the row it was written to, or the zero key when its
 // row was not written (a key the caller set is kept when a row has it);
 // never a key no row has. On MySQL one row with an integer key reads it
-// with id = LAST_INSERT_ID(id), which the update sets on the row it
+// with id = LAST_INSERT_ID(id) (cast back to SIGNED for a signed key, which
+// would be out of range when negative), which the update sets on the row it
 // updated, whichever unique key conflicted (an insert ID that an
 // AUTO_INCREMENT column made is told apart), and INSERT IGNORE looks the
 // keys up; a batch with a Where on its conflict clause, and on MySQL a
-// batch (or a text key) with ON DUPLICATE KEY UPDATE, fail with
-// [ErrUpsert] before any SQL runs (bun names no conflict columns to find
-// such rows by, and MySQL updates the row of whichever unique key
-// conflicts first).
-// The hook cannot fail the call: a key it cannot establish is left zero.
-// bun's own RETURNING scan assigns other returned columns by position.
+// batch (or a text key) with ON DUPLICATE KEY UPDATE, fail with [ErrUpsert]
+// before any SQL runs (bun names no conflict columns to find such rows by,
+// and MySQL updates the row of whichever unique key conflicts first). The
+// hook cannot fail the call: a key it cannot establish is left zero. bun's
+// own RETURNING scan assigns other returned columns by position.
 //
 // # Schemas
 //

@@ -123,7 +123,15 @@ func prepareUpsert(iq *bun.InsertQuery, table *schema.Table, elems []reflect.Val
 		if len(p.set) == 0 && !strings.EqualFold(strings.TrimSpace(p.on), "DUPLICATE KEY UPDATE") {
 			sep = ", " // assignments written in the ON text itself
 		}
-		iq.Set(sep+"? = LAST_INSERT_ID(?)", bun.Ident(pk.Name), bun.Ident(pk.Name))
+		// LAST_INSERT_ID is unsigned: a signed key takes it back as
+		// signed (the same 64 bits), since a negative key would be out of
+		// range, refused in strict SQL modes and clipped, moving the row
+		// to another key, in the others.
+		value := "CAST(LAST_INSERT_ID(?) AS SIGNED)"
+		if it.Options.DBFormat == once.Unsigned {
+			value = "LAST_INSERT_ID(?)"
+		}
+		iq.Set(sep+"? = "+value, bun.Ident(pk.Name), bun.Ident(pk.Name))
 		s.mode = byLastInsertID
 	default:
 		return fmt.Errorf("%w: %s: %s returns no keys and bun names no conflict columns; upsert one row per statement (integer keys only)",

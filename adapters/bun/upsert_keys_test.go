@@ -146,7 +146,7 @@ func TestUpsertAutoIncrement(t *testing.T) {
 		for _, foundRows := range []bool{false, true} {
 			t.Run(fmt.Sprintf("clientFoundRows=%v", foundRows), func(t *testing.T) {
 				if foundRows {
-					db.SQL = withFoundRows(t, db)
+					db.SQL = reopen(t, db, func(c *mysql.Config) { c.ClientFoundRows = true })
 				}
 				b := mysqlTables(t, db)
 				var rows []Sequenced
@@ -171,9 +171,9 @@ func TestUpsertAutoIncrement(t *testing.T) {
 	})
 }
 
-// withFoundRows opens db's database again with clientFoundRows=true, on
-// one connection (so that one upsert follows another on it).
-func withFoundRows(t *testing.T, db at.DB) *sql.DB {
+// reopen opens db's database again on one connection (so that one
+// upsert follows another on it), with the DSN that set makes.
+func reopen(t *testing.T, db at.DB, set func(*mysql.Config)) *sql.DB {
 	t.Helper()
 	var name string
 	require.NoError(t, db.SQL.QueryRow("SELECT DATABASE()").Scan(&name))
@@ -183,10 +183,58 @@ func withFoundRows(t *testing.T, db at.DB) *sql.DB {
 	}
 	cfg, err := mysql.ParseDSN(base)
 	require.NoError(t, err)
-	cfg.DBName, cfg.ClientFoundRows = name, true
+	cfg.DBName = name
+	set(cfg)
 	p, err := sql.Open("mysql", cfg.FormatDSN())
 	require.NoError(t, err)
 	p.SetMaxOpenConns(1)
 	t.Cleanup(func() { assert.NoError(t, p.Close()) })
 	return p
+}
+
+// TestUpsertNegativeKey: one row with an integer key that updates a row
+// whose key is negative (a signed bigint with the top bit set, as half of
+// encrypted nonces are). LAST_INSERT_ID(id) is unsigned: assigned to the
+// signed key as it is, it is out of range, which strict SQL modes refuse
+// and the others clip, moving the row to another key. The struct must
+// hold the row's key and the row keep it, in either mode.
+func TestUpsertNegativeKey(t *testing.T) {
+	at.Leased(t)
+	ctx := context.Background()
+	at.Each(t, func(t *testing.T, db at.DB) {
+		if db.Dialect != idfield.MySQL {
+			t.Skip("MySQL and MariaDB: ON DUPLICATE KEY UPDATE")
+		}
+		for _, mode := range []string{"default", "''"} {
+			t.Run("sql_mode="+mode, func(t *testing.T) {
+				if mode != "default" {
+					db.SQL = reopen(t, db, func(c *mysql.Config) { c.Params = map[string]string{"sql_mode": mode} })
+				}
+				b := mysqlTables(t, db)
+				neg := at.UserID(once.FromInt64(-9223372036854775807))
+				_, err := b.NewInsert().Model(&Coded{ID: neg, Code: "cb", Email: "b", Name: "B"}).Exec(ctx)
+				require.NoError(t, err)
+				for _, q := range []func(m *Coded) *bun.InsertQuery{
+					func(m *Coded) *bun.InsertQuery {
+						return b.NewInsert().Model(m).On("DUPLICATE KEY UPDATE").Set("name = VALUES(name)")
+					},
+					func(m *Coded) *bun.InsertQuery { return b.NewInsert().Model(m).On("DUPLICATE KEY UPDATE") },
+					func(m *Coded) *bun.InsertQuery {
+						return b.NewInsert().Model(m).On("DUPLICATE KEY UPDATE name = VALUES(name)")
+					},
+				} {
+					one := Coded{Code: "cq", Email: "b", Name: "one"}
+					_, err = q(&one).Exec(ctx)
+					require.NoError(t, err)
+					assert.Equal(t, neg, one.ID, "struct got %d, want %d", one.ID.Int64(), neg.Int64())
+					var got []Coded
+					require.NoError(t, b.NewSelect().Model(&got).Scan(ctx))
+					if assert.Len(t, got, 1) {
+						assert.Equal(t, neg, got[0].ID, "the row's key: %d, want %d", got[0].ID.Int64(), neg.Int64())
+						assert.Equal(t, "one", got[0].Name)
+					}
+				}
+			})
+		}
+	})
 }

@@ -34,29 +34,30 @@
 //
 // # Upserts
 //
-// The plugin runs GORM's creates with ON CONFLICT (clause.OnConflict,
-// Save of a slice, the associations GORM saves) and with INSERT IGNORE
+// The plugin runs GORM's creates with ON CONFLICT (clause.OnConflict, Save
+// of a slice, the associations GORM saves) and with INSERT IGNORE
 // (clause.Insert{Modifier: "IGNORE"}) on a model keyed by an ID itself, so
-// that each struct ends up holding the key of the row it was written to,
-// or the zero key when its row was not written (a key the caller set is
-// kept when a row has it); never a key no row has. Where the database has
+// that each struct ends up holding the key of the row it was written to, or
+// the zero key when its row was not written (a key the caller set is kept
+// when a row has it); never a key no row has. Where the database has
 // RETURNING (PostgreSQL, SQLite, MariaDB 10.5+) the keys come back on the
 // same statement and are matched to the structs in statement order. On
-// MySQL one row with an integer key reads it with id = LAST_INSERT_ID(id),
-// which the update sets on the row it updated (an insert ID that an
-// AUTO_INCREMENT column made is told apart). Otherwise the keys are looked
-// up by key, and a row that updated another row by the conflict columns
-// (clause.OnConflict{Columns: ...}), in the statement's transaction (one
-// of its own under SkipDefaultTransaction). MySQL updates the row of
-// whichever unique key conflicts first, so this holds only when the
-// conflict columns are a unique key and the table has no other besides the
-// primary key: the catalog is read after the statement, under its
-// metadata lock, and any other unique key fails the upsert with
-// [ErrUpsert] naming the keys (GORM's transaction rolls back). Such an
-// upsert also fails with [ErrUpsert], before any SQL runs, without
-// conflict columns, when two rows are sent with the same key, or when the
-// update sets the primary key or a conflict column to anything but the
-// value sent.
+// MySQL one row with an integer key reads it with id = LAST_INSERT_ID(id)
+// (cast back to SIGNED for a signed key, which would be out of range when
+// negative), which the update sets on the row it updated, whichever unique
+// key conflicted (an insert ID that an AUTO_INCREMENT column made is told
+// apart). Otherwise the keys are looked up by key, and a row that updated
+// another row by the conflict columns (clause.OnConflict{Columns: ...}), in
+// the statement's transaction (one of its own under
+// SkipDefaultTransaction). MySQL updates the row of whichever unique key
+// conflicts first, so this holds only when the conflict columns are a
+// unique key and the table has no other besides the primary key: the
+// catalog is read after the statement, under its metadata lock, and any
+// other unique key fails the upsert with [ErrUpsert] naming the keys
+// (GORM's transaction rolls back). Such an upsert also fails with
+// [ErrUpsert], before any SQL runs, without conflict columns, when two rows
+// are sent with the same key, or when the update sets the primary key or a
+// conflict column to anything but the value sent.
 //
 // # Schemas
 //

@@ -172,7 +172,7 @@ func (u *upsertStmt) create() {
 		c := stmt.Clauses["ON CONFLICT"]
 		oc := c.Expression.(clause.OnConflict)
 		pk := clause.Column{Name: u.pk.DBName}
-		oc.DoUpdates = append(slices.Clone(oc.DoUpdates), clause.Assignment{Column: pk, Value: clause.Expr{SQL: "LAST_INSERT_ID(?)", Vars: []any{pk}}})
+		oc.DoUpdates = append(slices.Clone(oc.DoUpdates), clause.Assignment{Column: pk, Value: clause.Expr{SQL: lastInsertIDOf(u.id.Options.DBFormat), Vars: []any{pk}}})
 		c.Expression = oc
 		stmt.Clauses["ON CONFLICT"] = c
 	}

@@ -140,6 +140,18 @@ func (u *upsertStmt) sameColumns(cols []string) bool {
 	return true
 }
 
+// lastInsertIDOf is the value of the key's assignment that has MySQL
+// report the key of the row an upsert updated: LAST_INSERT_ID(id), which
+// is unsigned, so a signed key takes it back as signed (the same 64 bits):
+// a negative key would be out of range, refused in strict SQL modes and
+// clipped, moving the row to another key, in the others.
+func lastInsertIDOf(f once.Format) string {
+	if f == once.Unsigned {
+		return "LAST_INSERT_ID(?)"
+	}
+	return "CAST(LAST_INSERT_ID(?) AS SIGNED)"
+}
+
 // lastInsertID sets the struct of a one-row upsert whose update assigns
 // id = LAST_INSERT_ID(id) from the statement's result. An update sets the
 // insert ID to the key of the row it updated; an insert leaves it 0, or
