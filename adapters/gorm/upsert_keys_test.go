@@ -37,6 +37,13 @@ type CodedText struct {
 	Name  string
 }
 
+// MailedText has a text (url64) key and one unique key besides it.
+type MailedText struct {
+	ID    at.URL64ID
+	Email string
+	Name  string
+}
+
 // Sequenced has an AUTO_INCREMENT column next to its once key.
 type Sequenced struct {
 	ID    at.UserID
@@ -54,13 +61,15 @@ func mysqlTables(t *testing.T, db at.DB, cfg gorm.Config) *env {
 		t.Skip("MySQL and MariaDB: ON DUPLICATE KEY UPDATE")
 	}
 	e := openWith(t, db, cfg)
-	require.NoError(t, oncegorm.Prepare(e.g, &Coded{}, &CodedText{}, &Sequenced{}))
+	require.NoError(t, oncegorm.Prepare(e.g, &Coded{}, &CodedText{}, &Sequenced{}, &MailedText{}))
 	for _, q := range []string{
 		`CREATE TABLE ` + e.table("codeds") + ` (id bigint PRIMARY KEY, code varchar(20) NOT NULL, email varchar(100) NOT NULL,
 			name varchar(100) NOT NULL DEFAULT '', UNIQUE KEY code_key (code), UNIQUE KEY email_key (email))`,
 		`CREATE TABLE ` + e.table("coded_texts") + ` (id varchar(11) CHARACTER SET ascii COLLATE ascii_bin PRIMARY KEY,
 			code varchar(20) NOT NULL, email varchar(100) NOT NULL, name varchar(100) NOT NULL DEFAULT '',
 			UNIQUE KEY code_key (code), UNIQUE KEY email_key (email))`,
+		`CREATE TABLE ` + e.table("mailed_texts") + ` (id varchar(11) CHARACTER SET ascii COLLATE ascii_bin PRIMARY KEY,
+			email varchar(100) NOT NULL UNIQUE, name varchar(100) NOT NULL DEFAULT '')`,
 		`CREATE TABLE ` + e.table("sequenceds") + ` (id bigint PRIMARY KEY, seq bigint NOT NULL AUTO_INCREMENT UNIQUE,
 			email varchar(100) NOT NULL UNIQUE, name varchar(100) NOT NULL DEFAULT '')`,
 	} {
@@ -68,7 +77,7 @@ func mysqlTables(t *testing.T, db at.DB, cfg gorm.Config) *env {
 		require.NoError(t, err)
 	}
 	t.Cleanup(func() {
-		for _, n := range []string{"codeds", "coded_texts", "sequenceds"} {
+		for _, n := range []string{"codeds", "coded_texts", "sequenceds", "mailed_texts"} {
 			_, err := db.SQL.Exec("DROP TABLE " + e.table(n))
 			assert.NoError(t, err)
 		}
@@ -96,7 +105,11 @@ func TestUpsertOtherUniqueKey(t *testing.T) {
 		for _, cfg := range []struct {
 			name string
 			gorm.Config
-		}{{"default transaction", gorm.Config{}}, {"SkipDefaultTransaction", gorm.Config{SkipDefaultTransaction: true}}} {
+		}{
+			{"default transaction", gorm.Config{}},
+			{"SkipDefaultTransaction", gorm.Config{SkipDefaultTransaction: true}},
+			{"PrepareStmt and SkipDefaultTransaction", gorm.Config{PrepareStmt: true, SkipDefaultTransaction: true}},
+		} {
 			t.Run(cfg.name, func(t *testing.T) {
 				e := mysqlTables(t, db, cfg.Config)
 				// checkRows checks that the table has n rows, B (named
@@ -152,6 +165,36 @@ func TestUpsertOtherUniqueKey(t *testing.T) {
 				} else {
 					assert.Equal(t, tb, text.ID, "text row (code cb, email z) updated B: struct got %v, want %v", text.ID, tb)
 					assert.Equal(t, []string{"text", "Z"}, names)
+				}
+			})
+		}
+	})
+}
+
+// TestUpsertReadBack: on a table whose only unique key besides the text
+// key is the conflict column, single rows and batches that update other
+// rows hold their keys (on Oracle MySQL read back by the conflict column),
+// and what they wrote is committed, also under SkipDefaultTransaction.
+func TestUpsertReadBack(t *testing.T) {
+	at.Leased(t)
+	byEmail := clause.OnConflict{Columns: []clause.Column{{Name: "email"}}, DoUpdates: clause.AssignmentColumns([]string{"name"})}
+	at.Each(t, func(t *testing.T, db at.DB) {
+		for _, skip := range []bool{false, true} {
+			t.Run(fmt.Sprintf("SkipDefaultTransaction=%v", skip), func(t *testing.T) {
+				e := mysqlTables(t, db, gorm.Config{SkipDefaultTransaction: skip})
+				seed := []MailedText{{Email: "a", Name: "A"}, {Email: "b", Name: "B"}}
+				require.NoError(t, e.g.Create(&seed).Error)
+				one := MailedText{Email: "a", Name: "one"}
+				require.NoError(t, e.g.Clauses(byEmail).Create(&one).Error)
+				assert.Equal(t, seed[0].ID, one.ID, "one row")
+				batch := []MailedText{{Email: "c", Name: "C"}, {Email: "b", Name: "batch"}, {Email: "a", Name: "batch"}}
+				require.NoError(t, e.g.Clauses(byEmail).Create(&batch).Error)
+				assert.Equal(t, seed[1].ID, batch[1].ID, "batch row 1")
+				assert.Equal(t, seed[0].ID, batch[2].ID, "batch row 2")
+				var got []MailedText
+				require.NoError(t, e.g.Order("email").Find(&got).Error)
+				if assert.Len(t, got, 3) {
+					assert.Equal(t, []MailedText{{seed[0].ID, "a", "batch"}, {seed[1].ID, "b", "batch"}, {batch[0].ID, "c", "C"}}, got)
 				}
 			})
 		}
