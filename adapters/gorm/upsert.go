@@ -340,17 +340,18 @@ func (u *upsertStmt) execMySQL(lastInsertID bool) error {
 			u.setKey(e, once.ID{})
 			continue
 		}
+		// Written to another row: the one with its values in the
+		// conflict columns, when they are the only unique key that can
+		// have conflicted.
+		cols := u.conflict.Columns
+		if len(cols) == 0 {
+			return fmt.Errorf("%w: %s: a row updated a row found by no primary key; name the unique key's columns in clause.OnConflict{Columns: ...}", ErrUpsert, u.call())
+		}
 		if !checked {
 			if err := u.checkUniqueKeys(); err != nil {
 				return err
 			}
 			checked = true
-		}
-		// Written to another row: the one with its values in the
-		// conflict columns (the primary key's when none are named).
-		cols := u.conflict.Columns
-		if len(cols) == 0 {
-			return fmt.Errorf("%w: %s: a row updated a row found by no primary key; name the unique key's columns in clause.OnConflict{Columns: ...}", ErrUpsert, u.call())
 		}
 		q := db.Session(&gorm.Session{NewDB: true}).Table(stmt.Table)
 		for _, c := range cols {
