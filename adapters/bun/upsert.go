@@ -2,6 +2,7 @@ package oncebun
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"reflect"
@@ -122,7 +123,15 @@ func prepareUpsert(iq *bun.InsertQuery, table *schema.Table, elems []reflect.Val
 		if len(p.set) == 0 && !strings.EqualFold(strings.TrimSpace(p.on), "DUPLICATE KEY UPDATE") {
 			sep = ", " // assignments written in the ON text itself
 		}
-		iq.Set(sep+"? = LAST_INSERT_ID(?)", bun.Ident(pk.Name), bun.Ident(pk.Name))
+		// LAST_INSERT_ID is unsigned: a signed key takes it back as
+		// signed (the same 64 bits), since a negative key would be out of
+		// range, refused in strict SQL modes and clipped, moving the row
+		// to another key, in the others.
+		value := "CAST(LAST_INSERT_ID(?) AS SIGNED)"
+		if it.Options.DBFormat == once.Unsigned {
+			value = "LAST_INSERT_ID(?)"
+		}
+		iq.Set(sep+"? = "+value, bun.Ident(pk.Name), bun.Ident(pk.Name))
 		s.mode = byLastInsertID
 	default:
 		return fmt.Errorf("%w: %s: %s returns no keys and bun names no conflict columns; upsert one row per statement (integer keys only)",
@@ -192,11 +201,7 @@ func (s *upsertState) finish(ctx context.Context, iq *bun.InsertQuery, e *bun.Qu
 		}
 		s.keepExisting(ctx, iq, at)
 	case byLastInsertID:
-		if id, err := e.Result.LastInsertId(); err != nil {
-			s.zero()
-		} else if id != 0 { // the row existed: LAST_INSERT_ID(id) named it
-			s.setKey(s.elems[0], once.FromInt64(id))
-		}
+		s.lastInsertID(ctx, iq, e.Result)
 	case byKey:
 		if n, err := e.Result.RowsAffected(); err == nil && int(n) == len(s.elems) {
 			return // every row inserted
@@ -215,40 +220,90 @@ func (s *upsertState) finish(ctx context.Context, iq *bun.InsertQuery, e *bun.Qu
 // none (at[i] < 0) when a row has that key: a key the caller set, of a row
 // that exists. Keys generated here are left zero without asking.
 func (s *upsertState) keepExisting(ctx context.Context, iq *bun.InsertQuery, at []int) {
-	var ask []any
+	var ask []once.ID
 	for i, r := range at {
 		if r < 0 && !s.filled[i] {
-			v := reflect.New(s.id.Type).Elem()
-			s.id.Set(v, s.sent[i])
-			ask = append(ask, v.Interface())
+			ask = append(ask, s.sent[i])
 		}
 	}
 	if len(ask) == 0 {
 		return
 	}
-	rows, err := iq.DB().NewSelect().Conn(connOf(iq, iq.DB())).TableExpr("?", s.table.SQLName).
-		ColumnExpr("?", bun.Ident(s.pk.Name)).Where("? IN (?)", bun.Ident(s.pk.Name), bun.In(ask)).
-		Rows(ctx)
-	if err != nil {
+	exists, ok := s.existing(ctx, iq, ask)
+	if !ok {
 		return // the keys stay zero
-	}
-	defer rows.Close()
-	exists := map[once.ID]bool{}
-	for rows.Next() {
-		v := reflect.New(s.id.Type)
-		if rows.Scan(v.Interface()) != nil {
-			return
-		}
-		exists[v.Elem().Convert(reflect.TypeFor[once.ID]()).Interface().(once.ID)] = true
-	}
-	if rows.Err() != nil {
-		return
 	}
 	for i, r := range at {
 		if r < 0 && exists[s.sent[i]] {
 			s.setKey(s.elems[i], s.sent[i])
 		}
 	}
+}
+
+// existing returns which of ids are keys of rows of the table, asking on
+// the query's connection; ok is false when it cannot tell.
+func (s *upsertState) existing(ctx context.Context, iq *bun.InsertQuery, ids []once.ID) (exists map[once.ID]bool, ok bool) {
+	ask := make([]any, len(ids))
+	for i, id := range ids {
+		v := reflect.New(s.id.Type).Elem()
+		s.id.Set(v, id)
+		ask[i] = v.Interface()
+	}
+	rows, err := iq.DB().NewSelect().Conn(connOf(iq, iq.DB())).TableExpr("?", s.table.SQLName).
+		ColumnExpr("?", bun.Ident(s.pk.Name)).Where("? IN (?)", bun.Ident(s.pk.Name), bun.In(ask)).
+		Rows(ctx)
+	if err != nil {
+		return nil, false
+	}
+	defer rows.Close()
+	exists = map[once.ID]bool{}
+	for rows.Next() {
+		v := reflect.New(s.id.Type)
+		if rows.Scan(v.Interface()) != nil {
+			return nil, false
+		}
+		exists[v.Elem().Convert(reflect.TypeFor[once.ID]()).Interface().(once.ID)] = true
+	}
+	if rows.Err() != nil {
+		return nil, false
+	}
+	return exists, true
+}
+
+// lastInsertID sets the struct of a one-row upsert whose update assigns
+// id = LAST_INSERT_ID(id) from the statement's result. An update sets the
+// insert ID to the key of the row it updated; an insert leaves it 0, or
+// sets it to the new value of an AUTO_INCREMENT column. Affected rows tell
+// them apart: 1 for an insert, 2 for an update, 0 for an update that
+// changed nothing, except with the client flag CLIENT_FOUND_ROWS
+// (clientFoundRows=true), under which the latter is 1 too; then the keys
+// themselves answer.
+func (s *upsertState) lastInsertID(ctx context.Context, iq *bun.InsertQuery, res sql.Result) {
+	id, err := res.LastInsertId()
+	if err != nil {
+		s.zero()
+		return
+	}
+	if id == 0 {
+		return // inserted under the key it was sent with
+	}
+	got := once.FromInt64(id)
+	n, err := res.RowsAffected()
+	if err != nil {
+		s.zero()
+		return
+	}
+	if n == 1 && got != s.sent[0] {
+		exists, ok := s.existing(ctx, iq, []once.ID{s.sent[0], got})
+		switch {
+		case !ok || !exists[s.sent[0]] && !exists[got]:
+			s.zero()
+			return
+		case exists[s.sent[0]]:
+			return // inserted; the insert ID is an AUTO_INCREMENT column's
+		}
+	}
+	s.setKey(s.elems[0], got)
 }
 
 // zero leaves every struct the zero key.

@@ -21,9 +21,10 @@
 // once.ErrInvalid that names the model and field. Upserts (ON CONFLICT,
 // INSERT IGNORE, Save of a slice) leave each struct holding the key of the
 // row it was written to, or the zero key when its row was not written,
-// never a key no row has; on MySQL a batch that updates by its conflict
-// columns needs clause.OnConflict{Columns: ...}, or fails with [ErrUpsert]
-// before any SQL runs.
+// never a key no row has. On MySQL without RETURNING, an upsert that is
+// looked up by its conflict columns needs clause.OnConflict{Columns: ...}
+// naming the table's only unique key besides the primary key; otherwise it
+// fails with [ErrUpsert] naming the other keys, and nothing is written.
 //
 // Register and [Prepare] give each ID field the column type of its DB
 // format (bigint for the default) without auto-increment; prepare every

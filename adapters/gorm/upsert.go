@@ -131,10 +131,24 @@ func (u *upsertStmt) create() {
 	// another row, by the conflict columns, which must be named.
 	lastInsertID := !returning && u.conflict != nil && !u.doNothing() && len(u.elems) == 1 &&
 		(u.id.Options.DBFormat == 0 || u.id.Options.DBFormat == once.Signed || u.id.Options.DBFormat == once.Unsigned)
-	if !returning && !lastInsertID && !u.doNothing() && len(u.conflict.Columns) == 0 && !u.conflict.UpdateAll {
-		db.AddError(fmt.Errorf("%w: %s: %s returns no keys; name the unique key's columns in clause.OnConflict{Columns: ...}",
-			ErrUpsert, u.call(), db.Dialector.Name()))
-		return
+	readBack := !returning && !lastInsertID && !u.doNothing()
+	if readBack {
+		if err := u.checkReadBack(); err != nil {
+			db.AddError(err)
+			return
+		}
+		if !inTransaction(stmt.ConnPool) {
+			// The keys are read back after the statement, and the table's
+			// unique keys with them: both must see what the statement did
+			// and the table it did it to (its metadata lock holds off an
+			// ALTER TABLE until the transaction ends).
+			end, err := u.begin()
+			if err != nil {
+				db.AddError(err)
+				return
+			}
+			defer end()
+		}
 	}
 	if !stmt.Unscoped {
 		for _, c := range stmt.Schema.CreateClauses {
@@ -158,7 +172,7 @@ func (u *upsertStmt) create() {
 		c := stmt.Clauses["ON CONFLICT"]
 		oc := c.Expression.(clause.OnConflict)
 		pk := clause.Column{Name: u.pk.DBName}
-		oc.DoUpdates = append(slices.Clone(oc.DoUpdates), clause.Assignment{Column: pk, Value: clause.Expr{SQL: "LAST_INSERT_ID(?)", Vars: []any{pk}}})
+		oc.DoUpdates = append(slices.Clone(oc.DoUpdates), clause.Assignment{Column: pk, Value: clause.Expr{SQL: lastInsertIDOf(u.id.Options.DBFormat), Vars: []any{pk}}})
 		c.Expression = oc
 		stmt.Clauses["ON CONFLICT"] = c
 	}
@@ -311,19 +325,13 @@ func (u *upsertStmt) execMySQL(lastInsertID bool) error {
 	}
 	db.RowsAffected, _ = res.RowsAffected()
 	if lastInsertID {
-		id, err := res.LastInsertId()
-		if err != nil {
-			return err
-		}
-		if id != 0 { // the row existed: LAST_INSERT_ID(id) named it
-			u.setKey(u.elems[0], once.FromInt64(id))
-		}
-		return nil
+		return u.lastInsertID(res)
 	}
 	found, err := u.existing(u.sent)
 	if err != nil {
 		return err
 	}
+	checked := false
 	for i, e := range u.elems {
 		if found[u.sent[i]] {
 			continue
@@ -333,10 +341,17 @@ func (u *upsertStmt) execMySQL(lastInsertID bool) error {
 			continue
 		}
 		// Written to another row: the one with its values in the
-		// conflict columns (the primary key's when none are named).
+		// conflict columns, when they are the only unique key that can
+		// have conflicted.
 		cols := u.conflict.Columns
 		if len(cols) == 0 {
 			return fmt.Errorf("%w: %s: a row updated a row found by no primary key; name the unique key's columns in clause.OnConflict{Columns: ...}", ErrUpsert, u.call())
+		}
+		if !checked {
+			if err := u.checkUniqueKeys(); err != nil {
+				return err
+			}
+			checked = true
 		}
 		q := db.Session(&gorm.Session{NewDB: true}).Table(stmt.Table)
 		for _, c := range cols {
@@ -345,7 +360,9 @@ func (u *upsertStmt) execMySQL(lastInsertID bool) error {
 				return fmt.Errorf("%w: %s: conflict column %s is no field of %s", ErrUpsert, u.call(), c.Name, stmt.Schema.Name)
 			}
 			v, _ := f.ValueOf(stmt.Context, e)
-			q = q.Where(clause.Eq{Column: clause.Column{Name: f.DBName}, Value: v})
+			// = rather than clause.Eq, which makes a nil IS NULL: a NULL
+			// conflicts with nothing, so it finds no row.
+			q = q.Where(clause.Expr{SQL: "? = ?", Vars: []any{clause.Column{Name: f.DBName}, v}})
 		}
 		key := reflect.New(reflect.SliceOf(u.id.Type))
 		if err := q.Pluck(u.pk.DBName, key.Interface()).Error; err != nil {

@@ -17,9 +17,12 @@ var sqlInstallCmd = &command{
 	usage:   "sql install --driver postgres|mysql (--dsn DSN | --print)",
 	summary: "create the SQL functions once_format, once_parse, once_time, ...",
 	about: `Creates the SQL functions below in the database that --dsn names
-(PostgreSQL: in the first schema of its search_path; MySQL/MariaDB: in its
-database), replacing earlier definitions, so running it twice (or from
-several processes at once) is harmless. Prints nothing on success. With
+(PostgreSQL: in the first schema of its search_path, which must exist;
+MySQL/MariaDB: in its database), replacing the versions once installed
+before, so running it twice (or from several processes at once) is
+harmless. A function of one of these names that once did not install (its
+comment does not start "once: ") is left alone and the install refused,
+naming it. Prints nothing on success. With
 --print it writes the SQL script to standard output instead, for psql -f or
 the mysql client, and connects to nothing.
 
@@ -94,7 +97,8 @@ func sqlDialect(driver string) (migrations.Dialect, error) {
 }
 
 // installFunctions connects to dsn, checks the connection for up to
-// pingTimeout and installs the functions.
+// pingTimeout, checks the schema the functions would go to (checkTarget)
+// and installs the functions.
 func installFunctions(ctx context.Context, d migrations.Dialect, dsn string) error {
 	driver := "pgx"
 	if d == migrations.MySQL {
@@ -115,6 +119,9 @@ func installFunctions(ctx context.Context, d migrations.Dialect, dsn string) err
 	defer cancel()
 	if err := db.PingContext(pctx); err != nil {
 		return fmt.Errorf("connecting to %s: %w", d, err)
+	}
+	if err := checkTarget(ctx, db, d); err != nil {
+		return err
 	}
 	return migrations.InstallFunctions(ctx, db, d)
 }

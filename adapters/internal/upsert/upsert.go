@@ -87,3 +87,16 @@ func Match(sent, got []once.ID) ([]int, error) {
 	}
 	return rows, nil
 }
+
+// Repeated returns the first two rows (i < j) sent with the same key, and
+// whether there are any.
+func Repeated(sent []once.ID) (i, j int, ok bool) {
+	at := make(map[once.ID]int, len(sent))
+	for j, id := range sent {
+		if i, ok := at[id]; ok {
+			return i, j, true
+		}
+		at[id] = j
+	}
+	return 0, 0, false
+}
