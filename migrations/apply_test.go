@@ -3,11 +3,12 @@ package migrations_test
 import (
 	"context"
 	"database/sql"
-	"errors"
-	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/migrations"
@@ -55,9 +56,7 @@ func summarize(t *testing.T, ctx context.Context, db *sql.DB, d migrations.Diale
 		SUM(CASE WHEN token IS NULL THEN 1 ELSE 0 END), SUM(lock_version),
 		MIN(`+expiresAt(d)+`), MAX(`+expiresAt(d)+`) FROM `+q).
 		Scan(&s.rows, &s.minID, &s.maxID, &s.nullTokens, &s.lockSum, &s.minExp, &s.maxExp)
-	if err != nil {
-		t.Fatalf("summarize %s: %v", table, err)
-	}
+	require.NoError(t, err, "summarize %s", table)
 	return s
 }
 
@@ -65,9 +64,7 @@ func wantFresh(t *testing.T, got summary) {
 	t.Helper()
 	want := summary{rows: 512, minID: 0, maxID: 511, nullTokens: 512, lockSum: 0,
 		minExp: "1970-01-01T00:00:00.000000", maxExp: "1970-01-01T00:00:00.000000"}
-	if got != want {
-		t.Fatalf("table = %+v; want %+v", got, want)
-	}
+	require.Equal(t, want, got, "table")
 }
 
 func tableExists(ctx context.Context, db *sql.DB, d migrations.Dialect, table string) bool {
@@ -85,35 +82,24 @@ func TestApply(t *testing.T) {
 			t.Cleanup(func() { migrations.Down(context.Background(), db, d, table) })
 
 			for i := range 2 {
-				if err := migrations.Apply(ctx, db, d, table); err != nil {
-					t.Fatalf("Apply #%d: %v", i+1, err)
-				}
+				require.NoError(t, migrations.Apply(ctx, db, d, table), "Apply #%d", i+1)
 				wantFresh(t, summarize(t, ctx, db, d, table))
 			}
 
 			// A third Apply refills a missing row and leaves a used one alone.
 			q, _ := migrations.QuoteTable(d, table)
-			if _, err := db.ExecContext(ctx, "DELETE FROM "+q+" WHERE id = 7"); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := db.ExecContext(ctx, "UPDATE "+q+" SET lock_version = 5 WHERE id = 9"); err != nil {
-				t.Fatal(err)
-			}
-			if err := migrations.Apply(ctx, db, d, table); err != nil {
-				t.Fatal(err)
-			}
+			_, err := db.ExecContext(ctx, "DELETE FROM "+q+" WHERE id = 7")
+			require.NoError(t, err)
+			_, err = db.ExecContext(ctx, "UPDATE "+q+" SET lock_version = 5 WHERE id = 9")
+			require.NoError(t, err)
+			require.NoError(t, migrations.Apply(ctx, db, d, table))
 			got := summarize(t, ctx, db, d, table)
-			if got.rows != 512 || got.lockSum != 5 {
-				t.Fatalf("after refill: %+v", got)
-			}
+			require.Equal(t, 512, got.rows, "after refill: rows")
+			require.Equal(t, 5, got.lockSum, "after refill: lock_version sum")
 
 			for i := range 2 {
-				if err := migrations.Down(ctx, db, d, table); err != nil {
-					t.Fatalf("Down #%d: %v", i+1, err)
-				}
-				if tableExists(ctx, db, d, table) {
-					t.Fatalf("table %s still exists after Down", table)
-				}
+				require.NoError(t, migrations.Down(ctx, db, d, table), "Down #%d", i+1)
+				require.False(t, tableExists(ctx, db, d, table), "table %s still exists after Down", table)
 			}
 		})
 	}
@@ -135,9 +121,7 @@ func TestApplyConcurrent(t *testing.T) {
 			wg.Wait()
 			close(errs)
 			for err := range errs {
-				if err != nil {
-					t.Error(err)
-				}
+				assert.NoError(t, err)
 			}
 			wantFresh(t, summarize(t, ctx, db, d, table))
 		})
@@ -157,13 +141,9 @@ func TestApplyElixirName(t *testing.T) {
 				t.Skip("no_noncense_leases already exists in the test database; not touching it")
 			}
 			for _, table := range names {
-				if err := migrations.Apply(ctx, db, d, table); err != nil {
-					t.Fatalf("Apply %s: %v", table, err)
-				}
+				require.NoError(t, migrations.Apply(ctx, db, d, table), "Apply %s", table)
 				wantFresh(t, summarize(t, ctx, db, d, table))
-				if err := migrations.Down(ctx, db, d, table); err != nil {
-					t.Fatalf("Down %s: %v", table, err)
-				}
+				require.NoError(t, migrations.Down(ctx, db, d, table), "Down %s", table)
 			}
 		})
 	}
@@ -173,20 +153,12 @@ func TestApplyRejects(t *testing.T) {
 	db := testenv.SQLite(t)
 	ctx := ctxT(t)
 	for _, bad := range []string{"1abc", "x; DROP TABLE y", "Leases", "main.once_leases"} {
-		if err := migrations.Apply(ctx, db, migrations.SQLite, bad); !errors.Is(err, migrations.ErrConfig) {
-			t.Errorf("Apply(%q) = %v; want ErrConfig", bad, err)
-		}
+		assert.ErrorIs(t, migrations.Apply(ctx, db, migrations.SQLite, bad), migrations.ErrConfig, "Apply(%q)", bad)
 	}
-	if err := migrations.Apply(ctx, db, 9, "t"); !errors.Is(err, migrations.ErrConfig) {
-		t.Errorf("Apply(dialect 9) = %v; want ErrConfig", err)
-	}
-	if err := migrations.Apply(ctx, nil, migrations.SQLite, "t"); !errors.Is(err, migrations.ErrConfig) {
-		t.Errorf("Apply(nil db) = %v; want ErrConfig", err)
-	}
+	assert.ErrorIs(t, migrations.Apply(ctx, db, 9, "t"), migrations.ErrConfig, "Apply(dialect 9)")
+	assert.ErrorIs(t, migrations.Apply(ctx, nil, migrations.SQLite, "t"), migrations.ErrConfig, "Apply(nil db)")
 	// The default name is used when table is empty.
-	if err := migrations.Apply(ctx, db, migrations.SQLite, ""); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, migrations.Apply(ctx, db, migrations.SQLite, ""))
 	wantFresh(t, summarize(t, ctx, db, migrations.SQLite, migrations.DefaultTable))
 }
 
@@ -194,14 +166,12 @@ func TestDetectDialect(t *testing.T) {
 	for _, d := range dialects {
 		t.Run(d.String(), func(t *testing.T) {
 			got, err := migrations.DetectDialect(open(t, d))
-			if err != nil || got != d {
-				t.Fatalf("DetectDialect = %v, %v; want %v", got, err, d)
-			}
+			require.NoError(t, err, "DetectDialect")
+			require.Equal(t, d, got, "DetectDialect")
 		})
 	}
-	if _, err := migrations.DetectDialect(nil); !errors.Is(err, migrations.ErrConfig) {
-		t.Errorf("DetectDialect(nil) = %v", err)
-	}
+	_, err := migrations.DetectDialect(nil)
+	assert.ErrorIs(t, err, migrations.ErrConfig, "DetectDialect(nil)")
 }
 
 // TestApplyKeylessTable: on an existing lease table whose id is not a
@@ -220,26 +190,19 @@ func TestApplyKeylessTable(t *testing.T) {
 				migrations.Down(context.Background(), db, d, src)
 				migrations.Down(context.Background(), db, d, table)
 			})
-			if err := migrations.Apply(ctx, db, d, src); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, migrations.Apply(ctx, db, d, src))
 			qsrc, _ := migrations.QuoteTable(d, src)
 			q, _ := migrations.QuoteTable(d, table)
-			if _, err := db.ExecContext(ctx, "CREATE TABLE "+q+" AS SELECT * FROM "+qsrc); err != nil {
-				t.Fatal(err)
-			}
+			_, err := db.ExecContext(ctx, "CREATE TABLE "+q+" AS SELECT * FROM "+qsrc)
+			require.NoError(t, err)
 			for i := range 2 {
 				err := migrations.Apply(ctx, db, d, table)
 				var n int
-				if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+q).Scan(&n); err != nil {
-					t.Fatal(err)
-				}
-				if n != 512 {
-					t.Fatalf("Apply #%d on a keyless table: %v; the table now has %d rows (a second lease per machine ID)", i+1, err, n)
-				}
-				if !errors.Is(err, migrations.ErrConfig) || !strings.Contains(err.Error(), table) || !strings.Contains(err.Error(), "CREATE UNIQUE INDEX") {
-					t.Fatalf("Apply #%d on a keyless table: %v; want ErrConfig naming the table and CREATE UNIQUE INDEX", i+1, err)
-				}
+				require.NoError(t, db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+q).Scan(&n))
+				require.Equal(t, 512, n, "Apply #%d on a keyless table (%v): rows (more is a second lease per machine ID)", i+1, err)
+				require.ErrorIs(t, err, migrations.ErrConfig, "Apply #%d on a keyless table", i+1)
+				require.Contains(t, err.Error(), table, "Apply #%d on a keyless table: the error names the table", i+1)
+				require.Contains(t, err.Error(), "CREATE UNIQUE INDEX", "Apply #%d on a keyless table: the error names the fix", i+1)
 				t.Logf("refused: %v", err)
 			}
 		})
@@ -257,25 +220,19 @@ func TestApplyAddsHolder(t *testing.T) {
 			table := testenv.Unique(t, "migh")
 			t.Cleanup(func() { migrations.Down(context.Background(), db, d, table) })
 			stmts, err := migrations.Statements(d, table, true)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			for _, s := range stmts[:2] { // 000001: create, fill
-				if _, err := db.ExecContext(ctx, s); err != nil {
-					t.Fatal(err)
-				}
+				_, err := db.ExecContext(ctx, s)
+				require.NoError(t, err)
 			}
 			q, _ := migrations.QuoteTable(d, table)
-			if _, err := db.ExecContext(ctx, "UPDATE "+q+" SET lock_version = 5 WHERE id = 9"); err != nil {
-				t.Fatal(err)
-			}
+			_, err = db.ExecContext(ctx, "UPDATE "+q+" SET lock_version = 5 WHERE id = 9")
+			require.NoError(t, err)
 			holder := func() error {
 				var n int
 				return db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+q+" WHERE holder IS NULL").Scan(&n)
 			}
-			if holder() == nil {
-				t.Fatal("the table has a holder column before Apply")
-			}
+			require.Error(t, holder(), "the table has a holder column before Apply")
 			var wg sync.WaitGroup
 			errs := make(chan error, 8)
 			for range 8 {
@@ -284,19 +241,13 @@ func TestApplyAddsHolder(t *testing.T) {
 			wg.Wait()
 			close(errs)
 			for err := range errs {
-				if err != nil {
-					t.Error(err)
-				}
+				assert.NoError(t, err)
 			}
-			if err := holder(); err != nil {
-				t.Fatalf("no holder column after Apply: %v", err)
-			}
-			if err := migrations.Apply(ctx, db, d, table); err != nil {
-				t.Fatal(err)
-			}
-			if got := summarize(t, ctx, db, d, table); got.rows != 512 || got.lockSum != 5 {
-				t.Fatalf("after Apply: %+v", got)
-			}
+			require.NoError(t, holder(), "no holder column after Apply")
+			require.NoError(t, migrations.Apply(ctx, db, d, table))
+			got := summarize(t, ctx, db, d, table)
+			require.Equal(t, 512, got.rows, "after Apply: rows")
+			require.Equal(t, 5, got.lockSum, "after Apply: lock_version sum")
 		})
 	}
 }

@@ -2,9 +2,10 @@ package migrations_test
 
 import (
 	"context"
-	"errors"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/migrations"
@@ -19,9 +20,7 @@ func TestApplyDetects(t *testing.T) {
 			db, ctx := open(t, d), ctxT(t)
 			table := testenv.Unique(t, "migd")
 			t.Cleanup(func() { migrations.Down(context.Background(), db, d, table) })
-			if err := migrations.Apply(ctx, db, 0, table); err != nil {
-				t.Fatalf("Apply without a dialect: %v", err)
-			}
+			require.NoError(t, migrations.Apply(ctx, db, 0, table), "Apply without a dialect")
 			wantFresh(t, summarize(t, ctx, db, d, table))
 
 			wrong := migrations.SQLite
@@ -29,18 +28,13 @@ func TestApplyDetects(t *testing.T) {
 				wrong = migrations.Postgres
 			}
 			err := migrations.Apply(ctx, db, wrong, table+"_x")
-			if !errors.Is(err, migrations.ErrConfig) || !strings.Contains(err.Error(), wrong.String()) || !strings.Contains(err.Error(), d.String()) {
-				t.Errorf("Apply with dialect %v on a %v database: %v, want ErrConfig naming both", wrong, d, err)
+			if assert.ErrorIs(t, err, migrations.ErrConfig, "Apply with dialect %v on a %v database", wrong, d) {
+				assert.Contains(t, err.Error(), wrong.String(), "Apply with dialect %v on a %v database: the error names both", wrong, d)
+				assert.Contains(t, err.Error(), d.String(), "Apply with dialect %v on a %v database: the error names both", wrong, d)
 			}
-			if tableExists(ctx, db, d, table+"_x") {
-				t.Errorf("table %s_x created with the wrong dialect", table)
-			}
-			if err := migrations.Down(ctx, db, 0, table); err != nil {
-				t.Fatalf("Down without a dialect: %v", err)
-			}
-			if tableExists(ctx, db, d, table) {
-				t.Errorf("table %s still exists after Down", table)
-			}
+			assert.False(t, tableExists(ctx, db, d, table+"_x"), "table %s_x created with the wrong dialect", table)
+			require.NoError(t, migrations.Down(ctx, db, 0, table), "Down without a dialect")
+			assert.False(t, tableExists(ctx, db, d, table), "table %s still exists after Down", table)
 		})
 	}
 }

@@ -1,9 +1,11 @@
 package migrations_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/once-go/once/migrations"
 )
@@ -15,75 +17,64 @@ func TestParseDialect(t *testing.T) {
 		"sqlite": migrations.SQLite, " sqlite3 ": migrations.SQLite,
 	} {
 		got, err := migrations.ParseDialect(in)
-		if err != nil || got != want {
-			t.Errorf("ParseDialect(%q) = %v, %v; want %v", in, got, err, want)
+		if assert.NoError(t, err, "ParseDialect(%q)", in) {
+			assert.Equal(t, want, got, "ParseDialect(%q)", in)
 		}
-		if again, _ := migrations.ParseDialect(got.String()); again != got {
-			t.Errorf("ParseDialect(%v.String()) = %v", got, again)
-		}
+		again, _ := migrations.ParseDialect(got.String())
+		assert.Equal(t, got, again, "ParseDialect(%v.String())", got)
 	}
 	for _, in := range []string{"", "oracle", "sql", strings.Repeat("x", 100)} {
 		_, err := migrations.ParseDialect(in)
-		if !errors.Is(err, migrations.ErrConfig) || !strings.HasPrefix(err.Error(), "migrations: ") {
-			t.Errorf("ParseDialect(%q) error = %v; want ErrConfig", in, err)
+		if assert.ErrorIs(t, err, migrations.ErrConfig, "ParseDialect(%q) error", in) {
+			assert.True(t, strings.HasPrefix(err.Error(), "migrations: "), "ParseDialect(%q) error %q lacks the package prefix", in, err)
 		}
-		if len(err.Error()) > 120 {
-			t.Errorf("ParseDialect(%q) error too long: %q", in, err)
-		}
+		assert.LessOrEqual(t, len(err.Error()), 120, "ParseDialect(%q) error too long: %q", in, err)
 	}
-	if s := migrations.Dialect(0).String(); s != "unknown" {
-		t.Errorf("Dialect(0).String() = %q", s)
-	}
-	if migrations.Dialect(0).Valid() || migrations.Dialect(4).Valid() || !migrations.SQLite.Valid() {
-		t.Error("Valid() wrong")
-	}
+	assert.Equal(t, "unknown", migrations.Dialect(0).String(), "Dialect(0).String()")
+	assert.False(t, migrations.Dialect(0).Valid(), "Dialect(0).Valid()")
+	assert.False(t, migrations.Dialect(4).Valid(), "Dialect(4).Valid()")
+	assert.True(t, migrations.SQLite.Valid(), "SQLite.Valid()")
 }
 
 func TestValidateTable(t *testing.T) {
 	for _, ok := range []string{"once_leases", "no_noncense_leases", "_x", "t1", "order", strings.Repeat("a", 63), "public.once_leases"} {
-		if err := migrations.ValidateTable(ok); err != nil {
-			t.Errorf("ValidateTable(%q) = %v", ok, err)
-		}
+		assert.NoError(t, migrations.ValidateTable(ok), "ValidateTable(%q)", ok)
 	}
 	for _, bad := range []string{"", "1abc", "a-b", "Leases", "x;drop table y", "Public.once_leases", "a.b.c", ".a", "a.",
 		`a"b`, "a`b", "a b", "naïve", strings.Repeat("a", 64)} {
 		err := migrations.ValidateTable(bad)
-		if !errors.Is(err, migrations.ErrConfig) || !strings.HasPrefix(err.Error(), "migrations: ") {
-			t.Errorf("ValidateTable(%q) = %v; want ErrConfig", bad, err)
+		if assert.ErrorIs(t, err, migrations.ErrConfig, "ValidateTable(%q)", bad) {
+			assert.True(t, strings.HasPrefix(err.Error(), "migrations: "), "ValidateTable(%q): %q lacks the package prefix", bad, err)
 		}
 		for _, d := range []migrations.Dialect{migrations.Postgres, migrations.MySQL, migrations.SQLite} {
-			if _, err := migrations.Statements(d, bad, true); bad != "" && !errors.Is(err, migrations.ErrConfig) {
-				t.Errorf("Statements(%v, %q) error = %v; want ErrConfig", d, bad, err)
+			if _, err := migrations.Statements(d, bad, true); bad != "" {
+				assert.ErrorIs(t, err, migrations.ErrConfig, "Statements(%v, %q) error", d, bad)
 			}
 		}
 	}
 }
 
 func TestQuoteTable(t *testing.T) {
-	if q, _ := migrations.QuoteTable(migrations.Postgres, "order"); q != `"order"` {
-		t.Errorf("postgres: %s", q)
-	}
-	if q, _ := migrations.QuoteTable(migrations.MySQL, "order"); q != "`order`" {
-		t.Errorf("mysql: %s", q)
-	}
-	if q, _ := migrations.QuoteTable(migrations.SQLite, "order"); q != `"order"` {
-		t.Errorf("sqlite: %s", q)
-	}
-	if _, err := migrations.QuoteTable(0, "order"); !errors.Is(err, migrations.ErrConfig) {
-		t.Errorf("unknown dialect: %v", err)
-	}
+	q, _ := migrations.QuoteTable(migrations.Postgres, "order")
+	assert.Equal(t, `"order"`, q, "postgres")
+	q, _ = migrations.QuoteTable(migrations.MySQL, "order")
+	assert.Equal(t, "`order`", q, "mysql")
+	q, _ = migrations.QuoteTable(migrations.SQLite, "order")
+	assert.Equal(t, `"order"`, q, "sqlite")
+	_, err := migrations.QuoteTable(0, "order")
+	assert.ErrorIs(t, err, migrations.ErrConfig, "unknown dialect")
 	// schema.table: PostgreSQL only.
-	if q, err := migrations.QuoteTable(migrations.Postgres, "app.order"); q != `"app"."order"` || err != nil {
-		t.Errorf("postgres schema.table: %s, %v", q, err)
+	q, err = migrations.QuoteTable(migrations.Postgres, "app.order")
+	if assert.NoError(t, err, "postgres schema.table") {
+		assert.Equal(t, `"app"."order"`, q, "postgres schema.table")
 	}
 	for _, d := range []migrations.Dialect{migrations.MySQL, migrations.SQLite} {
 		_, err := migrations.QuoteTable(d, "app.order")
-		if !errors.Is(err, migrations.ErrConfig) || !strings.Contains(err.Error(), "PostgreSQL only") {
-			t.Errorf("%v schema.table: %v; want ErrConfig saying PostgreSQL only", d, err)
+		if assert.ErrorIs(t, err, migrations.ErrConfig, "%v schema.table", d) {
+			assert.Contains(t, err.Error(), "PostgreSQL only", "%v schema.table", d)
 		}
-		if _, err := migrations.Statements(d, "app.order", true); !errors.Is(err, migrations.ErrConfig) {
-			t.Errorf("Statements(%v, schema.table): %v; want ErrConfig", d, err)
-		}
+		_, err = migrations.Statements(d, "app.order", true)
+		assert.ErrorIs(t, err, migrations.ErrConfig, "Statements(%v, schema.table)", d)
 	}
 }
 
@@ -97,19 +88,18 @@ func FuzzQuoteTable(f *testing.F) {
 	f.Fuzz(func(t *testing.T, name string) {
 		valid := migrations.ValidateTable(name) == nil
 		pg, err := migrations.QuoteTable(migrations.Postgres, name)
-		if (err == nil) != valid {
-			t.Fatalf("ValidateTable(%q) valid=%v, QuoteTable(postgres) err=%v", name, valid, err)
-		}
+		require.Equal(t, valid, err == nil, "ValidateTable(%q) valid=%v, QuoteTable(postgres) err=%v", name, valid, err)
 		if !valid {
 			return
 		}
-		if back := strings.ReplaceAll(pg, `"`, ""); back != name || strings.Count(pg, `"`) != 2*(1+strings.Count(name, ".")) {
-			t.Fatalf("QuoteTable(postgres, %q) = %s", name, pg)
-		}
+		require.Equal(t, name, strings.ReplaceAll(pg, `"`, ""), "QuoteTable(postgres, %q) = %s, unquoted", name, pg)
+		require.Equal(t, 2*(1+strings.Count(name, ".")), strings.Count(pg, `"`), "QuoteTable(postgres, %q) = %s: quotes", name, pg)
 		for _, d := range []migrations.Dialect{migrations.MySQL, migrations.SQLite} {
 			q, err := migrations.QuoteTable(d, name)
-			if qualified := strings.Contains(name, "."); (err == nil) == qualified || err == nil && q[1:len(q)-1] != name {
-				t.Fatalf("QuoteTable(%v, %q) = %s, %v", d, name, q, err)
+			qualified := strings.Contains(name, ".")
+			require.Equal(t, !qualified, err == nil, "QuoteTable(%v, %q) = %s, %v: accepted only without a schema", d, name, q, err)
+			if err == nil {
+				require.Equal(t, name, q[1:len(q)-1], "QuoteTable(%v, %q) = %s", d, name, q)
 			}
 		}
 	})

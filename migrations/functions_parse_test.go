@@ -8,6 +8,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/migrations"
 	"github.com/once-go/once/once"
@@ -142,9 +145,7 @@ func TestOnceParseCorpus(t *testing.T) {
 			t.Parallel()
 			db, ctx := functionsDB(t, d), ctxT(t)
 			stmt, err := db.PrepareContext(ctx, "SELECT once_parse("+ph(d, 1)+", "+ph(d, 2)+")")
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			defer stmt.Close()
 			// Four workers: the corpus is one query per spelling.
 			var wg sync.WaitGroup
@@ -166,15 +167,14 @@ func checkParse(t *testing.T, d migrations.Dialect, stmt *sql.Stmt, s string, p 
 	want, goErr := goParse(p, s)
 	var got int64
 	err := stmt.QueryRowContext(t.Context(), s, prefixes[p]).Scan(&got)
-	switch {
-	case goErr == nil && err != nil:
-		t.Errorf("once_parse(%q, %q): %v; Go reads %d", s, prefixes[p], err, want)
-	case goErr == nil && got != want:
-		t.Errorf("once_parse(%q, %q) = %d; Go reads %d", s, prefixes[p], got, want)
-	case goErr != nil && err == nil:
-		t.Errorf("once_parse(%q, %q) = %d; Go rejects it: %v", s, prefixes[p], got, goErr)
-	case goErr != nil && reachesFunction(d, s) && !strings.Contains(err.Error(), "once_parse: invalid ID"):
-		t.Errorf("once_parse(%q, %q): %v; want the function's own error", s, prefixes[p], err)
+	if goErr == nil {
+		if assert.NoError(t, err, "once_parse(%q, %q); Go reads %d", s, prefixes[p], want) {
+			assert.Equal(t, want, got, "once_parse(%q, %q); Go reads it", s, prefixes[p])
+		}
+		return
+	}
+	if assert.Error(t, err, "once_parse(%q, %q) = %d; Go rejects it: %v", s, prefixes[p], got, goErr) && reachesFunction(d, s) {
+		assert.Contains(t, err.Error(), "once_parse: invalid ID", "once_parse(%q, %q): want the function's own error", s, prefixes[p])
 	}
 }
 

@@ -15,6 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/migrations"
 	"github.com/once-go/once/nonce"
@@ -34,9 +37,7 @@ func functionsDB(t *testing.T, d migrations.Dialect) *sql.DB {
 	} else {
 		db, _ = testenv.MySQLDatabase(t, "fn")
 	}
-	if err := migrations.InstallFunctions(ctxT(t), db, d); err != nil {
-		t.Fatalf("InstallFunctions: %v", err)
-	}
+	require.NoError(t, migrations.InstallFunctions(ctxT(t), db, d), "InstallFunctions")
 	return db
 }
 
@@ -61,21 +62,15 @@ func installed(t *testing.T, ctx context.Context, db *sql.DB, d migrations.Diale
 			WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_NAME LIKE 'once\_%' ORDER BY 1`
 	}
 	rows, err := db.QueryContext(ctx, q)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
 		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, rows.Scan(&s))
 		out = append(out, s)
 	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, rows.Err())
 	return out
 }
 
@@ -98,27 +93,15 @@ func TestInstallFunctions(t *testing.T) {
 			wg.Wait()
 			close(errs)
 			for err := range errs {
-				if err != nil {
-					t.Errorf("concurrent InstallFunctions: %v", err)
-				}
+				assert.NoError(t, err, "concurrent InstallFunctions")
 			}
-			if got := strings.Join(installed(t, ctx, db, d), "|"); got != want[d] {
-				t.Errorf("installed functions:\n got %s\nwant %s", got, want[d])
-			}
+			assert.Equal(t, want[d], strings.Join(installed(t, ctx, db, d), "|"), "installed functions")
 			for range 2 {
-				if err := migrations.DropFunctions(ctx, db, d); err != nil {
-					t.Fatalf("DropFunctions: %v", err)
-				}
-				if got := installed(t, ctx, db, d); len(got) != 0 {
-					t.Fatalf("after DropFunctions: %v", got)
-				}
+				require.NoError(t, migrations.DropFunctions(ctx, db, d), "DropFunctions")
+				require.Empty(t, installed(t, ctx, db, d), "functions after DropFunctions")
 			}
-			if err := migrations.InstallFunctions(ctx, db, d); err != nil {
-				t.Fatal(err)
-			}
-			if got := len(installed(t, ctx, db, d)); got != len(migrations.FunctionNames()) {
-				t.Fatalf("%d functions after reinstalling, want %d", got, len(migrations.FunctionNames()))
-			}
+			require.NoError(t, migrations.InstallFunctions(ctx, db, d))
+			require.Len(t, installed(t, ctx, db, d), len(migrations.FunctionNames()), "functions after reinstalling")
 		})
 	}
 }
@@ -133,56 +116,38 @@ func TestInstallFunctionsMySQLUnchanged(t *testing.T) {
 		var s string
 		err := db.QueryRowContext(ctx, `SELECT GROUP_CONCAT(CONCAT(ROUTINE_NAME, '@', CREATED, '/', ROUTINE_COMMENT) ORDER BY ROUTINE_NAME)
 			FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE()`).Scan(&s)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return s
 	}
 	before := created()
 	time.Sleep(1100 * time.Millisecond) // CREATED has whole seconds
-	if err := migrations.InstallFunctions(ctx, db, migrations.MySQL); err != nil {
-		t.Fatal(err)
-	}
-	if after := created(); after != before {
-		t.Errorf("an install that changes nothing recreated the functions:\nbefore %s\nafter  %s", before, after)
-	}
-	if _, err := db.ExecContext(ctx, "ALTER FUNCTION once_time COMMENT 'changed'"); err != nil {
-		t.Fatal(err)
-	}
-	if err := migrations.InstallFunctions(ctx, db, migrations.MySQL); err != nil {
-		t.Fatal(err)
-	}
-	if after := created(); after == before || strings.Contains(after, "changed") {
-		t.Errorf("a changed function was not replaced: %s", after)
-	}
+	require.NoError(t, migrations.InstallFunctions(ctx, db, migrations.MySQL))
+	assert.Equal(t, before, created(), "an install that changes nothing recreated the functions")
+	_, err := db.ExecContext(ctx, "ALTER FUNCTION once_time COMMENT 'changed'")
+	require.NoError(t, err)
+	require.NoError(t, migrations.InstallFunctions(ctx, db, migrations.MySQL))
+	after := created()
+	assert.NotEqual(t, before, after, "a changed function was not replaced")
+	assert.NotContains(t, after, "changed", "a changed function was not replaced")
 }
 
 func TestInstallFunctionsRejects(t *testing.T) {
 	ctx := ctxT(t)
 	sqlite := testenv.SQLite(t)
-	if err := migrations.InstallFunctions(ctx, sqlite, 0); !errors.Is(err, migrations.ErrConfig) || !strings.Contains(err.Error(), "SQLite") {
-		t.Errorf("InstallFunctions(SQLite) = %v, want ErrConfig naming SQLite", err)
+	if err := migrations.InstallFunctions(ctx, sqlite, 0); assert.ErrorIs(t, err, migrations.ErrConfig, "InstallFunctions(SQLite)") {
+		assert.Contains(t, err.Error(), "SQLite", "InstallFunctions(SQLite): the error names SQLite")
 	}
-	if err := migrations.InstallFunctions(ctx, nil, migrations.Postgres); !errors.Is(err, migrations.ErrConfig) {
-		t.Errorf("InstallFunctions(nil) = %v", err)
-	}
-	if err := migrations.InstallFunctions(ctx, sqlite, migrations.Postgres); !errors.Is(err, migrations.ErrConfig) {
-		t.Errorf("InstallFunctions(postgres on SQLite) = %v", err)
-	}
+	assert.ErrorIs(t, migrations.InstallFunctions(ctx, nil, migrations.Postgres), migrations.ErrConfig, "InstallFunctions(nil)")
+	assert.ErrorIs(t, migrations.InstallFunctions(ctx, sqlite, migrations.Postgres), migrations.ErrConfig, "InstallFunctions(postgres on SQLite)")
 	for _, d := range []migrations.Dialect{migrations.SQLite, 0, 9} {
-		if _, err := migrations.FunctionsSQL(d); !errors.Is(err, migrations.ErrConfig) {
-			t.Errorf("FunctionsSQL(%v) = %v, want ErrConfig", d, err)
-		}
+		_, err := migrations.FunctionsSQL(d)
+		assert.ErrorIs(t, err, migrations.ErrConfig, "FunctionsSQL(%v)", d)
 	}
 	for _, d := range sqlDialects {
 		src, err := migrations.FunctionsSQL(d)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, name := range migrations.FunctionNames() {
-			if !strings.Contains(src, "FUNCTION "+name+"(") {
-				t.Errorf("the %s script does not create %s", d, name)
-			}
+			assert.Contains(t, src, "FUNCTION "+name+"(", "the %s script does not create %s", d, name)
 		}
 	}
 }
@@ -215,28 +180,20 @@ func testValues(t *testing.T, n int) []int64 {
 // (testdata/conformance.json of the module).
 func loadFormats(t *testing.T) []int64 {
 	b, err := os.ReadFile(filepath.Join("..", "testdata", "conformance.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var c struct {
 		Formats []struct {
 			Signed string `json:"signed"`
 		} `json:"formats"`
 	}
-	if err := json.Unmarshal(b, &c); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(b, &c))
 	var out []int64
 	for _, f := range c.Formats {
 		v, err := strconv.ParseInt(f.Signed, 10, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		out = append(out, v)
 	}
-	if len(out) < 50 {
-		t.Fatalf("conformance.json: %d formats", len(out))
-	}
+	require.GreaterOrEqual(t, len(out), 50, "conformance.json: formats")
 	return out
 }
 
@@ -244,9 +201,7 @@ func loadFormats(t *testing.T) []int64 {
 // lenient parser's inputs and the prefixed url64 spellings.
 func loadConformanceText(t testing.TB) []string {
 	b, err := os.ReadFile(filepath.Join("..", "testdata", "conformance.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var c struct {
 		Prefixed []struct {
 			URL64 string `json:"url64"`
@@ -258,9 +213,7 @@ func loadConformanceText(t testing.TB) []string {
 			Input string `json:"input"`
 		} `json:"normalize_text"`
 	}
-	if err := json.Unmarshal(b, &c); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(b, &c))
 	var out []string
 	for _, p := range c.Prefixed {
 		out = append(out, p.URL64)
@@ -348,19 +301,14 @@ func compareBatch(t *testing.T, ctx context.Context, db *sql.DB, d migrations.Di
 		args = []any{prefix}
 	}
 	conn, err := db.Conn(ctx) // MySQL's @p lives in one session
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer conn.Close()
 	if d == migrations.MySQL {
-		if _, err := conn.ExecContext(ctx, "SET @p = ?", prefix); err != nil {
-			t.Fatal(err)
-		}
+		_, err := conn.ExecContext(ctx, "SET @p = ?", prefix)
+		require.NoError(t, err)
 	}
 	rows, err := conn.QueryContext(ctx, q, args...)
-	if err != nil {
-		t.Fatalf("prefix %q: %v", prefix, err)
-	}
+	require.NoError(t, err, "prefix %q", prefix)
 	defer rows.Close()
 	opts := once.Options{Prefix: prefix}
 	n := 0
@@ -371,42 +319,27 @@ func compareBatch(t *testing.T, ctx context.Context, db *sql.DB, d migrations.Di
 			at            time.Time
 			parsed        sql.NullInt64
 		)
-		if err := rows.Scan(&i, &v, &spelled, &at, &machine, &parsed); err != nil {
-			t.Fatal(err)
-		}
-		if v != vals[i] {
-			t.Fatalf("row %d: v = %d, want %d (the value did not reach SQL intact)", i, v, vals[i])
-		}
+		require.NoError(t, rows.Scan(&i, &v, &spelled, &at, &machine, &parsed))
+		require.Equal(t, vals[i], v, "row %d: v (the value did not reach SQL intact)", i)
 		want, err := opts.AppendText(nil, once.FromInt64(v))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if spelled != string(want) {
-			t.Errorf("once_format(%d, %q) = %q, Go spells %q", v, prefix, spelled, want)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, string(want), spelled, "once_format(%d, %q), Go spells it", v, prefix)
 		p := nonce.Split64(uint64(v), time.Time{})
-		if !at.Equal(p.Time) || at.Location() != time.UTC {
-			t.Errorf("once_time(%d) = %v, the layout says %v", v, at, p.Time)
-		}
+		assert.WithinDuration(t, p.Time, at, 0, "once_time(%d), the layout says", v)
+		assert.Equal(t, time.UTC, at.Location(), "once_time(%d) = %v: location", v, at)
 		if v != 0 {
-			if ts, err := once.TimeOf(once.FromInt64(v)); err != nil || !ts.Equal(at) {
-				t.Errorf("once_time(%d) = %v, once.TimeOf says %v, %v", v, at, ts, err)
+			if ts, err := once.TimeOf(once.FromInt64(v)); assert.NoError(t, err, "once.TimeOf(%d)", v) {
+				assert.WithinDuration(t, ts, at, 0, "once_time(%d), once.TimeOf says", v)
 			}
 		}
-		if int(machine) != p.MachineID {
-			t.Errorf("once_machine_id(%d) = %d, the layout says %d", v, machine, p.MachineID)
-		}
-		if v != 0 && (!parsed.Valid || parsed.Int64 != v) {
-			t.Errorf("once_parse(once_format(%d, %q)) = %v", v, prefix, parsed)
+		assert.Equal(t, p.MachineID, int(machine), "once_machine_id(%d), the layout says", v)
+		if v != 0 {
+			assert.Equal(t, sql.NullInt64{Int64: v, Valid: true}, parsed, "once_parse(once_format(%d, %q))", v, prefix)
 		}
 		n++
 	}
-	if err := rows.Err(); err != nil {
-		t.Fatalf("prefix %q: %v", prefix, err)
-	}
-	if n != len(vals) {
-		t.Fatalf("prefix %q: %d rows, want %d", prefix, n, len(vals))
-	}
+	require.NoError(t, rows.Err(), "prefix %q", prefix)
+	require.Equal(t, len(vals), n, "prefix %q: rows", prefix)
 	return n
 }
 
@@ -426,20 +359,18 @@ func TestFunctionsBadPrefix(t *testing.T) {
 				if len(prefix) == 256 {
 					goErr = errors.New("the MySQL functions take at most 255 characters")
 				}
-				if goErr == nil {
-					t.Fatalf("Go accepts prefix %q", prefix)
-				}
+				require.Error(t, goErr, "Go accepts prefix %q", prefix)
 				var s string
 				err := db.QueryRowContext(ctx, "SELECT once_format(1, "+ph(d, 1)+")", prefix).Scan(&s)
 				// PostgreSQL text cannot hold NUL: the driver's error rejects it.
 				dbOnly := d == migrations.Postgres && strings.Contains(prefix, "\x00")
-				if err == nil || !dbOnly && !strings.Contains(err.Error(), "invalid prefix") {
-					t.Errorf("once_format(1, %q) = %q, %v; want an invalid prefix error", prefix, s, err)
+				if assert.Error(t, err, "once_format(1, %q) = %q; want an invalid prefix error", prefix, s) && !dbOnly {
+					assert.Contains(t, err.Error(), "invalid prefix", "once_format(1, %q)", prefix)
 				}
 				var v int64
 				err = db.QueryRowContext(ctx, "SELECT once_parse("+ph(d, 1)+", "+ph(d, 2)+")", prefix+"AAAAAAAAAAE", prefix).Scan(&v)
-				if err == nil || !dbOnly && !strings.Contains(err.Error(), "invalid prefix") {
-					t.Errorf("once_parse(%q, %q) = %d, %v; want an invalid prefix error", prefix+"AAAAAAAAAAE", prefix, v, err)
+				if assert.Error(t, err, "once_parse(%q, %q) = %d; want an invalid prefix error", prefix+"AAAAAAAAAAE", prefix, v) && !dbOnly {
+					assert.Contains(t, err.Error(), "invalid prefix", "once_parse(%q, %q)", prefix+"AAAAAAAAAAE", prefix)
 				}
 			}
 		})
@@ -455,13 +386,9 @@ func TestFunctionsNull(t *testing.T) {
 			var a, b, c, e, f, g, h sql.NullString
 			err := db.QueryRowContext(ctx, `SELECT once_format(NULL, ''), once_format(1, NULL), once_parse(NULL, ''),
 				once_parse('AAAAAAAAAAE', NULL), once_time(NULL), once_machine_id(NULL), once_min_id(NULL)`).Scan(&a, &b, &c, &e, &f, &g, &h)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			for i, n := range []sql.NullString{a, b, c, e, f, g, h} {
-				if n.Valid {
-					t.Errorf("column %d = %q, want NULL", i+1, n.String)
-				}
+				assert.False(t, n.Valid, "column %d = %q, want NULL", i+1, n.String)
 			}
 		})
 	}

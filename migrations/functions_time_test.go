@@ -2,7 +2,6 @@ package migrations_test
 
 import (
 	"database/sql"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
@@ -10,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/migrations"
@@ -49,16 +51,12 @@ func TestOnceMinIDMatchesGo(t *testing.T) {
 			t.Parallel()
 			db, ctx := functionsDB(t, d), ctxT(t)
 			stmt, err := db.PrepareContext(ctx, "SELECT once_min_id("+ph(d, 1)+")")
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			defer stmt.Close()
 			if d == migrations.Postgres {
 				stmt.Close()
 				stmt, err = db.PrepareContext(ctx, "SELECT once_min_id($1::timestamp)")
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 			}
 			for _, at := range instants {
 				want, goErr := once.MinID[once.ID](at)
@@ -66,13 +64,14 @@ func TestOnceMinIDMatchesGo(t *testing.T) {
 				err := stmt.QueryRowContext(ctx, sqlTime(at)).Scan(&got)
 				switch {
 				case goErr != nil:
-					if !errors.Is(goErr, once.ErrTimeRange) || err == nil || !strings.Contains(err.Error(), "once_min_id: time") {
-						t.Errorf("once_min_id(%s) = %d, %v; Go: %v", sqlTime(at), got, err, goErr)
+					assert.ErrorIs(t, goErr, once.ErrTimeRange, "Go's MinID(%s)", sqlTime(at))
+					if assert.Error(t, err, "once_min_id(%s) = %d; Go: %v", sqlTime(at), got, goErr) {
+						assert.Contains(t, err.Error(), "once_min_id: time", "once_min_id(%s)", sqlTime(at))
 					}
-				case err != nil:
-					t.Errorf("once_min_id(%s): %v; Go: %d", sqlTime(at), err, want.Int64())
-				case got != want.Int64() && !(at.Equal(epoch) && got == 0):
-					t.Errorf("once_min_id(%s) = %d; Go: %d", sqlTime(at), got, want.Int64())
+				case !assert.NoError(t, err, "once_min_id(%s); Go: %d", sqlTime(at), want.Int64()):
+				case at.Equal(epoch) && got == 0:
+				default:
+					assert.Equal(t, want.Int64(), got, "once_min_id(%s); Go's MinID", sqlTime(at))
 				}
 			}
 		})
@@ -95,9 +94,7 @@ func scanned(t *testing.T, db *sql.DB, d migrations.Dialect, set, query string, 
 		q = "EXPLAIN FORMAT=JSON " + query
 	}
 	conn, err := db.Conn(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer conn.Close()
 	if d == migrations.MySQL {
 		// MySQL 9's default JSON format lists no partitions; MariaDB has
@@ -105,26 +102,19 @@ func scanned(t *testing.T, db *sql.DB, d migrations.Dialect, set, query string, 
 		conn.ExecContext(t.Context(), "SET SESSION explain_json_format_version = 1")
 	}
 	if set != "" {
-		if _, err := conn.ExecContext(t.Context(), set); err != nil {
-			t.Fatalf("%s: %v", set, err)
-		}
+		_, err := conn.ExecContext(t.Context(), set)
+		require.NoError(t, err, "%s", set)
 	}
 	rows, err := conn.QueryContext(t.Context(), q, args...)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
+	require.NoError(t, err, "%s", q)
 	defer rows.Close()
 	var b strings.Builder
 	for rows.Next() {
 		var line string
-		if err := rows.Scan(&line); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, rows.Scan(&line))
 		b.WriteString(line + "\n")
 	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, rows.Err())
 	plan = b.String()
 	if d == migrations.Postgres {
 		for _, m := range pgRelation.FindAllStringSubmatch(plan, -1) {
@@ -170,34 +160,26 @@ func TestFunctionsPartitionPruning(t *testing.T) {
 				parts := make([]string, 3)
 				for i, m := range months[1:] {
 					var bound int64
-					if err := db.QueryRowContext(ctx, "SELECT once_min_id(?)", sqlTime(m)).Scan(&bound); err != nil {
-						t.Fatal(err)
-					}
+					require.NoError(t, db.QueryRowContext(ctx, "SELECT once_min_id(?)", sqlTime(m)).Scan(&bound))
 					parts[i] = fmt.Sprintf("PARTITION %s VALUES LESS THAN (%d)", all[i], bound)
 				}
 				ddl = append(ddl, "CREATE TABLE ev (id BIGINT PRIMARY KEY, body TEXT) PARTITION BY RANGE (id) ("+strings.Join(parts, ", ")+")")
 			}
 			for _, s := range ddl {
-				if _, err := db.ExecContext(ctx, s); err != nil {
-					t.Fatalf("%s: %v", s, err)
-				}
+				_, err := db.ExecContext(ctx, s)
+				require.NoError(t, err, "%s", s)
 			}
 			// One sortable ID per month, made at noon on the 10th.
 			ids := make([]once.ID, 3)
 			for i, m := range months[:3] {
 				at := m.AddDate(0, 0, 9).Add(12 * time.Hour)
 				f, err := nonce.New(nonce.Config{MachineID: 7, Now: func() time.Time { return at }})
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				v, err := f.Sortable64()
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				ids[i] = once.FromUint64(v)
-				if _, err := db.ExecContext(ctx, "INSERT INTO ev (id, body) VALUES ("+ph(d, 1)+", 'x')", ids[i]); err != nil {
-					t.Fatal(err)
-				}
+				_, err = db.ExecContext(ctx, "INSERT INTO ev (id, body) VALUES ("+ph(d, 1)+", 'x')", ids[i])
+				require.NoError(t, err)
 			}
 			feb10 := "'2026-02-10 00:00:00'"
 			if d == migrations.Postgres {
@@ -210,9 +192,7 @@ func TestFunctionsPartitionPruning(t *testing.T) {
 			var lo, hi, v int64
 			for q, dst := range map[string]*int64{"SELECT once_min_id('2026-02-10')": &lo,
 				"SELECT once_min_id('2026-02-11')": &hi, "SELECT once_parse('" + ids[2].String() + "', '')": &v} {
-				if err := db.QueryRowContext(ctx, q).Scan(dst); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, db.QueryRowContext(ctx, q).Scan(dst))
 			}
 			type query struct {
 				set, where string
@@ -236,39 +216,33 @@ func TestFunctionsPartitionPruning(t *testing.T) {
 			}
 			for _, c := range cases {
 				got, removed, plan := scanned(t, db, d, c.set, "SELECT * FROM ev WHERE "+c.where, c.args...)
-				if !slices.Equal(got, c.want) {
-					t.Errorf("WHERE %s %v reads %v, want %v", c.where, c.args, got, c.want)
-				}
+				assert.Equal(t, c.want, got, "WHERE %s %v reads", c.where, c.args)
 				// IMMUTABLE: the planner folds the calls to constants and
 				// prunes at plan time (a STABLE function would be called
 				// when the plan starts and prune then).
-				if d == migrations.Postgres && len(c.want) == 1 && (removed != "" || strings.Contains(plan, "once_")) {
-					t.Errorf("WHERE %s: not pruned at plan time:\n%s", c.where, plan)
+				if d == migrations.Postgres && len(c.want) == 1 {
+					assert.Empty(t, removed, "WHERE %s: not pruned at plan time:\n%s", c.where, plan)
+					assert.NotContains(t, plan, "once_", "WHERE %s: not pruned at plan time", c.where)
 				}
 			}
 			var n int
-			if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM ev WHERE id >= once_min_id('2026-02-10') AND id < once_min_id('2026-02-11')").Scan(&n); err != nil || n != 1 {
-				t.Errorf("rows of 2026-02-10: %d, %v; want 1", n, err)
+			if assert.NoError(t, db.QueryRowContext(ctx, "SELECT COUNT(*) FROM ev WHERE id >= once_min_id('2026-02-10') AND id < once_min_id('2026-02-11')").Scan(&n), "rows of 2026-02-10") {
+				assert.Equal(t, 1, n, "rows of 2026-02-10")
 			}
 			if d != migrations.Postgres {
 				return
 			}
 			// A generic plan: the parameters are known only when it runs.
 			conn, err := db.Conn(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			defer conn.Close()
 			for _, s := range []string{"SET plan_cache_mode = force_generic_plan",
 				"PREPARE q(timestamp) AS SELECT * FROM ev WHERE id >= once_min_id($1) AND id < once_min_id($1 + interval '1 day')"} {
-				if _, err := conn.ExecContext(ctx, s); err != nil {
-					t.Fatal(err)
-				}
+				_, err := conn.ExecContext(ctx, s)
+				require.NoError(t, err)
 			}
 			rows, err := conn.QueryContext(ctx, "EXPLAIN (COSTS OFF) EXECUTE q('2026-03-10')")
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			var plan strings.Builder
 			for rows.Next() {
 				var l string
@@ -276,9 +250,9 @@ func TestFunctionsPartitionPruning(t *testing.T) {
 				plan.WriteString(l + "\n")
 			}
 			rows.Close()
-			if p := plan.String(); !strings.Contains(p, "Subplans Removed: 2") || !strings.Contains(p, "ev_2026_03") {
-				t.Errorf("generic plan for 2026-03-10 does not prune to ev_2026_03:\n%s", p)
-			}
+			p := plan.String()
+			assert.Contains(t, p, "Subplans Removed: 2", "generic plan for 2026-03-10 does not prune to ev_2026_03")
+			assert.Contains(t, p, "ev_2026_03", "generic plan for 2026-03-10 does not prune to ev_2026_03")
 		})
 	}
 }

@@ -2,9 +2,11 @@ package migrations_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/migrations"
@@ -59,28 +61,23 @@ func TestCheckKey(t *testing.T) {
 				table := testenv.Unique(t, "key")
 				q, _ := migrations.QuoteTable(d, table)
 				t.Cleanup(func() { db.ExecContext(context.Background(), "DROP TABLE IF EXISTS "+q) })
-				if _, err := db.ExecContext(ctx, "CREATE TABLE "+q+" ("+v.id+", "+cols[d]+")"); err != nil {
-					t.Fatal(err)
-				}
+				_, err := db.ExecContext(ctx, "CREATE TABLE "+q+" ("+v.id+", "+cols[d]+")")
+				require.NoError(t, err)
 				if v.more != "" {
 					stmt := strings.ReplaceAll(strings.ReplaceAll(v.more, "%s", table), "%q", q)
-					if _, err := db.ExecContext(ctx, stmt); err != nil {
-						t.Fatalf("%s: %v", stmt, err)
-					}
+					_, err := db.ExecContext(ctx, stmt)
+					require.NoError(t, err, "%s", stmt)
 				}
-				err := migrations.CheckKey(ctx, db, d, table)
-				switch {
-				case v.ok && err != nil:
-					t.Errorf("%s: %v; want accepted", v.name, err)
-				case !v.ok && (!errors.Is(err, migrations.ErrConfig) || !strings.Contains(err.Error(), table) ||
-					!strings.Contains(err.Error(), "CREATE UNIQUE INDEX")):
-					t.Errorf("%s: %v; want ErrConfig naming the table and CREATE UNIQUE INDEX", v.name, err)
+				err = migrations.CheckKey(ctx, db, d, table)
+				if v.ok {
+					assert.NoError(t, err, "%s: want accepted", v.name)
+				} else if assert.ErrorIs(t, err, migrations.ErrConfig, v.name) {
+					assert.Contains(t, err.Error(), table, "%s: the error names the table", v.name)
+					assert.Contains(t, err.Error(), "CREATE UNIQUE INDEX", "%s: the error names the fix", v.name)
 				}
 			}
 			// A table that does not exist has nothing to check.
-			if err := migrations.CheckKey(ctx, db, d, testenv.Unique(t, "none")); err != nil {
-				t.Errorf("missing table: %v", err)
-			}
+			assert.NoError(t, migrations.CheckKey(ctx, db, d, testenv.Unique(t, "none")), "missing table")
 		})
 	}
 }

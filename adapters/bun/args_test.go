@@ -2,10 +2,10 @@ package oncebun_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
 
@@ -33,8 +33,9 @@ func TestNilArguments(t *testing.T) {
 		}},
 	} {
 		err := adaptertest.NoPanic(t, c.what, c.f)
-		if !errors.Is(err, oncebun.ErrConfig) || !strings.HasPrefix(err.Error(), "oncebun: ") || !strings.Contains(err.Error(), c.arg) {
-			t.Errorf("%s: %v, want oncebun.ErrConfig naming %s", c.what, err, c.arg)
+		if assert.ErrorIs(t, err, oncebun.ErrConfig, c.what) {
+			assert.True(t, strings.HasPrefix(err.Error(), "oncebun: "), "%s: %q lacks the package prefix", c.what, err)
+			assert.Contains(t, err.Error(), c.arg, "%s: the error names the argument", c.what)
 		}
 	}
 }

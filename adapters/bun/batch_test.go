@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
 	"github.com/uptrace/bun/schema"
@@ -30,14 +32,10 @@ func (r *batchRow) BeforeAppendModel(ctx context.Context, q bun.Query) error {
 func batchInsert(tb testing.TB) ([]batchRow, *bun.InsertQuery) {
 	tb.Helper()
 	sqldb, err := sql.Open("sqlite", ":memory:")
-	if err != nil {
-		tb.Fatal(err)
-	}
+	require.NoError(tb, err)
 	tb.Cleanup(func() { sqldb.Close() })
 	db := bun.NewDB(sqldb, sqlitedialect.New())
-	if err := oncebun.Register(db, (*batchRow)(nil)); err != nil {
-		tb.Fatal(err)
-	}
+	require.NoError(tb, oncebun.Register(db, (*batchRow)(nil)))
 	rows := make([]batchRow, 1000)
 	return rows, db.NewInsert().Model(&rows)
 }
@@ -49,23 +47,15 @@ func TestBatchHookCost(t *testing.T) {
 	at.Leased(t)
 	rows, q := batchInsert(t)
 	ctx := context.Background()
-	if err := oncebun.BeforeAppendModel(ctx, q, &rows[0]); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, oncebun.BeforeAppendModel(ctx, q, &rows[0]))
 	for i := range rows {
-		if rows[i].ID.IsZero() {
-			t.Fatalf("row %d not filled by the first element's call", i)
-		}
+		require.False(t, rows[i].ID.IsZero(), "row %d not filled by the first element's call", i)
 	}
 	for _, i := range []int{1, 500, 999} {
 		allocs := testing.AllocsPerRun(100, func() {
-			if err := oncebun.BeforeAppendModel(ctx, q, &rows[i]); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, oncebun.BeforeAppendModel(ctx, q, &rows[i]))
 		})
-		if allocs != 0 {
-			t.Errorf("call for element %d of %d: %v allocations, want 0", i, len(rows), allocs)
-		}
+		assert.Zero(t, allocs, "call for element %d of %d: allocations", i, len(rows))
 	}
 }
 
@@ -85,14 +75,10 @@ type formatsRow struct {
 func TestFieldAppendAndZero(t *testing.T) {
 	at.Leased(t)
 	sqldb, err := sql.Open("sqlite", ":memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer sqldb.Close()
 	db := bun.NewDB(sqldb, sqlitedialect.New())
-	if err := oncebun.Register(db, (*formatsRow)(nil)); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, oncebun.Register(db, (*formatsRow)(nil)))
 	plain := bun.NewDB(sqldb, sqlitedialect.New()) // not registered: bun's own appenders
 	gen := schema.NewQueryGen(db.Dialect())
 	big := once.FromUint64(1<<63 + 5)
@@ -105,24 +91,16 @@ func TestFieldAppendAndZero(t *testing.T) {
 		v := reflect.ValueOf(&row).Elem()
 		for _, f := range db.Table(v.Type()).Fields {
 			want := string(plain.Table(v.Type()).FieldMap[f.Name].AppendValue(gen, nil, v))
-			if got := string(f.AppendValue(gen, nil, v)); got != want {
-				t.Errorf("%s = %s: appended %q, bun writes %q", f.Name, row.ID, got, want)
-			}
-			if got, want := f.HasZeroValue(v), plain.Table(v.Type()).FieldMap[f.Name].HasZeroValue(v); got != want {
-				t.Errorf("%s = %s: HasZeroValue %v, bun says %v", f.Name, row.ID, got, want)
-			}
+			assert.Equal(t, want, string(f.AppendValue(gen, nil, v)), "%s = %s: appended, bun writes", f.Name, row.ID)
+			assert.Equal(t, plain.Table(v.Type()).FieldMap[f.Name].HasZeroValue(v), f.HasZeroValue(v), "%s = %s: HasZeroValue, bun says", f.Name, row.ID)
 		}
 	}
 	row := formatsRow{ID: uid}
 	v := reflect.ValueOf(&row).Elem()
 	f := db.Table(v.Type()).FieldMap["id"]
 	buf := make([]byte, 0, 64)
-	if allocs := testing.AllocsPerRun(100, func() { buf = f.AppendValue(gen, buf[:0], v) }); allocs != 0 {
-		t.Errorf("appending a signed ID: %v allocations, want 0", allocs)
-	}
-	if allocs := testing.AllocsPerRun(100, func() { _ = f.HasZeroValue(v) }); allocs != 0 {
-		t.Errorf("HasZeroValue of an ID: %v allocations, want 0", allocs)
-	}
+	assert.Zero(t, testing.AllocsPerRun(100, func() { buf = f.AppendValue(gen, buf[:0], v) }), "appending a signed ID: allocations")
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = f.HasZeroValue(v) }), "HasZeroValue of an ID: allocations")
 }
 
 // BenchmarkBatchHook is the adapter's cost per row of a batch insert of

@@ -3,12 +3,13 @@ package oncebun_test
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/mysqldialect"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -138,14 +139,11 @@ func open(t *testing.T, db at.DB) *env {
 		b = bun.NewDB(db.SQL, sqlitedialect.New())
 	}
 	b.RegisterModel((*PostTag)(nil))
-	if err := oncebun.Register(b, models...); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, oncebun.Register(b, models...))
 	ctx := context.Background()
 	for _, m := range models {
-		if _, err := b.NewCreateTable().Model(m).WithForeignKeys().Exec(ctx); err != nil {
-			t.Fatalf("create table for %T: %v", m, err)
-		}
+		_, err := b.NewCreateTable().Model(m).WithForeignKeys().Exec(ctx)
+		require.NoError(t, err, "create table for %T", m)
 	}
 	e := &env{db: db, b: b, log: &queryLog{}}
 	b.AddQueryHook(e.log)
@@ -159,13 +157,12 @@ func TestSchema(t *testing.T) {
 		check := func(table, col string, o once.Options, pk bool) {
 			t.Helper()
 			c, ok := at.Columns(t, db, table)[col]
-			if !ok {
-				t.Fatalf("%s.%s missing", table, col)
-			}
+			require.True(t, ok, "%s.%s missing", table, col)
 			want := at.WantColumn(db.Dialect, o)
-			if c.Type != want.Type || c.Collation != want.Collation || c.PK != pk || c.Extra != "" {
-				t.Errorf("%s.%s: %+v, want %+v, primary key %v, no default", table, col, c, want, pk)
-			}
+			assert.Equal(t, want.Type, c.Type, "%s.%s: type", table, col)
+			assert.Equal(t, want.Collation, c.Collation, "%s.%s: collation", table, col)
+			assert.Equal(t, pk, c.PK, "%s.%s: primary key", table, col)
+			assert.Empty(t, c.Extra, "%s.%s: extra, want no default", table, col)
 		}
 		check("users", "id", at.UserID{}.Options(), true)
 		check("posts", "id", at.PostID{}.Options(), true)
@@ -194,30 +191,28 @@ func TestInsert(t *testing.T) {
 		e := open(t, db)
 
 		u := User{Email: "ada@example.com"}
-		if _, err := e.b.NewInsert().Model(&u).Exec(ctx); err != nil {
-			t.Fatal(err)
-		}
+		_, err := e.b.NewInsert().Model(&u).Exec(ctx)
+		require.NoError(t, err)
 		stmts := e.log.take()
-		if u.ID.IsZero() || len(stmts) != 1 || !strings.Contains(stmts[0], strconv.FormatInt(u.ID.Int64(), 10)) {
-			t.Fatalf("ID %v; want one INSERT carrying it, ran %q", u.ID, stmts)
-		}
+		require.False(t, u.ID.IsZero(), "ID after insert")
+		require.Len(t, stmts, 1, "want one INSERT carrying ID %v", u.ID)
+		require.Contains(t, stmts[0], strconv.FormatInt(u.ID.Int64(), 10), "want one INSERT carrying ID %v", u.ID)
 
 		// Query by the masked, prefixed text.
 		id, err := once.ParseAs[at.UserID](u.ID.String())
-		if err != nil || !strings.HasPrefix(u.ID.String(), "usr_") {
-			t.Fatalf("parse %q: %v", u.ID.String(), err)
-		}
+		require.NoError(t, err, "parse %q", u.ID.String())
+		require.True(t, strings.HasPrefix(u.ID.String(), "usr_"), "text %q, want prefix usr_", u.ID.String())
 		var got User
-		if err := e.b.NewSelect().Model(&got).Where("id = ?", id).Scan(ctx); err != nil || got.ID != u.ID || got.Email != u.Email {
-			t.Fatalf("read back %+v (%v)", got, err)
-		}
+		require.NoError(t, e.b.NewSelect().Model(&got).Where("id = ?", id).Scan(ctx), "read back")
+		require.Equal(t, u.ID, got.ID, "read back %+v", got)
+		require.Equal(t, u.Email, got.Email, "read back %+v", got)
 		got = User{ID: id}
-		if err := e.b.NewSelect().Model(&got).WherePK().Scan(ctx); err != nil || got.Email != u.Email {
-			t.Errorf("WherePK: %+v (%v)", got, err)
+		if assert.NoError(t, e.b.NewSelect().Model(&got).WherePK().Scan(ctx), "WherePK") {
+			assert.Equal(t, u.Email, got.Email, "WherePK: %+v", got)
 		}
 		var raw int64
-		if err := db.SQL.QueryRow("SELECT id FROM users").Scan(&raw); err != nil || raw != u.ID.Int64() {
-			t.Errorf("stored %d (%v), want %d", raw, err, u.ID.Int64())
+		if assert.NoError(t, db.SQL.QueryRow("SELECT id FROM users").Scan(&raw), "stored id") {
+			assert.Equal(t, u.ID.Int64(), raw, "stored id")
 		}
 
 		// Bulk insert of pointers, one ID set by the caller; nullable
@@ -227,71 +222,73 @@ func TestInsert(t *testing.T) {
 			{Title: "one", AuthorID: u.ID},
 			{Title: "two", AuthorID: u.ID, ID: kept, EditorID: &u.ID, ReviewerID: sql.Null[at.UserID]{V: u.ID, Valid: true}, CheckerID: u.ID},
 		}
-		if _, err := e.b.NewInsert().Model(&posts).Exec(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if posts[0].ID.IsZero() || posts[1].ID != kept {
-			t.Fatalf("post IDs %v %v", posts[0].ID, posts[1].ID)
-		}
+		_, err = e.b.NewInsert().Model(&posts).Exec(ctx)
+		require.NoError(t, err)
+		require.False(t, posts[0].ID.IsZero(), "first post ID")
+		require.Equal(t, kept, posts[1].ID, "the post ID set by the caller")
 		var nulls int
-		if err := db.SQL.QueryRow("SELECT count(*) FROM posts WHERE editor_id IS NULL AND reviewer_id IS NULL AND checker_id IS NULL").Scan(&nulls); err != nil || nulls != 1 {
-			t.Errorf("rows with NULL foreign keys: %d (%v), want 1", nulls, err)
+		if assert.NoError(t, db.SQL.QueryRow("SELECT count(*) FROM posts WHERE editor_id IS NULL AND reviewer_id IS NULL AND checker_id IS NULL").Scan(&nulls), "rows with NULL foreign keys") {
+			assert.Equal(t, 1, nulls, "rows with NULL foreign keys")
 		}
 		var back []Post
-		if err := e.b.NewSelect().Model(&back).Order("title").Scan(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if len(back) != 2 || back[0].ID != posts[0].ID || back[0].EditorID != nil || back[0].ReviewerID.Valid || !back[0].CheckerID.IsZero() ||
-			back[1].EditorID == nil || *back[1].EditorID != u.ID || back[1].ReviewerID != posts[1].ReviewerID || back[1].CheckerID != u.ID {
-			t.Errorf("posts read back %+v", back)
+		require.NoError(t, e.b.NewSelect().Model(&back).Order("title").Scan(ctx))
+		if assert.Len(t, back, 2, "posts read back") {
+			assert.Equal(t, posts[0].ID, back[0].ID, "first post read back")
+			assert.Nil(t, back[0].EditorID, "first post read back: EditorID")
+			assert.False(t, back[0].ReviewerID.Valid, "first post read back: ReviewerID %v, want NULL", back[0].ReviewerID)
+			assert.True(t, back[0].CheckerID.IsZero(), "first post read back: CheckerID %v, want zero", back[0].CheckerID)
+			if assert.NotNil(t, back[1].EditorID, "second post read back: EditorID") {
+				assert.Equal(t, u.ID, *back[1].EditorID, "second post read back: EditorID")
+			}
+			assert.Equal(t, posts[1].ReviewerID, back[1].ReviewerID, "second post read back: ReviewerID")
+			assert.Equal(t, u.ID, back[1].CheckerID, "second post read back: CheckerID")
 		}
 
 		// Relations: has-many, belongs-to, many-to-many with text keys.
 		tags := []Tag{{Name: "go"}, {Name: "sql"}}
-		if _, err := e.b.NewInsert().Model(&tags).Exec(ctx); err != nil {
-			t.Fatal(err)
-		}
+		_, err = e.b.NewInsert().Model(&tags).Exec(ctx)
+		require.NoError(t, err)
 		links := []PostTag{{PostID: posts[0].ID, TagID: tags[0].ID}, {PostID: posts[0].ID, TagID: tags[1].ID}}
-		if _, err := e.b.NewInsert().Model(&links).Exec(ctx); err != nil {
-			t.Fatal(err)
-		}
+		_, err = e.b.NewInsert().Model(&links).Exec(ctx)
+		require.NoError(t, err)
 		var withPosts User
-		if err := e.b.NewSelect().Model(&withPosts).Relation("Posts").Where("?TableAlias.id = ?", u.ID).Scan(ctx); err != nil || len(withPosts.Posts) != 2 {
-			t.Fatalf("has-many: %+v (%v)", withPosts, err)
-		}
+		require.NoError(t, e.b.NewSelect().Model(&withPosts).Relation("Posts").Where("?TableAlias.id = ?", u.ID).Scan(ctx), "has-many")
+		require.Len(t, withPosts.Posts, 2, "has-many")
 		var p Post
-		if err := e.b.NewSelect().Model(&p).Relation("Author").Relation("Tags").Where("?TableAlias.id = ?", posts[0].ID).Scan(ctx); err != nil {
-			t.Fatal(err)
+		require.NoError(t, e.b.NewSelect().Model(&p).Relation("Author").Relation("Tags").Where("?TableAlias.id = ?", posts[0].ID).Scan(ctx))
+		if assert.NotNil(t, p.Author, "belongs-to") {
+			assert.Equal(t, u.ID, p.Author.ID, "belongs-to")
 		}
-		if p.Author == nil || p.Author.ID != u.ID || len(p.Tags) != 2 {
-			t.Errorf("belongs-to / m2m: %+v", p)
-		}
+		assert.Len(t, p.Tags, 2, "m2m")
 
 		// Plain once.ID with Fill, and every DB format.
 		n := Note{Body: "plain"}
-		if err := oncebun.Fill(e.b, &n); err != nil || n.ID.IsZero() {
-			t.Fatalf("Fill: %v %v", n.ID, err)
-		}
-		if _, err := e.b.NewInsert().Model(&n).Exec(ctx); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, oncebun.Fill(e.b, &n), "Fill")
+		require.False(t, n.ID.IsZero(), "Fill: ID")
+		_, err = e.b.NewInsert().Model(&n).Exec(ctx)
+		require.NoError(t, err)
 		fs := []Formats{{}, {ID: at.UnsignedID(once.FromUint64(1<<63 + 5))}} // unsigned above int64
-		if _, err := e.b.NewInsert().Model(&fs).Exec(ctx); err != nil {
-			t.Fatal(err)
-		}
+		_, err = e.b.NewInsert().Model(&fs).Exec(ctx)
+		require.NoError(t, err)
 		var fback []Formats
-		if err := e.b.NewSelect().Model(&fback).Scan(ctx); err != nil || len(fback) != 2 {
-			t.Fatalf("formats: %v %v", fback, err)
-		}
+		require.NoError(t, e.b.NewSelect().Model(&fback).Scan(ctx), "formats")
+		require.Len(t, fback, 2, "formats")
 		for _, f := range fback {
 			want := fs[0]
 			if f.ID == fs[1].ID {
 				want = fs[1]
 			}
-			if f.ID.IsZero() || f.Raw != want.Raw || f.RawP != want.RawP || f.U64 != want.U64 || f.HexP != want.HexP ||
-				f.H32 != want.H32 || f.Plain != want.Plain || f.Ptr == nil || *f.Ptr != *want.Ptr || f.Opt != nil {
-				t.Errorf("formats read back %+v, want %+v", f, want)
+			assert.False(t, f.ID.IsZero(), "formats read back: ID")
+			assert.Equal(t, want.Raw, f.Raw, "formats read back %v: Raw", f.ID)
+			assert.Equal(t, want.RawP, f.RawP, "formats read back %v: RawP", f.ID)
+			assert.Equal(t, want.U64, f.U64, "formats read back %v: U64", f.ID)
+			assert.Equal(t, want.HexP, f.HexP, "formats read back %v: HexP", f.ID)
+			assert.Equal(t, want.H32, f.H32, "formats read back %v: H32", f.ID)
+			assert.Equal(t, want.Plain, f.Plain, "formats read back %v: Plain", f.ID)
+			if assert.NotNil(t, f.Ptr, "formats read back %v: Ptr", f.ID) {
+				assert.Equal(t, *want.Ptr, *f.Ptr, "formats read back %v: Ptr", f.ID)
 			}
+			assert.Nil(t, f.Opt, "formats read back %v: Opt", f.ID)
 		}
 	})
 }
@@ -309,22 +306,17 @@ func TestNoLease(t *testing.T) {
 			e.log.take()
 			u := User{Email: "x@example.com"}
 			_, err := e.b.NewInsert().Model(&u).Exec(ctx)
-			if !errors.Is(err, nonce.ErrDisabled) || !strings.Contains(err.Error(), "oncebun: new ID for User.ID") {
-				t.Errorf("%s: insert error %v, want nonce.ErrDisabled", name, err)
+			if assert.ErrorIs(t, err, nonce.ErrDisabled, "%s: insert error", name) {
+				assert.Contains(t, err.Error(), "oncebun: new ID for User.ID", "%s: insert error", name)
 			}
 			posts := []Post{{Title: "a", ID: at.PostID(once.FromUint64(5))}, {Title: "b"}, {Title: "c"}}
-			if _, err := e.b.NewInsert().Model(&posts).Exec(ctx); !errors.Is(err, nonce.ErrDisabled) {
-				t.Errorf("%s: bulk insert error %v", name, err)
-			}
-			if !u.ID.IsZero() || posts[0].ID.Uint64() != 5 || !posts[1].ID.IsZero() || !posts[2].ID.IsZero() {
-				t.Errorf("%s: IDs changed: %v %v", name, u.ID, posts)
-			}
-			if s := e.log.take(); len(s) != 0 {
-				t.Errorf("%s: ran SQL %q", name, s)
-			}
-			if n := at.Count(t, db, "users") + at.Count(t, db, "posts"); n != 0 {
-				t.Errorf("%s: %d rows written", name, n)
-			}
+			_, err = e.b.NewInsert().Model(&posts).Exec(ctx)
+			assert.ErrorIs(t, err, nonce.ErrDisabled, "%s: bulk insert error", name)
+			assert.True(t, u.ID.IsZero(), "%s: ID changed: %v", name, u.ID)
+			assert.Equal(t, uint64(5), posts[0].ID.Uint64(), "%s: the caller's post ID changed", name)
+			assert.True(t, posts[1].ID.IsZero() && posts[2].ID.IsZero(), "%s: IDs changed: %v", name, posts)
+			assert.Empty(t, e.log.take(), "%s: ran SQL", name)
+			assert.Zero(t, at.Count(t, db, "users")+at.Count(t, db, "posts"), "%s: rows written", name)
 		}
 	})
 }

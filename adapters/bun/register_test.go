@@ -2,10 +2,10 @@ package oncebun_test
 
 import (
 	"context"
-	"errors"
-	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/mysqldialect"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -46,47 +46,37 @@ func TestWithoutRegister(t *testing.T) {
 		b.AddQueryHook(log)
 		ctx := context.Background()
 		// bun declares the table from the unprepared model.
-		if _, err := b.NewCreateTable().Model((*Account)(nil)).Exec(ctx); err != nil {
-			t.Fatal(err)
-		}
+		_, err := b.NewCreateTable().Model((*Account)(nil)).Exec(ctx)
+		require.NoError(t, err)
 		t.Cleanup(func() { db.SQL.Exec(`DROP TABLE IF EXISTS accounts`) })
 		log.take()
 
 		a := Account{Name: "ada"}
-		_, err := b.NewInsert().Model(&a).Exec(ctx)
-		if !errors.Is(err, oncebun.ErrConfig) || !strings.Contains(err.Error(), "oncebun.Register(db, (*Account)(nil))") {
-			t.Errorf("insert without Register: %v, want oncebun.ErrConfig naming Register", err)
+		_, err = b.NewInsert().Model(&a).Exec(ctx)
+		if assert.ErrorIs(t, err, oncebun.ErrConfig, "insert without Register") {
+			assert.Contains(t, err.Error(), "oncebun.Register(db, (*Account)(nil))", "insert without Register: the error names Register")
 		}
-		if stmts := log.take(); len(stmts) != 0 {
-			t.Errorf("SQL ran: %q", stmts)
-		}
-		if !a.ID.IsZero() {
-			t.Errorf("ID set: %v", a.ID)
-		}
+		assert.Empty(t, log.take(), "SQL ran")
+		assert.True(t, a.ID.IsZero(), "ID set: %v", a.ID)
 		n := Account{Name: "grace"}
-		if err := oncebun.Fill(b, &n); !errors.Is(err, oncebun.ErrConfig) || !strings.Contains(err.Error(), "Register") {
-			t.Errorf("Fill without Register: %v, want oncebun.ErrConfig naming Register", err)
+		if err := oncebun.Fill(b, &n); assert.ErrorIs(t, err, oncebun.ErrConfig, "Fill without Register") {
+			assert.Contains(t, err.Error(), "Register", "Fill without Register: the error names Register")
 		}
 
 		// Registered, the table gets its bigint key and the same insert works.
-		if err := oncebun.Register(b, (*Account)(nil)); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := b.NewDropTable().Model((*Account)(nil)).Exec(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := b.NewCreateTable().Model((*Account)(nil)).Exec(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if c := at.Columns(t, db, "accounts")["id"]; c.Type != at.WantColumn(db.Dialect, at.UserID{}.Options()).Type {
-			t.Errorf("id column after Register: %+v", c)
-		}
-		if _, err := b.NewInsert().Model(&a).Exec(ctx); err != nil || a.ID.IsZero() {
-			t.Fatalf("insert after Register: %v, ID %v", err, a.ID)
-		}
+		require.NoError(t, oncebun.Register(b, (*Account)(nil)))
+		_, err = b.NewDropTable().Model((*Account)(nil)).Exec(ctx)
+		require.NoError(t, err)
+		_, err = b.NewCreateTable().Model((*Account)(nil)).Exec(ctx)
+		require.NoError(t, err)
+		c := at.Columns(t, db, "accounts")["id"]
+		assert.Equal(t, at.WantColumn(db.Dialect, at.UserID{}.Options()).Type, c.Type, "id column after Register: %+v", c)
+		_, err = b.NewInsert().Model(&a).Exec(ctx)
+		require.NoError(t, err, "insert after Register")
+		require.False(t, a.ID.IsZero(), "insert after Register: ID")
 		var got Account
-		if err := b.NewSelect().Model(&got).Where("id = ?", a.ID).Scan(ctx); err != nil || got.ID != a.ID {
-			t.Errorf("read back %+v, %v", got, err)
+		if assert.NoError(t, b.NewSelect().Model(&got).Where("id = ?", a.ID).Scan(ctx), "read back") {
+			assert.Equal(t, a.ID, got.ID, "read back %+v", got)
 		}
 	})
 }

@@ -2,12 +2,13 @@ package oncebun_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
 	oncebun "github.com/once-go/once/adapters/bun"
@@ -43,8 +44,7 @@ func checkUpsert(t *testing.T, e *env, what string, as []Member, written []bool)
 		default:
 			var email string
 			e.b.NewSelect().Table("members").Column("email").Where("id = ?", a.ID).Scan(context.Background(), &email)
-			t.Errorf("%s: row %d (%s) holds %v, the key of the row %q; the row with its email has %v",
-				what, i, a.Email, a.ID, email, want)
+			assert.Equal(t, want, a.ID, "%s: row %d (%s) holds the key of the row %q; want the key of the row with its email", what, i, a.Email, email)
 		}
 	}
 }
@@ -71,65 +71,51 @@ func TestUpsert(t *testing.T) {
 func upsertCases(t *testing.T, e *env) {
 	ctx := context.Background()
 	seed := []Member{{Email: "ada@example.com", Name: "Ada"}, {Email: "grace@example.com", Name: "Grace"}}
-	if _, err := e.b.NewInsert().Model(&seed).Exec(ctx); err != nil {
-		t.Fatal(err)
-	}
+	_, err := e.b.NewInsert().Model(&seed).Exec(ctx)
+	require.NoError(t, err)
 
 	one := Member{Email: "ada@example.com", Name: "Ada L."}
-	if _, err := upsert(e, &one).Exec(ctx); err != nil {
-		t.Fatal(err)
-	}
+	_, err = upsert(e, &one).Exec(ctx)
+	require.NoError(t, err)
 	checkUpsert(t, e, "DO UPDATE, one row", []Member{one}, []bool{true})
-	if one.ID != seed[0].ID {
-		t.Errorf("DO UPDATE, one row: ID %v, want the existing %v", one.ID, seed[0].ID)
-	}
+	assert.Equal(t, seed[0].ID, one.ID, "DO UPDATE, one row: ID, want the existing row's")
 
 	if !e.db.Oracle { // refused there: TestUpsertWithoutReturning
 		batch := []Member{{Email: "edsger@example.com"}, {Email: "ada@example.com", Name: "Ada"}, {Email: "barbara@example.com"}}
-		if _, err := upsert(e, &batch).Exec(ctx); err != nil {
-			t.Fatal(err)
-		}
+		_, err := upsert(e, &batch).Exec(ctx)
+		require.NoError(t, err)
 		checkUpsert(t, e, "DO UPDATE, batch", batch, []bool{true, true, true})
 
 		ptrs := []*Member{{Email: "grace@example.com", Name: "Grace H."}, {Email: "niklaus@example.com"}}
-		if _, err := upsert(e, &ptrs).Exec(ctx); err != nil {
-			t.Fatal(err)
-		}
+		_, err = upsert(e, &ptrs).Exec(ctx)
+		require.NoError(t, err)
 		checkUpsert(t, e, "DO UPDATE, batch of pointers", []Member{*ptrs[0], *ptrs[1]}, []bool{true, true})
 	}
 
 	skip := Member{Email: "grace@example.com", Name: "ignored"}
-	if _, err := e.b.NewInsert().Model(&skip).Ignore().Exec(ctx); err != nil {
-		t.Fatal(err)
-	}
+	_, err = e.b.NewInsert().Model(&skip).Ignore().Exec(ctx)
+	require.NoError(t, err)
 	checkUpsert(t, e, "Ignore, one row", []Member{skip}, []bool{false})
 
 	skips := []Member{{Email: "alan@example.com"}, {Email: "ada@example.com"}, {Email: "donald@example.com"}}
-	if _, err := e.b.NewInsert().Model(&skips).Ignore().Exec(ctx); err != nil {
-		t.Fatal(err)
-	}
+	_, err = e.b.NewInsert().Model(&skips).Ignore().Exec(ctx)
+	require.NoError(t, err)
 	checkUpsert(t, e, "Ignore, batch", skips, []bool{true, false, true})
-	if skips[0].ID.IsZero() || skips[2].ID.IsZero() {
-		t.Errorf("Ignore, batch: written rows hold %v and %v", skips[0].ID, skips[2].ID)
-	}
+	assert.False(t, skips[0].ID.IsZero() || skips[2].ID.IsZero(), "Ignore, batch: written rows hold %v and %v", skips[0].ID, skips[2].ID)
 
 	// A key the caller set: kept when it is the existing row's, dropped
 	// when the row was not written and no row has it.
 	mine := at.UserID(once.FromUint64(4242))
 	preset := []Member{{ID: seed[1].ID, Email: "grace@example.com"}, {ID: mine, Email: "ada@example.com"}}
-	if _, err := e.b.NewInsert().Model(&preset).Ignore().Exec(ctx); err != nil {
-		t.Fatal(err)
-	}
+	_, err = e.b.NewInsert().Model(&preset).Ignore().Exec(ctx)
+	require.NoError(t, err)
 	checkUpsert(t, e, "Ignore, keys set by the caller", preset, []bool{false, false})
-	if preset[0].ID != seed[1].ID {
-		t.Errorf("the existing row's key %v became %v", seed[1].ID, preset[0].ID)
-	}
+	assert.Equal(t, seed[1].ID, preset[0].ID, "the existing row's key")
 
 	if e.db.Dialect != idfield.MySQL {
 		nothing := []Member{{Email: "ken@example.com"}, {Email: "ada@example.com"}}
-		if _, err := e.b.NewInsert().Model(&nothing).On("CONFLICT (email) DO NOTHING").Exec(ctx); err != nil {
-			t.Fatal(err)
-		}
+		_, err := e.b.NewInsert().Model(&nothing).On("CONFLICT (email) DO NOTHING").Exec(ctx)
+		require.NoError(t, err)
 		checkUpsert(t, e, "DO NOTHING, batch", nothing, []bool{true, false})
 	}
 }
@@ -147,9 +133,8 @@ func TestUpsertWithoutReturning(t *testing.T) {
 		}
 		e := open(t, db)
 		seed := []Member{{Email: "ada@example.com", Name: "Ada"}, {Email: "grace@example.com", Name: "Grace"}}
-		if _, err := e.b.NewInsert().Model(&seed).Exec(ctx); err != nil {
-			t.Fatal(err)
-		}
+		_, err := e.b.NewInsert().Model(&seed).Exec(ctx)
+		require.NoError(t, err)
 		for _, c := range []struct {
 			name string
 			q    func(m *Member) *bun.InsertQuery
@@ -163,39 +148,36 @@ func TestUpsertWithoutReturning(t *testing.T) {
 			}},
 		} {
 			m := Member{Email: "ada@example.com", Name: c.name}
-			if _, err := c.q(&m).Exec(ctx); err != nil {
-				t.Fatalf("%s: %v", c.name, err)
-			}
+			_, err := c.q(&m).Exec(ctx)
+			require.NoError(t, err, "%s", c.name)
 			checkUpsert(t, e, c.name, []Member{m}, []bool{true})
 			var name string
-			if err := e.b.NewSelect().Table("members").Column("name").Where("id = ?", seed[0].ID).Scan(ctx, &name); err != nil || name != c.name {
-				t.Errorf("%s: name %q (%v)", c.name, name, err)
+			if assert.NoError(t, e.b.NewSelect().Table("members").Column("name").Where("id = ?", seed[0].ID).Scan(ctx, &name), "%s: name", c.name) {
+				assert.Equal(t, c.name, name, "%s: name", c.name)
 			}
 			fresh := Member{Email: c.name + "@example.com"}
-			if _, err := c.q(&fresh).Exec(ctx); err != nil || fresh.ID.IsZero() {
-				t.Fatalf("%s, new row: %v %v", c.name, fresh.ID, err)
-			}
+			_, err = c.q(&fresh).Exec(ctx)
+			require.NoError(t, err, "%s, new row", c.name)
+			require.False(t, fresh.ID.IsZero(), "%s, new row: ID", c.name)
 			checkUpsert(t, e, c.name+", new row", []Member{fresh}, []bool{true})
 		}
 
 		ign := []Member{{Email: "ken@example.com"}, {Email: "ada@example.com"}, {ID: seed[1].ID, Email: "grace@example.com"}}
-		if _, err := e.b.NewInsert().Model(&ign).Ignore().Exec(ctx); err != nil {
-			t.Fatal(err)
-		}
+		_, err = e.b.NewInsert().Model(&ign).Ignore().Exec(ctx)
+		require.NoError(t, err)
 		checkUpsert(t, e, "INSERT IGNORE, batch", ign, []bool{true, false, false})
-		if ign[0].ID.IsZero() || !ign[1].ID.IsZero() || ign[2].ID != seed[1].ID {
-			t.Errorf("INSERT IGNORE, batch: %v", ign)
-		}
+		assert.False(t, ign[0].ID.IsZero(), "INSERT IGNORE, batch: first row's key")
+		assert.True(t, ign[1].ID.IsZero(), "INSERT IGNORE, batch: second row's key %v, want zero", ign[1].ID)
+		assert.Equal(t, seed[1].ID, ign[2].ID, "INSERT IGNORE, batch: third row's key")
 
 		e.log.take()
 		batch := []Member{{Email: "ada@example.com"}, {Email: "x@example.com"}}
-		_, err := e.b.NewInsert().Model(&batch).On("DUPLICATE KEY UPDATE").Exec(ctx)
-		if !errors.Is(err, oncebun.ErrUpsert) || !strings.Contains(err.Error(), "insert of 2 Member with ON DUPLICATE KEY UPDATE") {
-			t.Errorf("batch: %v, want ErrUpsert naming the call", err)
+		_, err = e.b.NewInsert().Model(&batch).On("DUPLICATE KEY UPDATE").Exec(ctx)
+		if assert.ErrorIs(t, err, oncebun.ErrUpsert, "batch") {
+			assert.Contains(t, err.Error(), "insert of 2 Member with ON DUPLICATE KEY UPDATE", "batch: the error names the call")
 		}
-		if s := e.log.take(); len(s) != 0 || !batch[0].ID.IsZero() || !batch[1].ID.IsZero() {
-			t.Errorf("batch: ran %q, left %v", s, batch)
-		}
+		assert.Empty(t, e.log.take(), "batch: ran SQL")
+		assert.True(t, batch[0].ID.IsZero() && batch[1].ID.IsZero(), "batch: left %v", batch)
 	})
 }
 
@@ -211,25 +193,26 @@ func TestUpsertRefused(t *testing.T) {
 			batch := []Member{{Email: "a@example.com"}, {Email: "b@example.com"}}
 			_, err := e.b.NewInsert().Model(&batch).On("CONFLICT (email) DO UPDATE").Set("name = EXCLUDED.name").
 				Where("?TableAlias.name = ?", "x").Exec(ctx)
-			if !errors.Is(err, oncebun.ErrUpsert) || !batch[0].ID.IsZero() {
-				t.Errorf("batch with WHERE: %v, %v", err, batch)
-			}
+			assert.ErrorIs(t, err, oncebun.ErrUpsert, "batch with WHERE")
+			assert.True(t, batch[0].ID.IsZero(), "batch with WHERE: left %v", batch)
 			// One row: inserted, then refused by the WHERE (not written).
 			for i, want := range []bool{true, false} {
 				one := Member{Email: "a@example.com"}
-				if _, err := e.b.NewInsert().Model(&one).On("CONFLICT (email) DO UPDATE").Set("name = EXCLUDED.name").
-					Where("?TableAlias.name = ?", "x").Exec(ctx); err != nil || one.ID.IsZero() != !want {
-					t.Errorf("one row with WHERE, try %d: %v, %v", i, err, one)
+				_, err := e.b.NewInsert().Model(&one).On("CONFLICT (email) DO UPDATE").Set("name = EXCLUDED.name").
+					Where("?TableAlias.name = ?", "x").Exec(ctx)
+				if assert.NoError(t, err, "one row with WHERE, try %d", i) {
+					assert.Equal(t, !want, one.ID.IsZero(), "one row with WHERE, try %d: %v, zero key", i, one)
 				}
 				checkUpsert(t, e, "one row with WHERE", []Member{one}, []bool{want})
 			}
 		}
 		e.b.ResetQueryHooks()
 		m := Member{Email: "c@example.com"}
-		if _, err := e.b.NewInsert().Model(&m).Ignore().Exec(ctx); !errors.Is(err, oncebun.ErrConfig) ||
-			!strings.Contains(err.Error(), "oncebun.Register") || !m.ID.IsZero() {
-			t.Errorf("without the hook: %v, %v", err, m)
+		_, err := e.b.NewInsert().Model(&m).Ignore().Exec(ctx)
+		if assert.ErrorIs(t, err, oncebun.ErrConfig, "without the hook") {
+			assert.Contains(t, err.Error(), "oncebun.Register", "without the hook: the error names oncebun.Register")
 		}
+		assert.True(t, m.ID.IsZero(), "without the hook: %v", m)
 	})
 }
 
@@ -252,8 +235,7 @@ func TestUpsertConcurrent(t *testing.T) {
 					if i%2 == 1 && !e.db.Oracle { // two rows, in a fixed order (refused on MySQL)
 						ms = []Member{{Email: emails[0]}, {Email: emails[2]}}
 					}
-					if err := retry(func() error { _, err := upsert(e, &ms).Exec(ctx); return err }); err != nil {
-						t.Error(err)
+					if !assert.NoError(t, retry(func() error { _, err := upsert(e, &ms).Exec(ctx); return err }), "concurrent upsert") {
 						return
 					}
 					mu.Lock()

@@ -1,11 +1,12 @@
 package oncegorm_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/glebarez/sqlite"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 
@@ -18,9 +19,7 @@ import (
 // name the argument, never panics.
 func TestNilArguments(t *testing.T) {
 	g, err := gorm.Open(&sqlite.Dialector{Conn: testenv.SQLite(t)}, &gorm.Config{Logger: logger.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, c := range []struct {
 		what, arg string
 		f         func() error
@@ -33,13 +32,12 @@ func TestNilArguments(t *testing.T) {
 	} {
 		err := adaptertest.NoPanic(t, c.what, c.f)
 		if c.arg == "" {
-			if err != nil {
-				t.Errorf("%s: %v, want nil (a typed nil pointer names its model)", c.what, err)
-			}
+			assert.NoError(t, err, "%s: want nil (a typed nil pointer names its model)", c.what)
 			continue
 		}
-		if !errors.Is(err, oncegorm.ErrConfig) || !strings.HasPrefix(err.Error(), "oncegorm: ") || !strings.Contains(err.Error(), c.arg) {
-			t.Errorf("%s: %v, want oncegorm.ErrConfig naming %s", c.what, err, c.arg)
+		if assert.ErrorIs(t, err, oncegorm.ErrConfig, c.what) {
+			assert.True(t, strings.HasPrefix(err.Error(), "oncegorm: "), "%s: %q lacks the package prefix", c.what, err)
+			assert.Contains(t, err.Error(), c.arg, "%s: the error names the argument", c.what)
 		}
 	}
 }

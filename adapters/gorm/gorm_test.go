@@ -3,13 +3,14 @@ package oncegorm_test
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/glebarez/sqlite"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"gorm.io/driver/mysql"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
@@ -131,20 +132,12 @@ func openWith(t *testing.T, db at.DB, cfg gorm.Config) *env {
 	cfg.NamingStrategy = schema.NamingStrategy{TablePrefix: e.prefix}
 	cfg.Logger = e.log
 	g, err := gorm.Open(d, &cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := oncegorm.Register(g, models...); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.AutoMigrate(models...); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, oncegorm.Register(g, models...))
+	require.NoError(t, g.AutoMigrate(models...))
 	e.g = g
 	t.Cleanup(func() {
-		if err := g.Migrator().DropTable(append([]any{e.prefix + "post_tags"}, models...)...); err != nil {
-			t.Errorf("drop: %v", err)
-		}
+		assert.NoError(t, g.Migrator().DropTable(append([]any{e.prefix + "post_tags"}, models...)...), "drop")
 	})
 	e.log.take()
 	return e
@@ -157,19 +150,12 @@ func TestSchema(t *testing.T) {
 		check := func(table, col string, o once.Options, pk bool) {
 			t.Helper()
 			c, ok := at.Columns(t, db, e.table(table))[col]
-			if !ok {
-				t.Fatalf("%s.%s missing", table, col)
-			}
+			require.True(t, ok, "%s.%s missing", table, col)
 			want := at.WantColumn(db.Dialect, o)
-			if c.Type != want.Type || c.Collation != want.Collation {
-				t.Errorf("%s.%s: type %q collation %q, want %q %q", table, col, c.Type, c.Collation, want.Type, want.Collation)
-			}
-			if c.PK != pk {
-				t.Errorf("%s.%s: primary key %v, want %v", table, col, c.PK, pk)
-			}
-			if c.Extra != "" {
-				t.Errorf("%s.%s: extra %q, want none (no auto-increment, default or identity)", table, col, c.Extra)
-			}
+			assert.Equal(t, want.Type, c.Type, "%s.%s: type", table, col)
+			assert.Equal(t, want.Collation, c.Collation, "%s.%s: collation", table, col)
+			assert.Equal(t, pk, c.PK, "%s.%s: primary key", table, col)
+			assert.Empty(t, c.Extra, "%s.%s: extra, want none (no auto-increment, default or identity)", table, col)
 		}
 		check("users", "id", at.UserID{}.Options(), true)
 		check("posts", "id", at.PostID{}.Options(), true)
@@ -189,19 +175,16 @@ func TestSchema(t *testing.T) {
 		check("formats", "plain", once.Options{}, false)
 		if db.Dialect == idfield.SQLite {
 			var n int
-			if err := db.SQL.QueryRow(`SELECT count(*) FROM sqlite_master WHERE sql LIKE '%AUTOINCREMENT%'`).Scan(&n); err != nil || n != 0 {
-				t.Errorf("AUTOINCREMENT tables: %d (%v)", n, err)
+			if assert.NoError(t, db.SQL.QueryRow(`SELECT count(*) FROM sqlite_master WHERE sql LIKE '%AUTOINCREMENT%'`).Scan(&n)) {
+				assert.Zero(t, n, "AUTOINCREMENT tables")
 			}
 		}
 
 		// Migrating again changes nothing.
-		if err := e.g.AutoMigrate(models...); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, e.g.AutoMigrate(models...))
 		for _, s := range e.log.take() {
-			if u := strings.ToUpper(s); strings.HasPrefix(u, "ALTER") || strings.HasPrefix(u, "CREATE") {
-				t.Errorf("second AutoMigrate ran %s", s)
-			}
+			u := strings.ToUpper(s)
+			assert.False(t, strings.HasPrefix(u, "ALTER") || strings.HasPrefix(u, "CREATE"), "second AutoMigrate ran %s", s)
 		}
 	})
 }
@@ -212,57 +195,43 @@ func TestCreate(t *testing.T) {
 		e := open(t, db)
 
 		u := User{Email: "ada@example.com"}
-		if err := e.g.Create(&u).Error; err != nil {
-			t.Fatal(err)
-		}
-		if u.ID.IsZero() || u.idInHook != u.ID {
-			t.Fatalf("ID %v, seen in BeforeCreate %v", u.ID, u.idInHook)
-		}
+		require.NoError(t, e.g.Create(&u).Error)
+		require.False(t, u.ID.IsZero(), "ID after Create")
+		require.Equal(t, u.ID, u.idInHook, "ID seen in BeforeCreate")
 		stmts := e.log.take()
-		if len(stmts) != 1 || !strings.Contains(stmts[0], "INSERT") || !strings.Contains(stmts[0], itoa(u.ID.Int64())) {
-			t.Errorf("want one INSERT carrying the ID %d, ran %q", u.ID.Int64(), stmts)
+		if assert.Len(t, stmts, 1, "want one INSERT carrying the ID %d", u.ID.Int64()) {
+			assert.Contains(t, stmts[0], "INSERT", "the statement Create ran")
+			assert.Contains(t, stmts[0], itoa(u.ID.Int64()), "the INSERT carries the ID")
 		}
-		if strings.Contains(strings.ToUpper(stmts[0]), "RETURNING") {
-			t.Errorf("INSERT asks for the key back: %s", stmts[0])
-		}
+		assert.NotContains(t, strings.ToUpper(stmts[0]), "RETURNING", "INSERT asks for the key back")
 
 		// The database holds the stored (unmasked) value.
 		var raw int64
-		if err := db.SQL.QueryRow("SELECT id FROM " + e.table("users")).Scan(&raw); err != nil || raw != u.ID.Int64() {
-			t.Fatalf("stored %d (%v), want %d", raw, err, u.ID.Int64())
-		}
+		require.NoError(t, db.SQL.QueryRow("SELECT id FROM "+e.table("users")).Scan(&raw))
+		require.Equal(t, u.ID.Int64(), raw, "stored id")
 
 		// Query by the masked, prefixed text a client would send back.
 		text := u.ID.String()
-		if !strings.HasPrefix(text, "usr_") {
-			t.Fatalf("text %q", text)
-		}
-		if unmasked, _ := (once.Options{Prefix: "usr_"}).AppendText(nil, once.ID(u.ID)); string(unmasked) == text {
-			t.Errorf("%q is not masked", text)
-		}
+		require.True(t, strings.HasPrefix(text, "usr_"), "text %q, want prefix usr_", text)
+		unmasked, _ := (once.Options{Prefix: "usr_"}).AppendText(nil, once.ID(u.ID))
+		assert.NotEqual(t, text, string(unmasked), "%q is not masked", text)
 		id, err := once.ParseAs[at.UserID](text)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var got User
-		if err := e.g.First(&got, "id = ?", id).Error; err != nil {
-			t.Fatal(err)
-		}
-		if got.ID != u.ID || got.Email != u.Email {
-			t.Errorf("read back %+v, want %+v", got, u)
-		}
-		if err := e.g.First(&got, id).Error; err != nil || got.ID != u.ID {
-			t.Errorf("First by primary key value: %+v, %v", got, err)
+		require.NoError(t, e.g.First(&got, "id = ?", id).Error)
+		assert.Equal(t, u.ID, got.ID, "read back %+v, want %+v", got, u)
+		assert.Equal(t, u.Email, got.Email, "read back %+v, want %+v", got, u)
+		if assert.NoError(t, e.g.First(&got, id).Error, "First by primary key value") {
+			assert.Equal(t, u.ID, got.ID, "First by primary key value")
 		}
 
 		// Plain once.ID key.
 		n := Note{Body: "plain"}
-		if err := e.g.Create(&n).Error; err != nil || n.ID.IsZero() {
-			t.Fatalf("note %v: %v", n.ID, err)
-		}
+		require.NoError(t, e.g.Create(&n).Error, "create note")
+		require.False(t, n.ID.IsZero(), "note ID after Create")
 		var gotN Note
-		if err := e.g.First(&gotN, "id = ?", n.ID).Error; err != nil || gotN != n {
-			t.Errorf("note read back %+v (%v), want %+v", gotN, err, n)
+		if assert.NoError(t, e.g.First(&gotN, "id = ?", n.ID).Error, "note read back") {
+			assert.Equal(t, n, gotN, "note read back")
 		}
 	})
 }
@@ -274,59 +243,45 @@ func TestFormats(t *testing.T) {
 		in := []Formats{{}, {}, {ID: at.UnsignedID(once.FromUint64(1<<63 + 5))}} // unsigned above int64
 		preset := once.MustParseAs[at.URL64ID]("u_AAAAAAAAAAE")
 		in[1].U64 = preset
-		if err := e.g.Create(&in).Error; err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, e.g.Create(&in).Error)
 		for i, f := range in {
-			if f.ID.IsZero() || f.Raw.IsZero() || f.RawP.IsZero() || f.U64.IsZero() || f.HexP.IsZero() ||
-				f.H32.IsZero() || f.Plain.IsZero() || f.Ptr == nil || f.Ptr.IsZero() || f.Opt != nil {
-				t.Fatalf("row %d not filled as expected: %+v", i, f)
-			}
+			require.False(t, f.ID.IsZero() || f.Raw.IsZero() || f.RawP.IsZero() || f.U64.IsZero() || f.HexP.IsZero() ||
+				f.H32.IsZero() || f.Plain.IsZero() || f.Ptr == nil || f.Ptr.IsZero(), "row %d not filled as expected: %+v", i, f)
+			require.Nil(t, f.Opt, "row %d: untagged Opt", i)
 		}
-		if in[1].U64 != preset {
-			t.Errorf("user-set U64 replaced: %v", in[1].U64)
-		}
+		assert.Equal(t, preset, in[1].U64, "user-set U64 replaced")
 		var out []Formats
-		if err := e.g.Order("id").Find(&out).Error; err != nil {
-			t.Fatal(err)
-		}
-		if len(out) != 3 {
-			t.Fatalf("read %d rows", len(out))
-		}
+		require.NoError(t, e.g.Order("id").Find(&out).Error)
+		require.Len(t, out, 3, "rows read back")
 		byID := map[at.UnsignedID]Formats{}
 		for _, f := range out {
 			byID[f.ID] = f
 		}
 		for _, f := range in {
 			g := byID[f.ID]
-			if g.Raw != f.Raw || g.RawP != f.RawP || g.U64 != f.U64 || g.HexP != f.HexP || g.H32 != f.H32 ||
-				g.Plain != f.Plain || g.Ptr == nil || *g.Ptr != *f.Ptr || g.Opt != nil {
-				t.Errorf("read back %+v, want %+v", g, f)
-			}
+			assert.Equal(t, f, g, "read back") // Ptr by the value it points to
 		}
 		// Query by each kind of column.
 		var one Formats
-		if err := e.g.Where("raw_p = ? AND u64 = ? AND hex_p = ?", in[0].RawP, in[0].U64, in[0].HexP).First(&one).Error; err != nil || one.ID != in[0].ID {
-			t.Errorf("query by raw/text columns: %v %v", one.ID, err)
+		if assert.NoError(t, e.g.Where("raw_p = ? AND u64 = ? AND hex_p = ?", in[0].RawP, in[0].U64, in[0].HexP).First(&one).Error, "query by raw/text columns") {
+			assert.Equal(t, in[0].ID, one.ID, "query by raw/text columns")
 		}
 		// The text column compares case-sensitively (url64).
 		upper := strings.ToUpper(in[0].U64.String()[2:])
 		var n int64
-		if err := e.g.Model(&Formats{}).Where("u64 = ?", upper).Count(&n).Error; err != nil || (n != 0 && upper != in[0].U64.String()[2:]) {
-			t.Errorf("case-folded url64 matched %d rows (%v)", n, err)
+		if assert.NoError(t, e.g.Model(&Formats{}).Where("u64 = ?", upper).Count(&n).Error, "count by case-folded url64") && upper != in[0].U64.String()[2:] {
+			assert.Zero(t, n, "case-folded url64 matched rows")
 		}
 		// Stored forms.
 		var big Formats
-		if err := e.g.First(&big, "id = ?", in[2].ID).Error; err != nil || big.U64 != in[2].U64 {
-			t.Errorf("lookup by an unsigned key above 2^63: %+v %v", big, err)
+		if assert.NoError(t, e.g.First(&big, "id = ?", in[2].ID).Error, "lookup by an unsigned key above 2^63") {
+			assert.Equal(t, in[2].U64, big.U64, "lookup by an unsigned key above 2^63: %+v", big)
 		}
 		var hexP, u64 string
-		if err := db.SQL.QueryRow("SELECT hex_p, u64 FROM "+e.table("formats")+" ORDER BY h32 LIMIT 1").Scan(&hexP, &u64); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.HasPrefix(hexP, "hx_") || len(hexP) != 19 || len(u64) != 11 {
-			t.Errorf("stored hex_p %q, u64 %q", hexP, u64)
-		}
+		require.NoError(t, db.SQL.QueryRow("SELECT hex_p, u64 FROM "+e.table("formats")+" ORDER BY h32 LIMIT 1").Scan(&hexP, &u64))
+		assert.True(t, strings.HasPrefix(hexP, "hx_"), "stored hex_p %q, want prefix hx_", hexP)
+		assert.Len(t, hexP, 19, "stored hex_p")
+		assert.Len(t, u64, 11, "stored u64")
 	})
 }
 
@@ -338,16 +293,12 @@ func TestAssociations(t *testing.T) {
 		// Has-many: the posts are created after the user with its ID.
 		kept := once.MustParseAs[at.PostID](mustText(at.PostID(once.FromUint64(42))))
 		u := User{Email: "grace@example.com", Posts: []Post{{Title: "one"}, {Title: "two", ID: kept}}}
-		if err := e.g.Create(&u).Error; err != nil {
-			t.Fatal(err)
-		}
-		if u.ID.IsZero() || u.Posts[0].ID.IsZero() || u.Posts[1].ID != kept {
-			t.Fatalf("user %v posts %v %v", u.ID, u.Posts[0].ID, u.Posts[1].ID)
-		}
+		require.NoError(t, e.g.Create(&u).Error)
+		require.False(t, u.ID.IsZero(), "user ID")
+		require.False(t, u.Posts[0].ID.IsZero(), "first post ID")
+		require.Equal(t, kept, u.Posts[1].ID, "the post ID set by the caller")
 		for _, p := range u.Posts {
-			if p.AuthorID != u.ID {
-				t.Errorf("post %v author %v, want %v", p.ID, p.AuthorID, u.ID)
-			}
+			assert.Equal(t, u.ID, p.AuthorID, "post %v author", p.ID)
 		}
 
 		// Belongs-to: the author is created first, the foreign keys follow;
@@ -355,44 +306,36 @@ func TestAssociations(t *testing.T) {
 		// text keys.
 		p := Post{Title: "three", Author: &User{Email: "edsger@example.com"}, Editor: &u,
 			ReviewerID: sql.Null[at.UserID]{V: u.ID, Valid: true}, Tags: []Tag{{Name: "go"}, {Name: "sql"}}}
-		if err := e.g.Create(&p).Error; err != nil {
-			t.Fatal(err)
-		}
-		if p.Author.ID.IsZero() || p.AuthorID != p.Author.ID || p.EditorID == nil || *p.EditorID != u.ID {
-			t.Fatalf("author %v/%v editor %v", p.Author.ID, p.AuthorID, p.EditorID)
-		}
-		if p.Tags[0].ID.IsZero() || p.Tags[1].ID.IsZero() {
-			t.Fatalf("tags %+v", p.Tags)
-		}
+		require.NoError(t, e.g.Create(&p).Error)
+		require.False(t, p.Author.ID.IsZero(), "author ID")
+		require.Equal(t, p.Author.ID, p.AuthorID, "author foreign key")
+		require.NotNil(t, p.EditorID, "editor foreign key")
+		require.Equal(t, u.ID, *p.EditorID, "editor foreign key")
+		require.False(t, p.Tags[0].ID.IsZero() || p.Tags[1].ID.IsZero(), "tags %+v", p.Tags)
 
 		var got User
-		if err := e.g.Preload("Posts.Tags").Preload("Posts.Editor").First(&got, "id = ?", u.ID).Error; err != nil {
-			t.Fatal(err)
-		}
-		if len(got.Posts) != 2 {
-			t.Fatalf("preloaded %d posts", len(got.Posts))
-		}
+		require.NoError(t, e.g.Preload("Posts.Tags").Preload("Posts.Editor").First(&got, "id = ?", u.ID).Error)
+		require.Len(t, got.Posts, 2, "preloaded posts")
 		var three Post
-		if err := e.g.Preload("Author").Preload("Editor").Preload("Tags").First(&three, "id = ?", p.ID).Error; err != nil {
-			t.Fatal(err)
+		require.NoError(t, e.g.Preload("Author").Preload("Editor").Preload("Tags").First(&three, "id = ?", p.ID).Error)
+		if assert.NotNil(t, three.Author, "post read back: Author") {
+			assert.Equal(t, p.Author.ID, three.Author.ID, "post read back: Author")
 		}
-		if three.Author == nil || three.Author.ID != p.Author.ID || three.Editor == nil || three.Editor.ID != u.ID ||
-			three.ReviewerID != p.ReviewerID || len(three.Tags) != 2 {
-			t.Errorf("post read back %+v", three)
+		if assert.NotNil(t, three.Editor, "post read back: Editor") {
+			assert.Equal(t, u.ID, three.Editor.ID, "post read back: Editor")
 		}
+		assert.Equal(t, p.ReviewerID, three.ReviewerID, "post read back: ReviewerID")
+		assert.Len(t, three.Tags, 2, "post read back: Tags")
 
 		// NULL foreign keys read back as nil / invalid.
 		var one Post
-		if err := e.g.First(&one, "id = ?", u.Posts[0].ID).Error; err != nil {
-			t.Fatal(err)
-		}
-		if one.EditorID != nil || one.ReviewerID.Valid {
-			t.Errorf("nullable foreign keys %v %v, want NULL", one.EditorID, one.ReviewerID)
-		}
+		require.NoError(t, e.g.First(&one, "id = ?", u.Posts[0].ID).Error)
+		assert.Nil(t, one.EditorID, "nullable foreign key EditorID, want NULL")
+		assert.False(t, one.ReviewerID.Valid, "nullable foreign key ReviewerID %v, want NULL", one.ReviewerID)
 		// Query by a foreign key.
 		var n int64
-		if err := e.g.Model(&Post{}).Where("author_id = ?", u.ID).Count(&n).Error; err != nil || n != 2 {
-			t.Errorf("posts by author: %d %v", n, err)
+		if assert.NoError(t, e.g.Model(&Post{}).Where("author_id = ?", u.ID).Count(&n).Error, "posts by author") {
+			assert.Equal(t, int64(2), n, "posts by author")
 		}
 	})
 }
@@ -409,23 +352,15 @@ func TestNoLease(t *testing.T) {
 			}
 			u := User{Email: "x@example.com"}
 			err := e.g.Create(&u).Error
-			if !errors.Is(err, nonce.ErrDisabled) || !strings.Contains(err.Error(), "oncegorm: new ID for User.ID") {
-				t.Errorf("%s: create error %v, want nonce.ErrDisabled", name, err)
+			if assert.ErrorIs(t, err, nonce.ErrDisabled, "%s: create error", name) {
+				assert.Contains(t, err.Error(), "oncegorm: new ID for User.ID", "%s: create error", name)
 			}
-			if !u.ID.IsZero() {
-				t.Errorf("%s: ID %v left behind", name, u.ID)
-			}
+			assert.True(t, u.ID.IsZero(), "%s: ID %v left behind", name, u.ID)
 			posts := []Post{{Title: "a"}, {Title: "b"}}
-			if err := e.g.Create(&posts).Error; !errors.Is(err, nonce.ErrDisabled) {
-				t.Errorf("%s: batch create error %v", name, err)
-			}
-			if !posts[0].ID.IsZero() || !posts[1].ID.IsZero() {
-				t.Errorf("%s: IDs left behind: %v", name, posts)
-			}
+			assert.ErrorIs(t, e.g.Create(&posts).Error, nonce.ErrDisabled, "%s: batch create error", name)
+			assert.True(t, posts[0].ID.IsZero() && posts[1].ID.IsZero(), "%s: IDs left behind: %v", name, posts)
 			for _, table := range []string{"users", "posts"} {
-				if n := at.Count(t, db, e.table(table)); n != 0 {
-					t.Errorf("%s: %d rows in %s", name, n, table)
-				}
+				assert.Zero(t, at.Count(t, db, e.table(table)), "%s: rows in %s", name, table)
 			}
 		}
 	})
@@ -451,20 +386,17 @@ func TestTableName(t *testing.T) {
 	at.Each(t, func(t *testing.T, db at.DB) {
 		e := open(t, db)
 		name := e.table("named_notes")
-		if err := oncegorm.Prepare(e.g.Table(name), &Note{}); err != nil {
-			t.Fatal(err)
-		}
-		if err := e.g.Table(name).AutoMigrate(&Note{}); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, oncegorm.Prepare(e.g.Table(name), &Note{}))
+		require.NoError(t, e.g.Table(name).AutoMigrate(&Note{}))
 		t.Cleanup(func() { e.g.Migrator().DropTable(name) })
 		c := at.Columns(t, db, name)["id"]
-		if want := at.WantColumn(db.Dialect, once.Options{}); c.Type != want.Type || !c.PK || c.Extra != "" {
-			t.Errorf("id column %+v, want %s primary key without default", c, want.Type)
-		}
+		want := at.WantColumn(db.Dialect, once.Options{})
+		assert.Equal(t, want.Type, c.Type, "id column %+v", c)
+		assert.True(t, c.PK, "id column %+v, want a primary key", c)
+		assert.Empty(t, c.Extra, "id column %+v, want no default", c)
 		n := Note{Body: "x"}
-		if err := e.g.Table(name).Create(&n).Error; err != nil || n.ID.IsZero() {
-			t.Errorf("create: %v %v", n.ID, err)
+		if assert.NoError(t, e.g.Table(name).Create(&n).Error, "create") {
+			assert.False(t, n.ID.IsZero(), "create: ID %v", n.ID)
 		}
 	})
 }

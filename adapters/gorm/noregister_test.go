@@ -1,11 +1,12 @@
 package oncegorm_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/glebarez/sqlite"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"gorm.io/driver/mysql"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
@@ -47,53 +48,38 @@ func TestAutoMigrateWithoutRegister(t *testing.T) {
 		}
 		prefix := testenv.Unique(t, "n") + "_"
 		g, err := gorm.Open(d, &gorm.Config{NamingStrategy: schema.NamingStrategy{TablePrefix: prefix}, Logger: logger.Discard})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		models := []any{&unregUser{}, &unregNote{}}
-		if err := g.AutoMigrate(models...); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, g.AutoMigrate(models...))
 		t.Cleanup(func() {
-			if err := g.Migrator().DropTable(models...); err != nil {
-				t.Errorf("drop: %v", err)
-			}
+			assert.NoError(t, g.Migrator().DropTable(models...), "drop")
 		})
 		for _, table := range []string{prefix + "unreg_users", prefix + "unreg_notes"} {
 			c := at.Columns(t, db, table)["id"]
-			if !c.PK || c.Extra != "" || !strings.Contains(c.Type, "int") {
-				t.Errorf("%s.id = %+v; want a bigint primary key without default or auto-increment", table, c)
-			}
+			assert.True(t, c.PK, "%s.id = %+v; want a primary key", table, c)
+			assert.Empty(t, c.Extra, "%s.id; want no default or auto-increment", table)
+			assert.Contains(t, c.Type, "int", "%s.id; want a bigint", table)
 			if db.Dialect == idfield.SQLite {
 				// An INTEGER PRIMARY KEY is a rowid alias: NULL gets a rowid.
 				var ddl string
-				if err := db.SQL.QueryRow(`SELECT sql FROM sqlite_master WHERE name = ?`, table).Scan(&ddl); err != nil {
-					t.Fatal(err)
-				}
-				if low := strings.ToLower(ddl); strings.Contains(low, "autoincrement") || c.Type == "integer" {
-					t.Errorf("%s: %s; want no rowid alias", table, ddl)
-				}
+				require.NoError(t, db.SQL.QueryRow(`SELECT sql FROM sqlite_master WHERE name = ?`, table).Scan(&ddl))
+				assert.NotContains(t, strings.ToLower(ddl), "autoincrement", "%s: want no rowid alias", table)
+				assert.NotEqual(t, "integer", c.Type, "%s: %s; want no rowid alias", table, ddl)
 			}
 		}
 		// Without the plugin nothing fills the key: the insert fails.
 		err = g.Create(&unregUser{Email: "a@example.com"}).Error
-		if !errors.Is(err, once.ErrInvalid) {
-			t.Errorf("Create with a zero ID: %v; want once.ErrInvalid", err)
-		}
+		assert.ErrorIs(t, err, once.ErrInvalid, "Create with a zero ID")
 		id, err := once.NewAs[at.UserID]()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := g.Create(&unregUser{ID: id, Email: "b@example.com"}).Error; err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
+		require.NoError(t, g.Create(&unregUser{ID: id, Email: "b@example.com"}).Error)
 		var got unregUser
-		if err := g.First(&got, "email = ?", "b@example.com").Error; err != nil || got.ID != id {
-			t.Errorf("read back %v, %v; want %v", got.ID, err, id)
+		if assert.NoError(t, g.First(&got, "email = ?", "b@example.com").Error, "read back") {
+			assert.Equal(t, id, got.ID, "read back")
 		}
 		var n int64
-		if err := g.Model(&unregUser{}).Count(&n).Error; err != nil || n != 1 {
-			t.Errorf("%d rows, %v; want 1", n, err)
+		if assert.NoError(t, g.Model(&unregUser{}).Count(&n).Error, "count") {
+			assert.Equal(t, int64(1), n, "rows")
 		}
 	})
 }

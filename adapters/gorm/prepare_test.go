@@ -1,9 +1,10 @@
 package oncegorm_test
 
 import (
-	"errors"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"gorm.io/gorm"
 
 	at "github.com/once-go/once/adapters/internal/adaptertest"
@@ -18,9 +19,7 @@ func TestPrepareStmt(t *testing.T) {
 	at.Leased(t)
 	at.Each(t, func(t *testing.T, db at.DB) {
 		e := openWith(t, db, gorm.Config{PrepareStmt: true})
-		if _, ok := e.g.ConnPool.(*gorm.PreparedStmtDB); !ok {
-			t.Fatalf("ConnPool is %T, want *gorm.PreparedStmtDB", e.g.ConnPool)
-		}
+		require.IsType(t, &gorm.PreparedStmtDB{}, e.g.ConnPool, "ConnPool")
 
 		us := make([]User, 300)
 		for i := range us {
@@ -30,27 +29,21 @@ func TestPrepareStmt(t *testing.T) {
 			for i := range us {
 				us[i].ID = at.UserID{}
 			}
-			if err := e.g.Create(&us).Error; err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, e.g.Create(&us).Error)
 			var n int64
 			for _, u := range us {
 				var email string
-				if err := e.g.Table(e.table("users")).Where("id = ?", u.ID).Select("email").Scan(&email).Error; err != nil || email != u.Email {
-					t.Fatalf("row of key %v: %q (%v), want %q", u.ID, email, err, u.Email)
-				}
+				require.NoError(t, e.g.Table(e.table("users")).Where("id = ?", u.ID).Select("email").Scan(&email).Error, "row of key %v", u.ID)
+				require.Equal(t, u.Email, email, "row of key %v", u.ID)
 			}
 			e.g.Table(e.table("users")).Count(&n)
-			if e.g.Exec("DELETE FROM "+e.table("users")).Error != nil || n != int64(len(us)) {
-				t.Fatalf("%d rows, want %d", n, len(us))
-			}
+			require.NoError(t, e.g.Exec("DELETE FROM "+e.table("users")).Error, "DELETE")
+			require.Equal(t, int64(len(us)), n, "rows")
 		}
 
 		upsertCases(t, e)
 
 		err := e.g.Create(&Post{Title: "no author"}).Error
-		if !errors.Is(err, once.ErrInvalid) {
-			t.Errorf("zero foreign key: %v, want once.ErrInvalid", err)
-		}
+		assert.ErrorIs(t, err, once.ErrInvalid, "zero foreign key")
 	})
 }

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
@@ -22,97 +24,81 @@ func TestRelations(t *testing.T) {
 	at.Each(t, func(t *testing.T, db at.DB) {
 		e := open(t, db)
 		ada, grace := User{Email: "ada@example.com"}, User{Email: "grace@example.com"}
-		if err := e.g.Create([]*User{&ada, &grace}).Error; err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, e.g.Create([]*User{&ada, &grace}).Error)
 		posts := []Post{
 			{Title: "one", AuthorID: ada.ID, EditorID: &grace.ID},
 			{Title: "two", AuthorID: ada.ID},
 			{Title: "three", AuthorID: grace.ID, EditorID: &grace.ID},
 		}
-		if err := e.g.Create(&posts).Error; err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, e.g.Create(&posts).Error)
 
 		var users []User
-		if err := e.g.Preload("Posts", func(db *gorm.DB) *gorm.DB { return db.Order("title") }).
-			Preload("Edited", func(db *gorm.DB) *gorm.DB { return db.Order("title") }).Order("email").Find(&users).Error; err != nil {
-			t.Fatal(err)
-		}
-		if len(users) != 2 || len(users[0].Posts) != 2 || users[0].Posts[0].ID != posts[0].ID || len(users[0].Edited) != 0 ||
-			len(users[1].Posts) != 1 || len(users[1].Edited) != 2 || users[1].Edited[0].ID != posts[0].ID {
-			t.Errorf("preload through typed and *T foreign keys: %+v", users)
+		require.NoError(t, e.g.Preload("Posts", func(db *gorm.DB) *gorm.DB { return db.Order("title") }).
+			Preload("Edited", func(db *gorm.DB) *gorm.DB { return db.Order("title") }).Order("email").Find(&users).Error)
+		if assert.Len(t, users, 2, "preload through typed and *T foreign keys") {
+			if assert.Len(t, users[0].Posts, 2, "preload through the typed foreign key: %s", users[0].Email) {
+				assert.Equal(t, posts[0].ID, users[0].Posts[0].ID, "preload through the typed foreign key: %s", users[0].Email)
+			}
+			assert.Empty(t, users[0].Edited, "preload through the *T foreign key: %s", users[0].Email)
+			assert.Len(t, users[1].Posts, 1, "preload through the typed foreign key: %s", users[1].Email)
+			if assert.Len(t, users[1].Edited, 2, "preload through the *T foreign key: %s", users[1].Email) {
+				assert.Equal(t, posts[0].ID, users[1].Edited[0].ID, "preload through the *T foreign key: %s", users[1].Email)
+			}
 		}
 		var joined []Post
-		if err := e.g.Joins("Author").Joins("Editor").Order(e.table("posts") + ".title").Find(&joined).Error; err != nil {
-			t.Fatal(err)
-		}
-		if len(joined) != 3 || joined[0].Author == nil || joined[0].Author.ID != ada.ID || joined[0].Editor == nil ||
-			joined[0].Editor.ID != grace.ID || joined[2].Editor != nil {
-			t.Errorf("Joins: %+v", joined)
+		require.NoError(t, e.g.Joins("Author").Joins("Editor").Order(e.table("posts")+".title").Find(&joined).Error)
+		if assert.Len(t, joined, 3, "Joins") {
+			if assert.NotNil(t, joined[0].Author, "Joins: first post's author") {
+				assert.Equal(t, ada.ID, joined[0].Author.ID, "Joins: first post's author")
+			}
+			if assert.NotNil(t, joined[0].Editor, "Joins: first post's editor") {
+				assert.Equal(t, grace.ID, joined[0].Editor.ID, "Joins: first post's editor")
+			}
+			assert.Nil(t, joined[2].Editor, "Joins: third post's editor")
 		}
 
 		// Associations: Append creates the new records (their keys filled)
 		// and links them; Replace and Delete unlink by key.
 		p := posts[0]
-		if err := e.g.Model(&p).Association("Tags").Append([]Tag{{Name: "go"}, {Name: "sql"}}); err != nil {
-			t.Fatal(err)
-		}
-		if len(p.Tags) != 2 || p.Tags[0].ID.IsZero() || p.Tags[1].ID.IsZero() {
-			t.Fatalf("Append: %+v", p.Tags)
-		}
-		if n := e.g.Model(&p).Association("Tags").Count(); n != 2 {
-			t.Errorf("Count after Append: %d", n)
-		}
+		require.NoError(t, e.g.Model(&p).Association("Tags").Append([]Tag{{Name: "go"}, {Name: "sql"}}))
+		require.Len(t, p.Tags, 2, "Append")
+		require.False(t, p.Tags[0].ID.IsZero() || p.Tags[1].ID.IsZero(), "Append: %+v", p.Tags)
+		assert.Equal(t, int64(2), e.g.Model(&p).Association("Tags").Count(), "Count after Append")
 		// Pointers, so that the new tag's key reaches ids (a []Tag would
 		// give GORM copies).
 		first, ids := p.Tags[0], Tag{Name: "ids"}
-		if err := e.g.Model(&p).Association("Tags").Replace([]*Tag{&first, &ids}); err != nil {
-			t.Fatal(err)
-		}
-		if ids.ID.IsZero() {
-			t.Errorf("Replace left the new tag without a key")
-		}
+		require.NoError(t, e.g.Model(&p).Association("Tags").Replace([]*Tag{&first, &ids}))
+		assert.False(t, ids.ID.IsZero(), "Replace left the new tag without a key")
 		var names []string
 		for _, tg := range reload(t, e, p.ID).Tags {
 			names = append(names, tg.Name)
 		}
 		slices.Sort(names)
-		if !slices.Equal(names, []string{"go", "ids"}) {
-			t.Errorf("tags after Replace: %v", names)
-		}
-		if err := e.g.Model(&p).Association("Tags").Delete(&ids); err != nil {
-			t.Fatal(err)
-		}
-		if got := reload(t, e, p.ID).Tags; len(got) != 1 || got[0].Name != "go" {
-			t.Errorf("tags after Delete: %+v", got)
+		assert.Equal(t, []string{"go", "ids"}, names, "tags after Replace")
+		require.NoError(t, e.g.Model(&p).Association("Tags").Delete(&ids))
+		if got := reload(t, e, p.ID).Tags; assert.Len(t, got, 1, "tags after Delete") {
+			assert.Equal(t, "go", got[0].Name, "tags after Delete")
 		}
 		var tagged []Tag
-		if err := e.g.Model(&Tag{}).Where("name = ?", "go").Preload(clause.Associations).Find(&tagged).Error; err != nil || len(tagged) != 1 {
-			t.Errorf("tag by name: %+v (%v)", tagged, err)
+		if assert.NoError(t, e.g.Model(&Tag{}).Where("name = ?", "go").Preload(clause.Associations).Find(&tagged).Error, "tag by name") {
+			assert.Len(t, tagged, 1, "tag by name")
 		}
 		// Has-many Append through the *T foreign key.
-		if err := e.g.Model(&ada).Association("Edited").Append(&posts[1]); err != nil {
-			t.Fatal(err)
+		require.NoError(t, e.g.Model(&ada).Association("Edited").Append(&posts[1]))
+		if got := reload(t, e, posts[1].ID); assert.NotNil(t, got.EditorID, "Append to a *T has-many: editor") {
+			assert.Equal(t, ada.ID, *got.EditorID, "Append to a *T has-many: editor")
 		}
-		if got := reload(t, e, posts[1].ID); got.EditorID == nil || *got.EditorID != ada.ID {
-			t.Errorf("Append to a *T has-many: editor %v", got.EditorID)
-		}
-		if err := e.g.Model(&ada).Association("Edited").Clear(); err != nil {
-			t.Fatal(err)
-		}
-		if got := reload(t, e, posts[1].ID); got.EditorID != nil {
-			t.Errorf("Clear of a *T has-many: editor %v, want NULL", got.EditorID)
-		}
+		require.NoError(t, e.g.Model(&ada).Association("Edited").Clear())
+		assert.Nil(t, reload(t, e, posts[1].ID).EditorID, "Clear of a *T has-many: editor, want NULL")
 
 		// Key types as values: Pluck into []UserID, IN with a []UserID.
 		var authors []at.UserID
-		if err := e.g.Model(&Post{}).Distinct("author_id").Order("author_id").Pluck("author_id", &authors).Error; err != nil || len(authors) != 2 {
-			t.Errorf("Pluck: %v (%v)", authors, err)
+		if assert.NoError(t, e.g.Model(&Post{}).Distinct("author_id").Order("author_id").Pluck("author_id", &authors).Error, "Pluck") {
+			assert.Len(t, authors, 2, "Pluck")
 		}
 		var n int64
-		if err := e.g.Model(&Post{}).Where("author_id IN ?", []at.UserID{ada.ID, grace.ID}).Count(&n).Error; err != nil || n != 3 {
-			t.Errorf("IN with a []UserID: %d (%v)", n, err)
+		if assert.NoError(t, e.g.Model(&Post{}).Where("author_id IN ?", []at.UserID{ada.ID, grace.ID}).Count(&n).Error, "IN with a []UserID") {
+			assert.Equal(t, int64(3), n, "IN with a []UserID")
 		}
 	})
 }
@@ -120,9 +106,7 @@ func TestRelations(t *testing.T) {
 func reload(t *testing.T, e *env, id at.PostID) Post {
 	t.Helper()
 	var p Post
-	if err := e.g.Preload("Tags").First(&p, "id = ?", id).Error; err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, e.g.Preload("Tags").First(&p, "id = ?", id).Error)
 	return p
 }
 
@@ -135,47 +119,35 @@ func TestZeroKey(t *testing.T) {
 	at.Each(t, func(t *testing.T, db at.DB) {
 		e := open(t, db)
 		u := User{Email: "ada@example.com"}
-		if err := e.g.Save(&u).Error; err != nil || u.ID.IsZero() || u.idInHook != u.ID {
-			t.Fatalf("Save with a zero key: %v (%v), hook saw %v", u.ID, err, u.idInHook)
-		}
+		require.NoError(t, e.g.Save(&u).Error, "Save with a zero key")
+		require.False(t, u.ID.IsZero(), "Save with a zero key: ID")
+		require.Equal(t, u.ID, u.idInHook, "Save with a zero key: the ID the hook saw")
 		u.Email = "ada.l@example.com"
-		if err := e.g.Save(&u).Error; err != nil {
-			t.Fatal(err)
-		}
-		if n := at.Count(t, db, e.table("users")); n != 1 {
-			t.Errorf("Save of an existing row: %d rows", n)
-		}
+		require.NoError(t, e.g.Save(&u).Error)
+		assert.Equal(t, 1, at.Count(t, db, e.table("users")), "Save of an existing row: rows")
 
 		var g User
-		if err := e.g.Where(User{Email: "grace@example.com"}).FirstOrCreate(&g).Error; err != nil || g.ID.IsZero() {
-			t.Fatalf("FirstOrCreate, new: %v (%v)", g.ID, err)
-		}
+		require.NoError(t, e.g.Where(User{Email: "grace@example.com"}).FirstOrCreate(&g).Error, "FirstOrCreate, new")
+		require.False(t, g.ID.IsZero(), "FirstOrCreate, new: ID")
 		var again User
-		if err := e.g.Where(User{Email: "grace@example.com"}).FirstOrCreate(&again).Error; err != nil || again.ID != g.ID {
-			t.Errorf("FirstOrCreate, existing: %v (%v), want %v", again.ID, err, g.ID)
+		if assert.NoError(t, e.g.Where(User{Email: "grace@example.com"}).FirstOrCreate(&again).Error, "FirstOrCreate, existing") {
+			assert.Equal(t, g.ID, again.ID, "FirstOrCreate, existing")
 		}
 		var attrs User
-		if err := e.g.Where(User{Email: "edsger@example.com"}).Attrs(User{ID: at.UserID(once.FromUint64(99))}).FirstOrCreate(&attrs).Error; err != nil ||
-			attrs.ID != at.UserID(once.FromUint64(99)) {
-			t.Errorf("FirstOrCreate with a key in Attrs: %v (%v)", attrs.ID, err)
+		if assert.NoError(t, e.g.Where(User{Email: "edsger@example.com"}).Attrs(User{ID: at.UserID(once.FromUint64(99))}).FirstOrCreate(&attrs).Error, "FirstOrCreate with a key in Attrs") {
+			assert.Equal(t, at.UserID(once.FromUint64(99)), attrs.ID, "FirstOrCreate with a key in Attrs")
 		}
 
 		batch := []*User{{Email: "a@example.com"}, {Email: "b@example.com"}, {Email: "c@example.com"}}
-		if err := e.g.Create(&batch).Error; err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, e.g.Create(&batch).Error)
 		seen := map[at.UserID]bool{}
 		for i, b := range batch {
-			if b.ID.IsZero() || b.idInHook != b.ID || seen[b.ID] {
-				t.Errorf("batch row %d: key %v, hook saw %v", i, b.ID, b.idInHook)
-			}
+			assert.False(t, b.ID.IsZero(), "batch row %d: key", i)
+			assert.Equal(t, b.ID, b.idInHook, "batch row %d: the key the hook saw", i)
+			assert.False(t, seen[b.ID], "batch row %d: key %v seen in an earlier row", i, b.ID)
 			seen[b.ID] = true
 		}
-		if err := e.g.CreateInBatches([]User{{Email: "d@example.com"}, {Email: "e@example.com"}, {Email: "f@example.com"}}, 2).Error; err != nil {
-			t.Fatal(err)
-		}
-		if n := at.Count(t, db, e.table("users")); n != 9 {
-			t.Errorf("%d users, want 9", n)
-		}
+		require.NoError(t, e.g.CreateInBatches([]User{{Email: "d@example.com"}, {Email: "e@example.com"}, {Email: "f@example.com"}}, 2).Error)
+		assert.Equal(t, 9, at.Count(t, db, e.table("users")), "users")
 	})
 }

@@ -1,12 +1,13 @@
 package oncegorm_test
 
 import (
-	"errors"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"gorm.io/gorm/clause"
 
 	oncegorm "github.com/once-go/once/adapters/gorm"
@@ -39,13 +40,10 @@ func checkUpsert(t *testing.T, e *env, what string, as []Account, written []bool
 	for i, a := range as {
 		var want at.UserID
 		e.g.Table(e.table("accounts")).Where("email = ?", a.Email).Select("id").Scan(&want)
-		switch {
-		case a.ID == want:
-		case a.ID.IsZero() && !written[i]:
-		default:
-			t.Errorf("%s: row %d (%s) holds %v, the key of the row %q; the row with its email has %v",
-				what, i, a.Email, a.ID, rowOf(t, e, a.ID), want)
+		if a.ID.IsZero() && !written[i] {
+			continue
 		}
+		assert.Equal(t, want, a.ID, "%s: row %d (%s) holds the key of the row %q; want the key of the row with its email", what, i, a.Email, rowOf(t, e, a.ID))
 	}
 }
 
@@ -70,9 +68,7 @@ func TestUpsertWithoutReturning(t *testing.T) {
 		}
 		e := open(t, db)
 		seed := []Account{{Email: "ada@example.com", Name: "Ada"}}
-		if err := e.g.Create(&seed).Error; err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, e.g.Create(&seed).Error)
 
 		// One row without conflict columns: LAST_INSERT_ID(id) names the
 		// row it updated.
@@ -84,16 +80,10 @@ func TestUpsertWithoutReturning(t *testing.T) {
 			{"UpdateAll", clause.OnConflict{UpdateAll: true}},
 		} {
 			one := Account{Email: "ada@example.com", Name: c.name}
-			if err := e.g.Clauses(c.oc).Create(&one).Error; err != nil {
-				t.Fatalf("%s: %v", c.name, err)
-			}
-			if one.ID != seed[0].ID {
-				t.Errorf("%s, existing row: ID %v (the key of %q), want %v", c.name, one.ID, rowOf(t, e, one.ID), seed[0].ID)
-			}
+			require.NoError(t, e.g.Clauses(c.oc).Create(&one).Error, "%s", c.name)
+			assert.Equal(t, seed[0].ID, one.ID, "%s, existing row: ID (the key of %q)", c.name, rowOf(t, e, one.ID))
 			fresh := Account{Email: c.name + "@example.com"}
-			if err := e.g.Clauses(c.oc).Create(&fresh).Error; err != nil {
-				t.Fatalf("%s, new row: %v", c.name, err)
-			}
+			require.NoError(t, e.g.Clauses(c.oc).Create(&fresh).Error, "%s, new row", c.name)
 			checkUpsert(t, e, c.name+", new row", []Account{fresh}, []bool{true})
 		}
 
@@ -102,101 +92,69 @@ func TestUpsertWithoutReturning(t *testing.T) {
 		e.log.take()
 		batch := []Account{{Email: "ada@example.com"}, {Email: "x@example.com"}}
 		err := e.g.Clauses(clause.OnConflict{DoUpdates: clause.AssignmentColumns([]string{"name"})}).Create(&batch).Error
-		if !errors.Is(err, oncegorm.ErrUpsert) || !strings.Contains(err.Error(), "Create of 2 Account with ON DUPLICATE KEY UPDATE") {
-			t.Errorf("batch without conflict columns: %v, want ErrUpsert naming the call", err)
+		if assert.ErrorIs(t, err, oncegorm.ErrUpsert, "batch without conflict columns") {
+			assert.Contains(t, err.Error(), "Create of 2 Account with ON DUPLICATE KEY UPDATE", "batch without conflict columns: the error names the call")
 		}
 		for _, s := range e.log.take() {
-			if strings.HasPrefix(s, "INSERT") {
-				t.Errorf("ran %s", s)
-			}
+			assert.False(t, strings.HasPrefix(s, "INSERT"), "ran %s", s)
 		}
-		if !batch[0].ID.IsZero() || !batch[1].ID.IsZero() {
-			t.Errorf("keys left behind: %v", batch)
-		}
+		assert.True(t, batch[0].ID.IsZero() && batch[1].ID.IsZero(), "keys left behind: %v", batch)
 	})
 }
 
 func upsertCases(t *testing.T, e *env) {
 	seed := []Account{{Email: "ada@example.com", Name: "Ada"}, {Email: "grace@example.com", Name: "Grace"}}
-	if err := e.g.Create(&seed).Error; err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, e.g.Create(&seed).Error)
 	byEmail := clause.OnConflict{Columns: []clause.Column{{Name: "email"}}, DoUpdates: clause.AssignmentColumns([]string{"name"})}
 
 	one := Account{Email: "ada@example.com", Name: "Ada L."}
-	if err := e.g.Clauses(byEmail).Create(&one).Error; err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, e.g.Clauses(byEmail).Create(&one).Error)
 	checkUpsert(t, e, "DO UPDATE, one row", []Account{one}, []bool{true})
-	if one.ID != seed[0].ID {
-		t.Errorf("DO UPDATE, one row: ID %v, want the existing %v", one.ID, seed[0].ID)
-	}
+	assert.Equal(t, seed[0].ID, one.ID, "DO UPDATE, one row: ID, want the existing row's")
 
 	all := Account{Email: "grace@example.com", Name: "Grace H."}
-	if err := e.g.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "email"}}, UpdateAll: true}).Create(&all).Error; err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, e.g.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "email"}}, UpdateAll: true}).Create(&all).Error)
 	checkUpsert(t, e, "UpdateAll, one row", []Account{all}, []bool{true})
 
 	batch := []Account{{Email: "edsger@example.com"}, {Email: "ada@example.com", Name: "Ada"}, {Email: "barbara@example.com"}}
-	if err := e.g.Clauses(byEmail).Create(&batch).Error; err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, e.g.Clauses(byEmail).Create(&batch).Error)
 	checkUpsert(t, e, "DO UPDATE, batch", batch, []bool{true, true, true})
 
 	skip := Account{Email: "grace@example.com", Name: "ignored"}
-	if err := e.g.Clauses(clause.OnConflict{DoNothing: true}).Create(&skip).Error; err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, e.g.Clauses(clause.OnConflict{DoNothing: true}).Create(&skip).Error)
 	checkUpsert(t, e, "DO NOTHING, one row", []Account{skip}, []bool{false})
 
 	skips := []Account{{Email: "alan@example.com"}, {Email: "ada@example.com"}, {Email: "donald@example.com"}}
-	if err := e.g.Clauses(clause.OnConflict{DoNothing: true}).Create(&skips).Error; err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, e.g.Clauses(clause.OnConflict{DoNothing: true}).Create(&skips).Error)
 	checkUpsert(t, e, "DO NOTHING, batch", skips, []bool{true, false, true})
-	if skips[0].ID.IsZero() || skips[2].ID.IsZero() {
-		t.Errorf("DO NOTHING, batch: written rows hold %v and %v", skips[0].ID, skips[2].ID)
-	}
+	assert.False(t, skips[0].ID.IsZero() || skips[2].ID.IsZero(), "DO NOTHING, batch: written rows hold %v and %v", skips[0].ID, skips[2].ID)
 
 	// A key the caller set: kept when it is the existing row's, dropped
 	// when the row was not written and no row has it.
 	mine := at.UserID(once.FromUint64(4242))
 	preset := []Account{{ID: seed[1].ID, Email: "grace@example.com"}, {ID: mine, Email: "ada@example.com"}}
-	if err := e.g.Clauses(clause.OnConflict{DoNothing: true}).Create(&preset).Error; err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, e.g.Clauses(clause.OnConflict{DoNothing: true}).Create(&preset).Error)
 	checkUpsert(t, e, "DO NOTHING, keys set by the caller", preset, []bool{false, false})
-	if preset[0].ID != seed[1].ID {
-		t.Errorf("the existing row's key %v became %v", seed[1].ID, preset[0].ID)
-	}
+	assert.Equal(t, seed[1].ID, preset[0].ID, "the existing row's key")
 
 	// Save of a slice upserts by primary key (UpdateAll).
 	saved := []Account{seed[0], {Email: "john@example.com"}}
 	saved[0].Name = "Ada Lovelace"
-	if err := e.g.Save(&saved).Error; err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, e.g.Save(&saved).Error)
 	checkUpsert(t, e, "Save of a slice", saved, []bool{true, true})
 
 	if e.db.Dialect == idfield.MySQL {
 		ign := []Account{{Email: "ken@example.com"}, {Email: "ada@example.com"}}
-		if err := e.g.Clauses(clause.Insert{Modifier: "IGNORE"}).Create(&ign).Error; err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, e.g.Clauses(clause.Insert{Modifier: "IGNORE"}).Create(&ign).Error)
 		checkUpsert(t, e, "INSERT IGNORE, batch", ign, []bool{true, false})
 	} else {
 		// DO UPDATE ... WHERE: a row the WHERE refuses is not written.
 		where := byEmail
 		where.Where = clause.Where{Exprs: []clause.Expression{clause.Expr{SQL: e.table("accounts") + ".name <> ?", Vars: []any{"Grace H."}}}}
 		ws := []Account{{Email: "grace@example.com", Name: "refused"}, {Email: "niklaus@example.com"}}
-		if err := e.g.Clauses(where).Create(&ws).Error; err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, e.g.Clauses(where).Create(&ws).Error)
 		checkUpsert(t, e, "DO UPDATE WHERE", ws, []bool{false, true})
-		if !ws[0].ID.IsZero() {
-			t.Errorf("DO UPDATE WHERE false: %v, want the zero key", ws[0].ID)
-		}
+		assert.True(t, ws[0].ID.IsZero(), "DO UPDATE WHERE false: %v, want the zero key", ws[0].ID)
 	}
 }
 
@@ -226,8 +184,7 @@ func TestUpsertConcurrent(t *testing.T) {
 						}
 						time.Sleep(time.Duration(try+1) * 5 * time.Millisecond)
 					}
-					if err != nil {
-						t.Error(err)
+					if !assert.NoError(t, err, "concurrent upsert") {
 						return
 					}
 					mu.Lock()

@@ -8,6 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	oncepgx "github.com/once-go/once/adapters/pgx"
 	"github.com/once-go/once/internal/testenv"
@@ -27,14 +29,11 @@ func conn(t *testing.T) (*pgx.Conn, string) {
 	testenv.Postgres(t) // skips, or fails with ONCE_TEST_REQUIRE=1, when PostgreSQL is down
 	ctx := context.Background()
 	c, err := pgx.Connect(ctx, testenv.PostgresDSN())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { c.Close(context.Background()) })
 	table := testenv.Unique(t, "copy")
-	if _, err := c.Exec(ctx, `CREATE TABLE `+table+` (id bigint PRIMARY KEY, editor_id bigint, name text NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
+	_, err = c.Exec(ctx, `CREATE TABLE `+table+` (id bigint PRIMARY KEY, editor_id bigint, name text NOT NULL)`)
+	require.NoError(t, err)
 	t.Cleanup(func() { c.Exec(context.Background(), "DROP TABLE "+table) })
 	return c, table
 }
@@ -42,9 +41,7 @@ func conn(t *testing.T) (*pgx.Conn, string) {
 func count(t *testing.T, c *pgx.Conn, table string) int {
 	t.Helper()
 	var n int
-	if err := c.QueryRow(context.Background(), "SELECT count(*) FROM "+table).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, c.QueryRow(context.Background(), "SELECT count(*) FROM "+table).Scan(&n))
 	return n
 }
 
@@ -60,29 +57,26 @@ func TestCopyFromZeroID(t *testing.T) {
 
 	_, err := c.CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromRows(rows))
 	var pgErr *pgconn.PgError
-	if !errors.As(err, &pgErr) || pgErr.Code != "57014" || errors.Is(err, once.ErrInvalid) {
-		t.Errorf("pgx's CopyFrom: %v; want the server's 57014, not once.ErrInvalid", err)
+	if assert.ErrorAs(t, err, &pgErr, "pgx's CopyFrom: want the server's error") {
+		assert.Equal(t, "57014", pgErr.Code, "pgx's CopyFrom: the server's error code")
 	}
+	assert.NotErrorIs(t, err, once.ErrInvalid, "pgx's CopyFrom")
 
 	n, err := oncepgx.CopyFrom(ctx, c, pgx.Identifier{table}, cols, pgx.CopyFromRows(rows))
-	if !errors.Is(err, once.ErrInvalid) || !strings.HasPrefix(err.Error(), "oncepgx: row 2, column id: once: the zero ID") || n != 0 {
-		t.Errorf("oncepgx.CopyFrom: %d, %v; want once.ErrInvalid naming row 2, column id", n, err)
+	if assert.ErrorIs(t, err, once.ErrInvalid, "oncepgx.CopyFrom") {
+		assert.True(t, strings.HasPrefix(err.Error(), "oncepgx: row 2, column id: once: the zero ID"), "oncepgx.CopyFrom: %q, want it to name row 2, column id", err)
 	}
-	if got := count(t, c, table); got != 0 {
-		t.Errorf("%d rows written by the failed COPYs", got)
-	}
+	assert.Zero(t, n, "oncepgx.CopyFrom: rows")
+	assert.Zero(t, count(t, c, table), "rows written by the failed COPYs")
 
 	// A pointer to the zero ID (what encoding/json makes of "") is as
 	// invalid; a nil pointer is NULL.
 	zero := UserID{}
 	rows = [][]any{{UserID(once.FromUint64(1)), (*UserID)(nil), "a"}, {UserID(once.FromUint64(2)), &zero, "b"}}
-	if _, err := oncepgx.CopyFrom(ctx, c, pgx.Identifier{table}, cols, pgx.CopyFromRows(rows)); !errors.Is(err, once.ErrInvalid) ||
-		!strings.Contains(err.Error(), "row 2, column editor_id") {
-		t.Errorf("pointer to the zero ID: %v", err)
+	if _, err := oncepgx.CopyFrom(ctx, c, pgx.Identifier{table}, cols, pgx.CopyFromRows(rows)); assert.ErrorIs(t, err, once.ErrInvalid, "pointer to the zero ID") {
+		assert.Contains(t, err.Error(), "row 2, column editor_id", "pointer to the zero ID")
 	}
-	if got := count(t, c, table); got != 0 {
-		t.Errorf("%d rows written by the failed COPY", got)
-	}
+	assert.Zero(t, count(t, c, table), "rows written by the failed COPY")
 }
 
 // TestCopyFrom: valid rows, NULLs among them, are all written and read back.
@@ -99,12 +93,12 @@ func TestCopyFrom(t *testing.T) {
 		rows = append(rows, []any{UserID(once.FromUint64(uint64(i + 1))), e, "n"})
 	}
 	n, err := oncepgx.CopyFrom(ctx, c, pgx.Identifier{table}, []string{"id", "editor_id", "name"}, pgx.CopyFromRows(rows))
-	if err != nil || n != 1000 {
-		t.Fatalf("CopyFrom: %d, %v", n, err)
-	}
+	require.NoError(t, err, "CopyFrom")
+	require.Equal(t, int64(1000), n, "CopyFrom: rows")
 	var sum, editors int64
-	if err := c.QueryRow(ctx, "SELECT sum(id), count(editor_id) FROM "+table).Scan(&sum, &editors); err != nil || sum != 500500 || editors != 500 {
-		t.Errorf("sum(id) %d, editors %d (%v); want 500500, 500", sum, editors, err)
+	if assert.NoError(t, c.QueryRow(ctx, "SELECT sum(id), count(editor_id) FROM "+table).Scan(&sum, &editors), "sum(id), count(editor_id)") {
+		assert.Equal(t, int64(500500), sum, "sum(id)")
+		assert.Equal(t, int64(500), editors, "count(editor_id)")
 	}
 }
 
@@ -125,10 +119,6 @@ func (f *failing) Err() error { return nil }
 func TestCopyFromSourceError(t *testing.T) {
 	c, table := conn(t)
 	_, err := oncepgx.CopyFrom(context.Background(), c, pgx.Identifier{table}, []string{"id", "editor_id", "name"}, &failing{})
-	if !errors.Is(err, errSource) {
-		t.Errorf("CopyFrom: %v, want the source's error", err)
-	}
-	if got := count(t, c, table); got != 0 {
-		t.Errorf("%d rows written by the failed COPY", got)
-	}
+	assert.ErrorIs(t, err, errSource, "CopyFrom: want the source's error")
+	assert.Zero(t, count(t, c, table), "rows written by the failed COPY")
 }

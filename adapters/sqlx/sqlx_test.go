@@ -3,11 +3,11 @@ package oncesqlx_test
 import (
 	"context"
 	"database/sql"
-	"errors"
-	"strings"
 	"testing"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	at "github.com/once-go/once/adapters/internal/adaptertest"
 	"github.com/once-go/once/adapters/internal/idfield"
@@ -46,9 +46,7 @@ func open(t *testing.T, db at.DB) *env {
 	colType := func(k once.Kind) string {
 		t.Helper()
 		typ, err := oncesqlx.ColumnType(x, k)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return typ
 	}
 	uid := colType(at.UserID{})
@@ -58,9 +56,8 @@ func open(t *testing.T, db at.DB) *env {
 			author_id ` + uid + ` NOT NULL REFERENCES users (id), editor_id ` + uid + ` NULL REFERENCES users (id),
 			reviewer_id ` + uid + ` NULL, ref ` + colType(at.URL64ID{}) + ` NOT NULL)`,
 	} {
-		if _, err := x.Exec(ddl); err != nil {
-			t.Fatalf("%s: %v", ddl, err)
-		}
+		_, err := x.Exec(ddl)
+		require.NoError(t, err, "%s", ddl)
 	}
 	return &env{db: db, x: x}
 }
@@ -77,9 +74,9 @@ func TestSchema(t *testing.T) {
 			{"posts", "ref", at.URL64ID{}.Options()},
 		} {
 			got := at.Columns(t, db, c.table)[c.col]
-			if want := at.WantColumn(db.Dialect, c.o); got.Type != want.Type || got.Collation != want.Collation {
-				t.Errorf("%s.%s: %+v, want %+v", c.table, c.col, got, want)
-			}
+			want := at.WantColumn(db.Dialect, c.o)
+			assert.Equal(t, want.Type, got.Type, "%s.%s: type", c.table, c.col)
+			assert.Equal(t, want.Collation, got.Collation, "%s.%s: collation", c.table, c.col)
 		}
 	})
 }
@@ -95,22 +92,18 @@ func TestInsertAndQuery(t *testing.T) {
 
 		// Fill, then NamedExec: the key is there before the statement.
 		u := User{Email: "ada@example.com"}
-		if err := oncesqlx.Fill(&u); err != nil || u.ID.IsZero() {
-			t.Fatalf("Fill: %v %v", u.ID, err)
-		}
-		if _, err := e.x.NamedExecContext(ctx, insUser, &u); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, oncesqlx.Fill(&u), "Fill")
+		require.False(t, u.ID.IsZero(), "Fill: ID")
+		_, err := e.x.NamedExecContext(ctx, insUser, &u)
+		require.NoError(t, err)
 
 		// Batch insert with the helper; one ID set by the caller is kept.
 		kept := at.UserID(once.FromUint64(77))
 		more := []User{{Email: "grace@example.com"}, {Email: "edsger@example.com", ID: kept}}
-		if _, err := oncesqlx.NamedExec(ctx, e.x, insUser, more); err != nil {
-			t.Fatal(err)
-		}
-		if more[0].ID.IsZero() || more[1].ID != kept {
-			t.Fatalf("batch IDs %v %v", more[0].ID, more[1].ID)
-		}
+		_, err = oncesqlx.NamedExec(ctx, e.x, insUser, more)
+		require.NoError(t, err)
+		require.False(t, more[0].ID.IsZero(), "batch: first ID")
+		require.Equal(t, kept, more[1].ID, "batch: the ID set by the caller")
 
 		// Nullable foreign keys; the key from an embedded struct; a tagged
 		// non-key field.
@@ -118,50 +111,47 @@ func TestInsertAndQuery(t *testing.T) {
 			{Title: "one", AuthorID: u.ID},
 			{Title: "two", AuthorID: u.ID, EditorID: &more[0].ID, ReviewerID: sql.Null[at.UserID]{V: kept, Valid: true}},
 		}
-		if _, err := oncesqlx.NamedExec(ctx, e.x, insPost, posts); err != nil {
-			t.Fatal(err)
-		}
+		_, err = oncesqlx.NamedExec(ctx, e.x, insPost, posts)
+		require.NoError(t, err)
 		for _, p := range posts {
-			if p.ID.IsZero() || p.Ref.IsZero() {
-				t.Fatalf("post not filled: %+v", p)
-			}
+			require.False(t, p.ID.IsZero() || p.Ref.IsZero(), "post not filled: %+v", p)
 		}
 
 		// Get by a masked, prefixed ID parsed from text.
 		id, err := once.ParseAs[at.UserID](u.ID.String())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var got User
-		if err := e.x.GetContext(ctx, &got, e.x.Rebind(`SELECT id, email FROM users WHERE id = ?`), id); err != nil || got != u {
-			t.Fatalf("Get: %+v (%v), want %+v", got, err, u)
-		}
+		require.NoError(t, e.x.GetContext(ctx, &got, e.x.Rebind(`SELECT id, email FROM users WHERE id = ?`), id), "Get")
+		require.Equal(t, u, got, "Get")
 		var ids []at.UserID
-		if err := e.x.SelectContext(ctx, &ids, `SELECT id FROM users ORDER BY email`); err != nil || len(ids) != 3 || ids[0] != u.ID {
-			t.Errorf("Select IDs: %v (%v)", ids, err)
+		if assert.NoError(t, e.x.SelectContext(ctx, &ids, `SELECT id FROM users ORDER BY email`), "Select IDs") && assert.Len(t, ids, 3, "Select IDs") {
+			assert.Equal(t, u.ID, ids[0], "Select IDs: first by email")
 		}
 
 		// sqlx.In with a slice of IDs.
 		q, args, err := sqlx.In(`SELECT id, email FROM users WHERE id IN (?) ORDER BY email`, []at.UserID{u.ID, kept})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var two []User
-		if err := e.x.SelectContext(ctx, &two, e.x.Rebind(q), args...); err != nil || len(two) != 2 || two[0] != u || two[1].ID != kept {
-			t.Errorf("sqlx.In: %+v (%v)", two, err)
+		if assert.NoError(t, e.x.SelectContext(ctx, &two, e.x.Rebind(q), args...), "sqlx.In") && assert.Len(t, two, 2, "sqlx.In") {
+			assert.Equal(t, u, two[0], "sqlx.In: first row")
+			assert.Equal(t, kept, two[1].ID, "sqlx.In: second row")
 		}
 
 		var back []Post
-		if err := e.x.SelectContext(ctx, &back, `SELECT id, title, author_id, editor_id, reviewer_id, ref FROM posts ORDER BY title`); err != nil {
-			t.Fatal(err)
-		}
-		if len(back) != 2 || back[0].ID != posts[0].ID || back[0].EditorID != nil || back[0].ReviewerID.Valid || back[0].Ref != posts[0].Ref ||
-			back[1].EditorID == nil || *back[1].EditorID != more[0].ID || back[1].ReviewerID != posts[1].ReviewerID {
-			t.Errorf("posts read back %+v", back)
+		require.NoError(t, e.x.SelectContext(ctx, &back, `SELECT id, title, author_id, editor_id, reviewer_id, ref FROM posts ORDER BY title`))
+		if assert.Len(t, back, 2, "posts read back") {
+			assert.Equal(t, posts[0].ID, back[0].ID, "first post read back")
+			assert.Nil(t, back[0].EditorID, "first post read back: EditorID")
+			assert.False(t, back[0].ReviewerID.Valid, "first post read back: ReviewerID %v, want NULL", back[0].ReviewerID)
+			assert.Equal(t, posts[0].Ref, back[0].Ref, "first post read back: Ref")
+			if assert.NotNil(t, back[1].EditorID, "second post read back: EditorID") {
+				assert.Equal(t, more[0].ID, *back[1].EditorID, "second post read back: EditorID")
+			}
+			assert.Equal(t, posts[1].ReviewerID, back[1].ReviewerID, "second post read back: ReviewerID")
 		}
 		var raw int64
-		if err := e.x.Get(&raw, e.x.Rebind(`SELECT id FROM users WHERE email = ?`), u.Email); err != nil || raw != u.ID.Int64() {
-			t.Errorf("stored %d (%v), want %d", raw, err, u.ID.Int64())
+		if assert.NoError(t, e.x.Get(&raw, e.x.Rebind(`SELECT id FROM users WHERE email = ?`), u.Email), "stored id") {
+			assert.Equal(t, u.ID.Int64(), raw, "stored id")
 		}
 	})
 }
@@ -178,36 +168,26 @@ func TestNoLease(t *testing.T) {
 			}
 			us := []User{{Email: "a@example.com", ID: at.UserID(once.FromUint64(9))}, {Email: "b@example.com"}}
 			_, err := oncesqlx.NamedExec(ctx, e.x, `INSERT INTO users (id, email) VALUES (:id, :email)`, us)
-			if !errors.Is(err, nonce.ErrDisabled) || !strings.Contains(err.Error(), "oncesqlx: new ID for User.ID") {
-				t.Errorf("%s: error %v, want nonce.ErrDisabled", name, err)
+			if assert.ErrorIs(t, err, nonce.ErrDisabled, "%s: error", name) {
+				assert.Contains(t, err.Error(), "oncesqlx: new ID for User.ID", "%s: error", name)
 			}
-			if us[0].ID.Uint64() != 9 || !us[1].ID.IsZero() {
-				t.Errorf("%s: IDs changed: %v", name, us)
-			}
+			assert.Equal(t, uint64(9), us[0].ID.Uint64(), "%s: the caller's ID changed", name)
+			assert.True(t, us[1].ID.IsZero(), "%s: ID changed: %v", name, us[1].ID)
 			p := Post{Title: "x"}
-			if err := oncesqlx.Fill(&p); !errors.Is(err, nonce.ErrDisabled) || !p.ID.IsZero() || !p.Ref.IsZero() {
-				t.Errorf("%s: Fill: %v, %+v", name, err, p)
-			}
-			if n := at.Count(t, db, "users"); n != 0 {
-				t.Errorf("%s: %d rows written", name, n)
-			}
+			assert.ErrorIs(t, oncesqlx.Fill(&p), nonce.ErrDisabled, "%s: Fill", name)
+			assert.True(t, p.ID.IsZero() && p.Ref.IsZero(), "%s: Fill left %+v", name, p)
+			assert.Zero(t, at.Count(t, db, "users"), "%s: rows written", name)
 		}
 	})
 }
 
 func TestFillErrors(t *testing.T) {
 	at.Leased(t)
-	if err := oncesqlx.Fill(User{}); err == nil {
-		t.Error("Fill of a struct value: no error")
-	}
-	if err := oncesqlx.Fill((*User)(nil)); err == nil {
-		t.Error("Fill(nil): no error")
-	}
-	if err := oncesqlx.Fill(&[]int{1}); err == nil {
-		t.Error("Fill(&[]int): no error")
-	}
+	assert.Error(t, oncesqlx.Fill(User{}), "Fill of a struct value: no error")
+	assert.Error(t, oncesqlx.Fill((*User)(nil)), "Fill(nil): no error")
+	assert.Error(t, oncesqlx.Fill(&[]int{1}), "Fill(&[]int): no error")
 	us := []*User{nil, {}}
-	if err := oncesqlx.Fill(us); err != nil || us[1].ID.IsZero() {
-		t.Errorf("Fill with a nil element: %v %v", err, us[1])
+	if assert.NoError(t, oncesqlx.Fill(us), "Fill with a nil element") {
+		assert.False(t, us[1].ID.IsZero(), "Fill with a nil element: %+v", us[1])
 	}
 }

@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/migrations"
 	"github.com/once-go/once/nonce"
@@ -22,12 +25,8 @@ import (
 func leased(t *testing.T) *nonce.Factory {
 	key := sha256.Sum256([]byte("api handler test"))
 	f, err := nonce.New(nonce.Config{MachineID: 3, BaseKey: key[:], AwaitLease: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Activate(3, time.Time{}, time.Time{}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, f.Activate(3, time.Time{}, time.Time{}))
 	prev := once.DefaultGenerator()
 	once.SetGenerator(f)
 	t.Cleanup(func() { once.SetGenerator(prev) })
@@ -49,9 +48,7 @@ func TestHandler(t *testing.T) {
 			f := leased(t)
 			db := c.open(t)
 			table := testenv.Unique(t, "api")
-			if err := createTable(context.Background(), db, c.d, table); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, createTable(context.Background(), db, c.d, table))
 			t.Cleanup(func() { db.Exec("DROP TABLE " + table) })
 			srv := httptest.NewServer(newHandler(db, c.d, table))
 			defer srv.Close()
@@ -59,12 +56,12 @@ func TestHandler(t *testing.T) {
 
 			// No lease: 503, and nothing stored.
 			f.Disable()
-			if status, body := call(t, "POST", srv.URL+"/users", `{"email":"late@example.com"}`); status != http.StatusServiceUnavailable || body["error"] == "" {
-				t.Errorf("POST without a lease: %d %v", status, body)
-			}
+			status, body := call(t, "POST", srv.URL+"/users", `{"email":"late@example.com"}`)
+			assert.Equal(t, http.StatusServiceUnavailable, status, "POST without a lease: %v", body)
+			assert.NotEqual(t, "", body["error"], "POST without a lease: %d %v", status, body)
 			var n int
-			if err := db.QueryRow("SELECT count(*) FROM " + table + " WHERE email = 'late@example.com'").Scan(&n); err != nil || n != 0 {
-				t.Errorf("rows written without a lease: %d %v", n, err)
+			if assert.NoError(t, db.QueryRow("SELECT count(*) FROM "+table+" WHERE email = 'late@example.com'").Scan(&n), "rows written without a lease") {
+				assert.Zero(t, n, "rows written without a lease")
 			}
 		})
 	}
@@ -73,26 +70,25 @@ func TestHandler(t *testing.T) {
 // checkRoutes exercises every route and status code against base.
 func checkRoutes(t *testing.T, base string) {
 	t.Helper()
-	if status, _ := call(t, "GET", base+"/", ""); status != http.StatusOK {
-		t.Errorf("GET /: %d", status)
-	}
+	status, _ := call(t, "GET", base+"/", "")
+	assert.Equal(t, http.StatusOK, status, "GET /")
 	status, created := call(t, "POST", base+"/users", `{"email":"ada@example.com"}`)
 	id, _ := created["id"].(string)
-	if status != http.StatusCreated || !strings.HasPrefix(id, "usr_") || len(id) != 15 || created["email"] != "ada@example.com" {
-		t.Fatalf("POST /users: %d %v", status, created)
-	}
-	if status, got := call(t, "GET", base+"/users/"+id, ""); status != http.StatusOK || got["id"] != id || got["email"] != "ada@example.com" {
-		t.Errorf("GET /users/%s: %d %v", id, status, got)
-	}
+	require.Equal(t, http.StatusCreated, status, "POST /users: %v", created)
+	require.True(t, strings.HasPrefix(id, "usr_"), "POST /users: id %q, want prefix usr_", id)
+	require.Len(t, id, 15, "POST /users: id")
+	require.Equal(t, "ada@example.com", created["email"], "POST /users: %v", created)
+	status, got := call(t, "GET", base+"/users/"+id, "")
+	assert.Equal(t, http.StatusOK, status, "GET /users/%s: %v", id, got)
+	assert.Equal(t, id, got["id"], "GET /users/%s", id)
+	assert.Equal(t, "ada@example.com", got["email"], "GET /users/%s", id)
 
 	// A valid ID of this type with no row: 404.
 	other, err := once.NewAs[UserID]()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if status, body := call(t, "GET", base+"/users/"+other.String(), ""); status != http.StatusNotFound || body["error"] == "" {
-		t.Errorf("GET unknown ID: %d %v", status, body)
-	}
+	require.NoError(t, err)
+	status, unknown := call(t, "GET", base+"/users/"+other.String(), "")
+	assert.Equal(t, http.StatusNotFound, status, "GET unknown ID: %v", unknown)
+	assert.NotEqual(t, "", unknown["error"], "GET unknown ID: %d %v", status, unknown)
 
 	// IDs that do not parse as a UserID: 400 with a JSON error.
 	body := id[len("usr_"):]
@@ -109,21 +105,20 @@ func checkRoutes(t *testing.T, base string) {
 		nonCanonical,               // non-zero spare bits
 		"usr_12345",                // decimal
 	} {
-		if status, got := call(t, "GET", base+"/users/"+bad, ""); status != http.StatusBadRequest || !strings.HasPrefix(got["error"].(string), "once:") {
-			t.Errorf("GET /users/%s: %d %v, want 400 with a once: error", bad, status, got)
-		}
+		status, got := call(t, "GET", base+"/users/"+bad, "")
+		assert.Equal(t, http.StatusBadRequest, status, "GET /users/%s: %v, want 400", bad, got)
+		assert.True(t, strings.HasPrefix(got["error"].(string), "once:"), "GET /users/%s: %v, want a once: error", bad, got)
 	}
 	for _, bad := range []string{`{}`, `{"email":"nope"}`, `not json`, `{"email":"a@b.c","admin":true}`} {
-		if status, got := call(t, "POST", base+"/users", bad); status != http.StatusBadRequest || got["error"] == "" {
-			t.Errorf("POST %s: %d %v, want 400", bad, status, got)
-		}
+		status, got := call(t, "POST", base+"/users", bad)
+		assert.Equal(t, http.StatusBadRequest, status, "POST %s: %v", bad, got)
+		assert.NotEqual(t, "", got["error"], "POST %s: %d %v", bad, status, got)
 	}
-	if status, got := call(t, "GET", base+"/nowhere", ""); status != http.StatusNotFound || got["error"] == "" {
-		t.Errorf("GET /nowhere: %d %v", status, got)
-	}
-	if status, _ := call(t, "DELETE", base+"/users/"+id, ""); status != http.StatusMethodNotAllowed {
-		t.Errorf("DELETE: %d, want 405", status)
-	}
+	status, got = call(t, "GET", base+"/nowhere", "")
+	assert.Equal(t, http.StatusNotFound, status, "GET /nowhere: %v", got)
+	assert.NotEqual(t, "", got["error"], "GET /nowhere: %d %v", status, got)
+	status, _ = call(t, "DELETE", base+"/users/"+id, "")
+	assert.Equal(t, http.StatusMethodNotAllowed, status, "DELETE")
 }
 
 // call sends a request (a body as JSON) and decodes a JSON object answer
@@ -146,22 +141,16 @@ func post(t *testing.T, url, body, contentType string) (int, map[string]any) {
 func send(t *testing.T, method, url, body, contentType string) (int, map[string]any) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
 	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer resp.Body.Close()
 	var m map[string]any
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
-		if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
-			t.Fatalf("%s %s: bad JSON: %v", method, url, err)
-		}
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&m), "%s %s: bad JSON", method, url)
 	}
 	return resp.StatusCode, m
 }

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/migrations"
 )
@@ -29,9 +32,7 @@ func TestMalformedInput(t *testing.T) {
 			leased(t)
 			db := c.open(t)
 			table := testenv.Unique(t, "apim")
-			if err := createTable(context.Background(), db, c.d, table); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, createTable(context.Background(), db, c.d, table))
 			t.Cleanup(func() { db.Exec("DROP TABLE " + table) })
 			srv := httptest.NewServer(newHandler(db, c.d, table))
 			defer srv.Close()
@@ -55,13 +56,12 @@ func TestMalformedInput(t *testing.T) {
 				{`{"email":"x` + long + `"}`, "application/json"}, // 255 bytes
 			} {
 				status, got := post(t, srv.URL+"/users", bad.body, bad.contentType)
-				if status != http.StatusBadRequest || got["error"] == nil {
-					t.Errorf("POST %q (%s): %d %v, want 400 with a JSON error", bad.body, bad.contentType, status, got)
-				}
+				assert.Equal(t, http.StatusBadRequest, status, "POST %q (%s): %v", bad.body, bad.contentType, got)
+				assert.NotNil(t, got["error"], "POST %q (%s): %d %v, want a JSON error", bad.body, bad.contentType, status, got)
 			}
 			var n int
-			if err := db.QueryRow("SELECT count(*) FROM " + table).Scan(&n); err != nil || n != 0 {
-				t.Errorf("%d rows stored (%v), want 0", n, err)
+			if assert.NoError(t, db.QueryRow("SELECT count(*) FROM "+table).Scan(&n), "rows stored") {
+				assert.Zero(t, n, "rows stored")
 			}
 
 			for _, good := range []struct{ body, contentType string }{
@@ -69,9 +69,8 @@ func TestMalformedInput(t *testing.T) {
 				{`{"email":"ada@example.com"}` + "\n", "application/json; charset=utf-8"},
 				{`{"email":"zoë@exämple.com"}`, "application/json"},
 			} {
-				if status, got := post(t, srv.URL+"/users", good.body, good.contentType); status != http.StatusCreated {
-					t.Errorf("POST %q (%s): %d %v, want 201", good.body, good.contentType, status, got)
-				}
+				status, got := post(t, srv.URL+"/users", good.body, good.contentType)
+				assert.Equal(t, http.StatusCreated, status, "POST %q (%s): %v", good.body, good.contentType, got)
 			}
 		})
 	}
@@ -81,8 +80,9 @@ func TestMalformedInput(t *testing.T) {
 // client that stops half way through a body cannot hold it open.
 func TestServerTimeouts(t *testing.T) {
 	s := newServer(http.NotFoundHandler())
-	if s.ReadHeaderTimeout <= 0 || s.ReadTimeout <= 0 || s.WriteTimeout <= 0 || s.IdleTimeout <= 0 || s.MaxHeaderBytes <= 0 {
-		t.Errorf("server timeouts: header %v, read %v, write %v, idle %v, max header bytes %d; want all set",
-			s.ReadHeaderTimeout, s.ReadTimeout, s.WriteTimeout, s.IdleTimeout, s.MaxHeaderBytes)
-	}
+	assert.Positive(t, s.ReadHeaderTimeout, "server ReadHeaderTimeout")
+	assert.Positive(t, s.ReadTimeout, "server ReadTimeout")
+	assert.Positive(t, s.WriteTimeout, "server WriteTimeout")
+	assert.Positive(t, s.IdleTimeout, "server IdleTimeout")
+	assert.Positive(t, s.MaxHeaderBytes, "server MaxHeaderBytes")
 }

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
@@ -54,9 +56,7 @@ func apiBinary(t *testing.T) string {
 			build.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})
-	if build.err != nil {
-		t.Fatal(build.err)
-	}
+	require.NoError(t, build.err)
 	return build.bin
 }
 
@@ -168,9 +168,7 @@ func (w *lockedWriter) Write(b []byte) (int, error) {
 func postgresURL(t *testing.T) (string, *sql.DB) {
 	t.Helper()
 	db, dsn := testenv.PostgresSchema(t, "api")
-	if !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") {
-		t.Fatalf("ONCE_TEST_POSTGRES_DSN must be a postgres:// URL here, not %.30q", dsn)
-	}
+	require.True(t, strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://"), "ONCE_TEST_POSTGRES_DSN must be a postgres:// URL here, not %.30q", dsn)
 	return dsn, db
 }
 
@@ -178,12 +176,8 @@ func postgresURL(t *testing.T) (string, *sql.DB) {
 func leaseRows(t *testing.T, db *sql.DB, d migrations.Dialect) []sqllease.Row {
 	t.Helper()
 	st, err := sqllease.New(db, sqllease.Options{Dialect: d})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	rows, err := st.Rows(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return rows
 }

@@ -13,6 +13,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestShutdownFinishesAcceptedCreates sends SIGTERM to the real server
@@ -25,9 +28,7 @@ func TestShutdownFinishesAcceptedCreates(t *testing.T) {
 	dir := t.TempDir()
 	dbPath := filepath.Join(dir, "api.db")
 	p, err := startAPI(t, dir, "DATABASE_URL=sqlite:"+dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer p.kill()
 	host := strings.TrimPrefix(p.base, "http://")
 
@@ -42,21 +43,18 @@ func TestShutdownFinishesAcceptedCreates(t *testing.T) {
 	var waiting []pending
 	for i := range slow {
 		c, err := net.Dial("tcp", host)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer c.Close()
 		body := fmt.Sprintf(`{"email":"slow%d@example.com"}`, i)
 		fmt.Fprintf(c, "POST /users HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nExpect: 100-continue\r\n\r\n", host, len(body))
 		r := bufio.NewReader(c)
 		c.SetReadDeadline(time.Now().Add(10 * time.Second))
 		status, err := r.ReadString('\n')
-		if err != nil || !strings.HasPrefix(status, "HTTP/1.1 100 ") {
-			t.Fatalf("slow create %d: %q %v, want 100 Continue", i, status, err)
-		}
-		if blank, err := r.ReadString('\n'); err != nil || blank != "\r\n" {
-			t.Fatalf("slow create %d: after 100 Continue %q %v", i, blank, err)
-		}
+		require.NoError(t, err, "slow create %d: want 100 Continue", i)
+		require.True(t, strings.HasPrefix(status, "HTTP/1.1 100 "), "slow create %d: %q, want 100 Continue", i, status)
+		blank, err := r.ReadString('\n')
+		require.NoError(t, err, "slow create %d: after 100 Continue", i)
+		require.Equal(t, "\r\n", blank, "slow create %d: after 100 Continue", i)
 		waiting = append(waiting, pending{c, r, body})
 	}
 
@@ -93,9 +91,7 @@ func TestShutdownFinishesAcceptedCreates(t *testing.T) {
 	}
 	time.Sleep(200 * time.Millisecond)
 
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
 	// Wait until the server has stopped accepting, then a little more:
 	// whatever SIGTERM stops has stopped.
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
@@ -104,18 +100,14 @@ func TestShutdownFinishesAcceptedCreates(t *testing.T) {
 			break
 		}
 		c.Close()
-		if time.Now().After(deadline) {
-			t.Fatal("the server still accepts connections 10s after SIGTERM")
-		}
+		require.False(t, time.Now().After(deadline), "the server still accepts connections 10s after SIGTERM")
 	}
 	time.Sleep(300 * time.Millisecond)
 	for i, w := range waiting {
-		if _, err := io.WriteString(w.c, w.body); err != nil {
-			t.Fatalf("slow create %d: sending the body: %v", i, err)
-		}
+		_, err := io.WriteString(w.c, w.body)
+		require.NoError(t, err, "slow create %d: sending the body", i)
 		resp, err := http.ReadResponse(w.r, nil)
-		if err != nil {
-			t.Errorf("slow create %d: no answer: %v", i, err)
+		if !assert.NoError(t, err, "slow create %d: no answer", i) {
 			continue
 		}
 		b, _ := io.ReadAll(resp.Body)
@@ -131,26 +123,14 @@ func TestShutdownFinishesAcceptedCreates(t *testing.T) {
 
 	err, rest := p.wait(20 * time.Second)
 	t.Logf("answers %v, %d creates refused after the listener closed; exit %v, output after SIGTERM %q", statuses, refused, err, rest)
-	if err != nil {
-		t.Errorf("exit after SIGTERM: %v\nstderr:\n%s", err, p.stderrText())
-	}
-	if len(bodies) > 0 {
-		t.Errorf("accepted creates answered other than 201: %v; bodies: %q", statuses, bodies)
-	}
-	if statuses[http.StatusCreated] < slow {
-		t.Errorf("%d creates answered 201, want at least the %d in flight", statuses[http.StatusCreated], slow)
-	}
+	assert.NoError(t, err, "exit after SIGTERM; stderr:\n%s", p.stderrText())
+	assert.Empty(t, bodies, "accepted creates answered other than 201: %v", statuses)
+	assert.GreaterOrEqual(t, statuses[http.StatusCreated], slow, "creates answered 201, want at least the ones in flight")
 
 	db, err := sql.Open("sqlite", "file:"+dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer db.Close()
 	var stored int
-	if err := db.QueryRow(`SELECT COUNT(*) FROM ` + table).Scan(&stored); err != nil {
-		t.Fatal(err)
-	}
-	if stored != statuses[http.StatusCreated] {
-		t.Errorf("%d users stored, %d creates answered 201", stored, statuses[http.StatusCreated])
-	}
+	require.NoError(t, db.QueryRow(`SELECT COUNT(*) FROM `+table).Scan(&stored))
+	assert.Equal(t, statuses[http.StatusCreated], stored, "users stored, want one per create answered 201")
 }

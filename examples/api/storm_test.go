@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/once-go/once/migrations"
 )
 
@@ -20,9 +23,8 @@ func TestSIGKILLStorm(t *testing.T) {
 	restarts := 60
 	if s := os.Getenv("ONCE_STORM_RESTARTS"); s != "" {
 		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			t.Fatalf("ONCE_STORM_RESTARTS=%q: want a positive number", s)
-		}
+		require.NoError(t, err, "ONCE_STORM_RESTARTS=%q: want a positive number", s)
+		require.GreaterOrEqual(t, n, 1, "ONCE_STORM_RESTARTS=%q: want a positive number", s)
 		restarts = n
 	}
 	apiBinary(t)
@@ -41,7 +43,7 @@ func TestSIGKILLStorm(t *testing.T) {
 					held++
 				}
 			}
-			t.Fatalf("restart %d of %d failed (%d machine IDs held, %d distinct taken so far): %v", i, restarts, held, len(seen), err)
+			require.NoError(t, err, "restart %d of %d failed (%d machine IDs held, %d distinct taken so far)", i, restarts, held, len(seen))
 		}
 		slowest = max(slowest, time.Since(start))
 		p.kill()
@@ -60,7 +62,5 @@ func TestSIGKILLStorm(t *testing.T) {
 	took := time.Since(began)
 	t.Logf("%d SIGKILL restarts in %v (%v each, slowest start %v): %d machine IDs held at the end, %d distinct ever held",
 		restarts, took.Round(time.Millisecond), (took / time.Duration(restarts)).Round(time.Millisecond), slowest.Round(time.Millisecond), held, len(seen))
-	if held > 3 {
-		t.Errorf("%d machine IDs held after %d SIGKILL restarts from one place, want at most 3", held, restarts)
-	}
+	assert.LessOrEqual(t, held, 3, "machine IDs held after %d SIGKILL restarts from one place", restarts)
 }

@@ -10,12 +10,14 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/once-go/once/examples/internal/exampledb"
 	"github.com/once-go/once/internal/testenv"
@@ -46,9 +48,7 @@ func TestProgram(t *testing.T) {
 			var out bytes.Buffer
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			if err := run(ctx, &out, c.url(t)); err != nil {
-				t.Fatalf("%v\n%s", err, out.String())
-			}
+			require.NoError(t, run(ctx, &out, c.url(t)), "output:\n%s", out.String())
 			checkWalkThrough(t, out.String())
 		})
 	}
@@ -65,26 +65,20 @@ func checkWalkThrough(t *testing.T, out string) {
 			counts = append(counts, n)
 		} else if m := eventLine.FindStringSubmatch(l); m != nil {
 			names = append(names, m[2])
-			if prev, ok := ids[m[2]]; ok && prev != m[1] {
-				t.Errorf("event %s shown as %s and %s", m[2], prev, m[1])
+			if prev, ok := ids[m[2]]; ok {
+				assert.Equal(t, prev, m[1], "event %s shown with two IDs", m[2])
 			}
 			ids[m[2]] = m[1]
 		}
 	}
-	if !slices.Equal(counts, []int{10, 10, 5, 7}) {
-		t.Errorf("pages of %v events, want 10, 10, 5 and the window's 7\n%s", counts, out)
-	}
+	assert.Equal(t, []int{10, 10, 5, 7}, counts, "events per page, want 10, 10, 5 and the window's 7\n%s", out)
 	var want []string
 	for i := 1; i <= 25; i++ {
 		want = append(want, fmt.Sprintf("%02d", i))
 	}
 	want = append(want, "06", "07", "08", "09", "10", "11", "12")
-	if !slices.Equal(names, want) {
-		t.Errorf("events shown: %v\nwant %v\n%s", names, want, out)
-	}
-	if !strings.Contains(out, "next cursor "+ids["10"]+": the server reads row id ") {
-		t.Errorf("the first page's cursor is not its last event %s:\n%s", ids["10"], out)
-	}
+	assert.Equal(t, want, names, "events shown\n%s", out)
+	assert.Contains(t, out, "next cursor "+ids["10"]+": the server reads row id ", "the first page's cursor is not its last event %s", ids["10"])
 }
 
 // clock is a manual clock for a nonce factory.
@@ -102,25 +96,17 @@ func handlerStore(t *testing.T, t0 time.Time) (*httptest.Server, []Event) {
 	t.Helper()
 	c := &clock{t: t0}
 	f, err := nonce.New(nonce.Config{MachineID: 3, BaseKey: []byte(exampledb.DemoKey), Now: c.now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	once.SetGenerator(f)
 	t.Cleanup(func() { once.SetGenerator(nil) })
 	store := &Store{db: &exampledb.DB{SQL: testenv.SQLite(t), Dialect: migrations.SQLite}}
-	if err := store.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, store.Migrate(t.Context()))
 	var events []Event
 	for i := range 30 {
 		c.set(t0.Add(time.Duration(i) * time.Millisecond))
 		e, err := store.Add(t.Context(), fmt.Sprintf("e%02d", i))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !e.Created.Equal(c.now()) {
-			t.Fatalf("event %d created %v, clock %v", i, e.Created, c.now())
-		}
+		require.NoError(t, err)
+		require.WithinDuration(t, c.now(), e.Created, 0, "event %d created, clock", i)
 		events = append(events, e)
 	}
 	srv := httptest.NewServer(store)
@@ -132,17 +118,13 @@ func handlerStore(t *testing.T, t0 time.Time) (*httptest.Server, []Event) {
 func fetch(t *testing.T, srv *httptest.Server, q url.Values) (int, Page, string) {
 	t.Helper()
 	resp, err := http.Get(srv.URL + "/events?" + q.Encode())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer resp.Body.Close()
 	var b bytes.Buffer
 	b.ReadFrom(resp.Body)
 	var p Page
 	if resp.StatusCode == http.StatusOK {
-		if err := json.Unmarshal(b.Bytes(), &p); err != nil {
-			t.Fatalf("%s: %v", b.String(), err)
-		}
+		require.NoError(t, json.Unmarshal(b.Bytes(), &p), "%s", b.String())
 	}
 	return resp.StatusCode, p, b.String()
 }
@@ -168,13 +150,10 @@ func TestHandlerPagination(t *testing.T) {
 			q.Set("after", cursor)
 		}
 		code, p, body := fetch(t, srv, q)
-		if code != http.StatusOK {
-			t.Fatalf("%s: %d %s", q.Encode(), code, body)
-		}
+		require.Equal(t, http.StatusOK, code, "%s: %s", q.Encode(), body)
 		for _, e := range events {
-			if strings.Contains(body, strconv.FormatInt(e.ID.Int64(), 10)) || strings.Contains(body, once.ID(e.ID).String()) {
-				t.Fatalf("page shows the stored value of %s: %s", e.Name, body)
-			}
+			require.NotContains(t, body, strconv.FormatInt(e.ID.Int64(), 10), "page shows the stored value of %s", e.Name)
+			require.NotContains(t, body, once.ID(e.ID).String(), "page shows the stored value of %s", e.Name)
 		}
 		for _, e := range p.Events {
 			seen = append(seen, e.Name)
@@ -182,18 +161,14 @@ func TestHandlerPagination(t *testing.T) {
 		if p.Next == "" {
 			break
 		}
-		if p.Next != p.Events[len(p.Events)-1].ID.String() {
-			t.Fatalf("next %s is not the last event's ID", p.Next)
-		}
+		require.Equal(t, p.Events[len(p.Events)-1].ID.String(), p.Next, "next is not the last event's ID")
 		cursor = p.Next
 	}
 	var want []string
 	for _, e := range events {
 		want = append(want, e.Name)
 	}
-	if !slices.Equal(seen, want) {
-		t.Errorf("paged through %v\nwant %v", seen, want)
-	}
+	assert.Equal(t, want, seen, "paged through")
 }
 
 // TestHandlerWindow: a time window returns exactly the events created in
@@ -216,16 +191,15 @@ func TestHandlerWindow(t *testing.T) {
 		{url.Values{"from": {ms(28)}, "to": {ms(1e6)}, "limit": {"1"}}, "e28"},
 	} {
 		code, p, body := fetch(t, srv, c.q)
-		if code != http.StatusOK || names(p) != c.want {
-			t.Errorf("%s: %d %q (%s), want %q", c.q.Encode(), code, names(p), body, c.want)
-		}
+		assert.Equal(t, http.StatusOK, code, "%s: %s", c.q.Encode(), body)
+		assert.Equal(t, c.want, names(p), "%s: events", c.q.Encode())
 	}
 	// A cursor inside the window.
 	_, first, _ := fetch(t, srv, url.Values{"from": {ms(5)}, "to": {ms(12)}, "limit": {"3"}})
 	code, p, body := fetch(t, srv, url.Values{"from": {ms(5)}, "to": {ms(12)}, "after": {first.Next}})
-	if code != http.StatusOK || names(first) != "e05 e06 e07" || names(p) != "e08 e09 e10 e11" {
-		t.Errorf("window pages %q then %q (%d %s)", names(first), names(p), code, body)
-	}
+	assert.Equal(t, http.StatusOK, code, "window, second page: %s", body)
+	assert.Equal(t, "e05 e06 e07", names(first), "window, first page")
+	assert.Equal(t, "e08 e09 e10 e11", names(p), "window, second page")
 }
 
 // TestHandlerRejects: cursors that are not our event IDs in their one
@@ -251,8 +225,7 @@ func TestHandlerRejects(t *testing.T) {
 		code, _, body := fetch(t, srv, c.q)
 		var e struct{ Error string }
 		json.Unmarshal([]byte(body), &e)
-		if code != http.StatusBadRequest || !strings.Contains(e.Error, c.want) {
-			t.Errorf("%s: %d %s, want 400 with %q", c.q.Encode(), code, body, c.want)
-		}
+		assert.Equal(t, http.StatusBadRequest, code, "%s: %s", c.q.Encode(), body)
+		assert.Contains(t, e.Error, c.want, "%s: the error", c.q.Encode())
 	}
 }

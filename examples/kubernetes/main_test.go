@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"regexp"
@@ -11,6 +10,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/once-go/once/lease"
 	"github.com/once-go/once/once"
@@ -72,44 +74,33 @@ func runExample(t *testing.T) {
 		case l := <-out.lines:
 			t.Log(l)
 			if m := regexp.MustCompile(`machine ID (\d+); listening on (\S+)`).FindStringSubmatch(l); m != nil {
-				if m[1] != "103" {
-					t.Errorf("machine ID %s, want 103 (ordinal 3 + offset 100)", m[1])
-				}
+				assert.Equal(t, "103", m[1], "machine ID, want ordinal 3 + offset 100")
 				base = m[2]
 			}
 		case err := <-done:
-			t.Fatalf("run returned early: %v", err)
+			require.Failf(t, "run returned early", "error: %v", err)
 		case <-time.After(20 * time.Second):
-			t.Fatal("not listening after 20s")
+			require.Fail(t, "not listening after 20s")
 		}
 	}
 	resp, err := http.Get(base + "/id")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var body map[string]string
 	json.NewDecoder(resp.Body).Decode(&body)
 	resp.Body.Close()
-	if _, err := once.ParseAs[OrderID](body["id"]); err != nil {
-		t.Errorf("GET /id: %v %v", body, err)
-	}
+	_, err = once.ParseAs[OrderID](body["id"])
+	assert.NoError(t, err, "GET /id: %v", body)
 	resp, err = http.Get(base + "/healthz")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Errorf("healthz: %d %s", resp.StatusCode, b)
-	}
+	assert.Equal(t, 200, resp.StatusCode, "healthz: %s", b)
 	cancel()
 	select {
 	case err := <-done:
-		if err != nil {
-			t.Errorf("run: %v", err)
-		}
+		assert.NoError(t, err, "run")
 	case <-time.After(20 * time.Second):
-		t.Fatal("no shutdown within 20s")
+		require.Fail(t, "no shutdown within 20s")
 	}
 }
 
@@ -119,8 +110,8 @@ func TestBadPodIndex(t *testing.T) {
 	t.Setenv("POD_INDEX", "")
 	t.Setenv("ADDR", "127.0.0.1:0")
 	err := run(context.Background(), io.Discard)
-	if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "POD_INDEX is empty: the pod has no apps.kubernetes.io/pod-index label") {
-		t.Errorf("run with an empty POD_INDEX: %v, want a lease.ErrConfig explaining the missing label", err)
+	if assert.ErrorIs(t, err, lease.ErrConfig, "run with an empty POD_INDEX") {
+		assert.Contains(t, err.Error(), "POD_INDEX is empty: the pod has no apps.kubernetes.io/pod-index label", "run with an empty POD_INDEX: want the missing label explained")
 	}
 }
 
@@ -128,7 +119,8 @@ func TestBadPodName(t *testing.T) {
 	t.Setenv("POD_NAME", "web")
 	t.Setenv("ADDR", "127.0.0.1:0")
 	err := run(context.Background(), io.Discard)
-	if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "POD_NAME") || !strings.Contains(err.Error(), `"web"`) {
-		t.Errorf("run with POD_NAME=web: %v, want a lease.ErrConfig naming POD_NAME and its value", err)
+	if assert.ErrorIs(t, err, lease.ErrConfig, "run with POD_NAME=web") {
+		assert.Contains(t, err.Error(), "POD_NAME", "run with POD_NAME=web: the error names POD_NAME")
+		assert.Contains(t, err.Error(), `"web"`, "run with POD_NAME=web: the error names the value")
 	}
 }

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/nonce"
@@ -21,29 +23,21 @@ func TestPgx(t *testing.T) {
 	table := testenv.Unique(t, "pgx")
 	t.Cleanup(func() { db.Exec("DROP TABLE IF EXISTS " + table) })
 	var out bytes.Buffer
-	if err := run(context.Background(), &out, testenv.PostgresDSN(), "", table); err != nil {
-		t.Fatalf("%v\n%s", err, out.String())
-	}
+	require.NoError(t, run(context.Background(), &out, testenv.PostgresDSN(), "", table), "output:\n%s", out.String())
 	m := regexp.MustCompile(`(?m)^(usr_\S{11}) ada@example\.com \(stored (-?\d+)\)$`).FindStringSubmatch(out.String())
-	if m == nil || !strings.Contains(out.String(), "\n1 of 1 by = ANY($1)\n") {
-		t.Fatalf("unexpected output:\n%s", out.String())
-	}
+	require.NotNil(t, m, "unexpected output:\n%s", out.String())
+	require.Contains(t, out.String(), "\n1 of 1 by = ANY($1)\n", "unexpected output")
 	f, err := nonce.New(nonce.Config{MachineID: 1, BaseKey: []byte(demoKey)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	once.SetGenerator(f)
 	t.Cleanup(func() { once.SetGenerator(nil) })
 	id, err := once.ParseAs[UserID](m[1])
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	stored, _ := strconv.ParseInt(m[2], 10, 64)
-	if id.Int64() != stored || fmt.Sprint(stored) == m[1][4:] {
-		t.Errorf("shown %s (value %d), stored %d", m[1], id.Int64(), stored)
-	}
+	assert.Equal(t, stored, id.Int64(), "shown %s, stored", m[1])
+	assert.NotEqual(t, fmt.Sprint(stored), m[1][4:], "shown %s: the stored value unmasked", m[1])
 	var n int
-	if err := db.QueryRow("SELECT count(*) FROM "+table+" WHERE id = $1", stored).Scan(&n); err != nil || n != 1 {
-		t.Errorf("rows with id %d: %d (%v)", stored, n, err)
+	if assert.NoError(t, db.QueryRow("SELECT count(*) FROM "+table+" WHERE id = $1", stored).Scan(&n), "rows with id %d", stored) {
+		assert.Equal(t, 1, n, "rows with id %d", stored)
 	}
 }

@@ -3,15 +3,14 @@ package main
 import (
 	"context"
 	"database/sql"
-	"errors"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	oncepgx "github.com/once-go/once/adapters/pgx"
 	"github.com/once-go/once/internal/testenv"
@@ -34,30 +33,21 @@ func pool(t *testing.T) (*pgxpool.Pool, string) {
 	testenv.Postgres(t) // skips, or fails with ONCE_TEST_REQUIRE=1, when PostgreSQL is down
 	ctx := context.Background()
 	cfg, err := pgxpool.ParseConfig(testenv.PostgresDSN())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
 		c.TypeMap().RegisterDefaultPgType([]TextID(nil), "_varchar")
 		return registerIDTypes(ctx, c)
 	}
 	p, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(p.Close)
 	table := testenv.Unique(t, "pgx")
-	if _, err := p.Exec(ctx, `CREATE TABLE `+table+` (id bigint PRIMARY KEY, editor_id bigint, ref varchar(11) NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
+	_, err = p.Exec(ctx, `CREATE TABLE `+table+` (id bigint PRIMARY KEY, editor_id bigint, ref varchar(11) NOT NULL)`)
+	require.NoError(t, err)
 	t.Cleanup(func() { p.Exec(context.Background(), "DROP TABLE "+table) })
 	f, err := nonce.New(nonce.Config{MachineID: 3, BaseKey: []byte(demoKey), AwaitLease: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Activate(3, time.Time{}, time.Time{}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, f.Activate(3, time.Time{}, time.Time{}))
 	once.SetGenerator(f)
 	t.Cleanup(func() { once.SetGenerator(nil) })
 	return p, table
@@ -68,9 +58,7 @@ func newIDs[T once.IDType](t *testing.T, n int) []T {
 	out := make([]T, n)
 	for i := range out {
 		id, err := once.NewAs[T]()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		out[i] = id
 	}
 	return out
@@ -92,24 +80,20 @@ func TestPgxNative(t *testing.T) {
 		{ids[0], nil, refs[0]},
 		{ids[1], &ids[0], refs[1]},
 	}))
-	if err != nil || n != 2 {
-		t.Fatalf("CopyFrom: %d, %v", n, err)
-	}
+	require.NoError(t, err, "CopyFrom")
+	require.Equal(t, int64(2), n, "CopyFrom: rows")
 	// SendBatch.
 	b := &pgx.Batch{}
 	b.Queue(`INSERT INTO `+table+` (id, editor_id, ref) VALUES ($1, $2, $3)`, ids[2], sql.Null[UserID]{V: ids[1], Valid: true}, refs[2])
 	b.Queue(`SELECT editor_id FROM `+table+` WHERE id = $1`, ids[2])
 	br := p.SendBatch(ctx, b)
-	if _, err := br.Exec(); err != nil {
-		t.Fatalf("batch insert: %v", err)
-	}
+	_, err = br.Exec()
+	require.NoError(t, err, "batch insert")
 	var editor UserID
-	if err := br.QueryRow().Scan(&editor); err != nil || editor != ids[1] {
-		t.Errorf("batch select: %v, %v", editor, err)
+	if assert.NoError(t, br.QueryRow().Scan(&editor), "batch select") {
+		assert.Equal(t, ids[1], editor, "batch select")
 	}
-	if err := br.Close(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, br.Close())
 
 	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeCacheDescribe,
 		pgx.QueryExecModeDescribeExec, pgx.QueryExecModeExec, pgx.QueryExecModeSimpleProtocol} {
@@ -126,12 +110,18 @@ func TestPgxNative(t *testing.T) {
 				var ref TextID
 				err := p.QueryRow(ctx, `SELECT id, editor_id, editor_id, ref FROM `+table+` WHERE id = $1`, args...).
 					Scan(&id, &ptr, &null, &ref)
-				if err != nil || id != ids[1] || ptr == nil || *ptr != ids[0] || !null.Valid || null.V != ids[0] || ref != refs[1] {
-					t.Errorf("format %d: %v %v %v %v, %v", format, id, ptr, null, ref, err)
+				if assert.NoError(t, err, "format %d", format) {
+					assert.Equal(t, ids[1], id, "format %d: id", format)
+					if assert.NotNil(t, ptr, "format %d: *UserID", format) {
+						assert.Equal(t, ids[0], *ptr, "format %d: *UserID", format)
+					}
+					assert.Equal(t, sql.Null[UserID]{V: ids[0], Valid: true}, null, "format %d: sql.Null[UserID]", format)
+					assert.Equal(t, refs[1], ref, "format %d: ref", format)
 				}
 				err = p.QueryRow(ctx, `SELECT editor_id, editor_id FROM `+table+` WHERE id = $1`, mode, ids[0]).Scan(&ptr, &null)
-				if err != nil || ptr != nil || null.Valid {
-					t.Errorf("format %d, NULL: %v %v, %v", format, ptr, null, err)
+				if assert.NoError(t, err, "format %d, NULL", format) {
+					assert.Nil(t, ptr, "format %d, NULL: *UserID", format)
+					assert.False(t, null.Valid, "format %d, NULL: sql.Null[UserID] %v", format, null)
 				}
 			}
 			// = ANY($1) with slices of IDs.
@@ -143,53 +133,44 @@ func TestPgxNative(t *testing.T) {
 				{"[]TextID", "ref = ANY($1)", []TextID{refs[0], refs[2]}},
 			} {
 				rows, err := p.Query(ctx, `SELECT id FROM `+table+` WHERE `+c.where+` ORDER BY id`, mode, c.arg)
-				if err != nil {
-					t.Errorf("%s: %v", c.name, err)
+				if !assert.NoError(t, err, c.name) {
 					continue
 				}
 				got, err := pgx.CollectRows(rows, pgx.RowTo[UserID])
-				if err != nil || len(got) != 2 || !slices.Contains(got, ids[0]) || !slices.Contains(got, ids[2]) {
-					t.Errorf("%s: %v, %v", c.name, got, err)
+				if assert.NoError(t, err, c.name) {
+					assert.ElementsMatch(t, []UserID{ids[0], ids[2]}, got, c.name)
 				}
 			}
 			// The zero ID has no database value: refused before the
 			// statement reaches the server, with once.ErrInvalid.
 			for _, arg := range []any{UserID{}, &UserID{}, sql.Null[UserID]{Valid: true}} {
 				_, err := p.Exec(ctx, `UPDATE `+table+` SET editor_id = $2 WHERE id = ANY($1)`, mode, []UserID{ids[1]}, arg)
-				if !errors.Is(err, once.ErrInvalid) {
-					t.Errorf("%T holding the zero ID: %v, want once.ErrInvalid", arg, err)
-				}
+				assert.ErrorIs(t, err, once.ErrInvalid, "%T holding the zero ID", arg)
 			}
 			for _, arg := range []any{[]UserID{ids[0], {}}} {
 				_, err := p.Exec(ctx, `UPDATE `+table+` SET editor_id = NULL WHERE id = ANY($1)`, mode, arg)
-				if !errors.Is(err, once.ErrInvalid) {
-					t.Errorf("%T holding the zero ID: %v, want once.ErrInvalid", arg, err)
-				}
+				assert.ErrorIs(t, err, once.ErrInvalid, "%T holding the zero ID", arg)
 			}
 			var still int
-			if err := p.QueryRow(ctx, `SELECT count(*) FROM `+table+` WHERE editor_id IS NOT NULL`, mode).Scan(&still); err != nil || still != 2 {
-				t.Errorf("rows with an editor: %d (%v), want 2", still, err)
+			if assert.NoError(t, p.QueryRow(ctx, `SELECT count(*) FROM `+table+` WHERE editor_id IS NOT NULL`, mode).Scan(&still), "rows with an editor") {
+				assert.Equal(t, 2, still, "rows with an editor")
 			}
 		})
 	}
 	// Without registerIDTypes, the exec modes that do not ask the server
 	// for parameter types cannot encode a []UserID.
 	c, err := pgx.Connect(ctx, testenv.PostgresDSN())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer c.Close(ctx)
 	_, err = c.Exec(ctx, `SELECT 1 WHERE 1 = ANY($1)`, pgx.QueryExecModeExec, []UserID{ids[0]})
-	if err == nil || !strings.Contains(err.Error(), "cannot find encode plan") {
-		t.Errorf("[]UserID in exec mode without registerIDTypes: %v", err)
+	if assert.Error(t, err, "[]UserID in exec mode without registerIDTypes") {
+		assert.Contains(t, err.Error(), "cannot find encode plan", "[]UserID in exec mode without registerIDTypes")
 	}
 
 	// A batch with a zero ID fails on that statement.
 	b = &pgx.Batch{}
 	b.Queue(`INSERT INTO `+table+` (id, ref) VALUES ($1, $2)`, UserID{}, refs[0])
-	if err := p.SendBatch(ctx, b).Close(); !errors.Is(err, once.ErrInvalid) {
-		t.Errorf("batch with the zero ID: %v", err)
-	}
+	assert.ErrorIs(t, p.SendBatch(ctx, b).Close(), once.ErrInvalid, "batch with the zero ID")
 	// CopyFrom streams rows to the server and hands an encoding error to
 	// it as the reason to abort the COPY: the error that comes back is
 	// the server's (SQLSTATE 57014), whose text carries the ID's message
@@ -197,16 +178,17 @@ func TestPgxNative(t *testing.T) {
 	// (oncepgx.CopyFrom, below, returns the ID's error.)
 	_, err = p.CopyFrom(ctx, pgx.Identifier{table}, []string{"id", "ref"}, pgx.CopyFromRows([][]any{{newIDs[UserID](t, 1)[0], refs[0]}, {UserID{}, refs[0]}}))
 	var pgErr *pgconn.PgError
-	if !errors.As(err, &pgErr) || pgErr.Code != "57014" || !strings.Contains(err.Error(), `once: the zero ID ("no ID") has no database value`) {
-		t.Errorf("CopyFrom with the zero ID: %v", err)
+	if assert.ErrorAs(t, err, &pgErr, "CopyFrom with the zero ID") {
+		assert.Equal(t, "57014", pgErr.Code, "CopyFrom with the zero ID: the server's error code")
+		assert.Contains(t, err.Error(), `once: the zero ID ("no ID") has no database value`, "CopyFrom with the zero ID")
 	}
 	// oncepgx.CopyFrom returns the row's own error instead.
 	_, err = oncepgx.CopyFrom(ctx, p, pgx.Identifier{table}, []string{"id", "ref"}, pgx.CopyFromRows([][]any{{newIDs[UserID](t, 1)[0], refs[0]}, {UserID{}, refs[0]}}))
-	if !errors.Is(err, once.ErrInvalid) || !strings.Contains(err.Error(), "row 2, column id") {
-		t.Errorf("oncepgx.CopyFrom with the zero ID: %v", err)
+	if assert.ErrorIs(t, err, once.ErrInvalid, "oncepgx.CopyFrom with the zero ID") {
+		assert.Contains(t, err.Error(), "row 2, column id", "oncepgx.CopyFrom with the zero ID")
 	}
 	var count int
-	if err := p.QueryRow(ctx, `SELECT count(*) FROM `+table).Scan(&count); err != nil || count != 3 {
-		t.Errorf("rows after the failed COPY: %d (%v), want 3", count, err)
+	if assert.NoError(t, p.QueryRow(ctx, `SELECT count(*) FROM `+table).Scan(&count), "rows after the failed COPY") {
+		assert.Equal(t, 3, count, "rows after the failed COPY")
 	}
 }

@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/once-go/once/nonce"
 	"github.com/once-go/once/once"
@@ -30,42 +32,27 @@ func TestKeyRawBytes(t *testing.T) {
 	const key = "3f9a1c0e5b7d2a4968f0c1e3b5d7a9c2e4f6081a3c5e7092b4d6f8a0c2e4f607" // openssl rand -hex 32
 	var out bytes.Buffer
 	url := "sqlite:" + filepath.Join(t.TempDir(), "key.db")
-	if err := run(context.Background(), &out, url, key, "key_users"); err != nil {
-		t.Fatalf("%v\n%s", err, out.String())
-	}
+	require.NoError(t, run(context.Background(), &out, url, key, "key_users"), "output:\n%s", out.String())
 	f, err := nonce.New(nonce.Config{MachineID: 1, BaseKey: []byte(key)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	testGen.Set(f)
 	rows := regexp.MustCompile(`(?m)^(\{.*\})\s+(-?\d+)$`).FindAllStringSubmatch(out.String(), -1)
-	if len(rows) != 3 {
-		t.Fatalf("want 3 rows:\n%s", out.String())
-	}
+	require.Len(t, rows, 3, "rows in the output:\n%s", out.String())
 	for _, r := range rows {
 		var u struct{ ID string }
-		if err := json.Unmarshal([]byte(r[1]), &u); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.Unmarshal([]byte(r[1]), &u))
 		stored, err := strconv.ParseInt(r[2], 10, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := once.Typed[rawKeyKind](once.FromInt64(stored)).String(); u.ID != want {
-			t.Errorf("stored %d shown as %s, want %s (masked with the raw ONCE_KEY bytes)", stored, u.ID, want)
-		}
+		require.NoError(t, err)
+		want := once.Typed[rawKeyKind](once.FromInt64(stored)).String()
+		assert.Equal(t, want, u.ID, "stored %d shown, want it masked with the raw ONCE_KEY bytes", stored)
 	}
-	if strings.Contains(out.String(), "NOTE") {
-		t.Errorf("demo-key note printed with ONCE_KEY set:\n%s", out.String())
-	}
+	assert.NotContains(t, out.String(), "NOTE", "demo-key note printed with ONCE_KEY set")
 
 	out.Reset()
-	if err := run(context.Background(), &out, url, "", "key_users2"); err != nil {
-		t.Fatal(err)
-	}
-	if s := out.String(); !strings.Contains(s, "openssl rand -hex 32") || strings.Contains(s, "base64") {
-		t.Errorf("demo-key note should suggest a key used as is:\n%s", s)
-	}
+	require.NoError(t, run(context.Background(), &out, url, "", "key_users2"))
+	s := out.String()
+	assert.Contains(t, s, "openssl rand -hex 32", "demo-key note should suggest a key used as is")
+	assert.NotContains(t, s, "base64", "demo-key note should suggest a key used as is")
 }
 
 // TestParseDatabaseURL covers every DATABASE_URL form.
@@ -81,16 +68,14 @@ func TestParseDatabaseURL(t *testing.T) {
 		{"mysql://u@db.example/app", "mysql", "u@tcp(db.example:3306)/app?parseTime=true"},
 	} {
 		got, err := parseDatabaseURL(c.in)
-		if err != nil || got.driver != c.driver || got.dsn != c.dsn {
-			t.Errorf("%q: %+v %v, want %s %s", c.in, got, err, c.driver, c.dsn)
+		if assert.NoError(t, err, "%q", c.in) {
+			assert.Equal(t, c.driver, got.driver, "%q: driver", c.in)
+			assert.Equal(t, c.dsn, got.dsn, "%q: dsn", c.in)
 		}
-		if strings.Contains(got.where, ":p@") {
-			t.Errorf("%q: description shows the password: %s", c.in, got.where)
-		}
+		assert.NotContains(t, got.where, ":p@", "%q: description shows the password", c.in)
 	}
 	for _, bad := range []string{"redis://x", "sqlite:", "mysql://u@tcp(/x", "nonsense"} {
-		if _, err := parseDatabaseURL(bad); err == nil {
-			t.Errorf("%q: no error", bad)
-		}
+		_, err := parseDatabaseURL(bad)
+		assert.Error(t, err, "%q: no error", bad)
 	}
 }

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
@@ -24,9 +27,7 @@ func TestQuickstart(t *testing.T) {
 		{"sqlite", func(t *testing.T) (string, *sql.DB) {
 			path := filepath.Join(t.TempDir(), "qs.db")
 			db, err := sql.Open("sqlite", "file:"+path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			t.Cleanup(func() { db.Close() })
 			return "sqlite:" + path, db
 		}},
@@ -39,33 +40,24 @@ func TestQuickstart(t *testing.T) {
 			table := testenv.Unique(t, "qs")
 			t.Cleanup(func() { db.Exec("DROP TABLE IF EXISTS " + table) })
 			var out bytes.Buffer
-			if err := run(context.Background(), &out, url, "", table); err != nil {
-				t.Fatalf("%v\n%s", err, out.String())
-			}
+			require.NoError(t, run(context.Background(), &out, url, "", table), "output:\n%s", out.String())
 			s := out.String()
 			t.Logf("\n%s", s)
 			rows := regexp.MustCompile(`(?m)^\{"id":"usr_[A-Za-z0-9_-]{11}","email":"[a-z]+@example\.com"\}\s+-?\d+$`).FindAllString(s, -1)
-			if len(rows) != 3 || !strings.Contains(s, "GET /users/usr_") || !strings.HasSuffix(s, "lease     released\n") {
-				t.Errorf("unexpected output:\n%s", s)
-			}
+			assert.Len(t, rows, 3, "user rows in the output")
+			assert.Contains(t, s, "GET /users/usr_", "the output")
+			assert.True(t, strings.HasSuffix(s, "lease     released\n"), "the output does not end with the released lease:\n%s", s)
 			m := regexp.MustCompile(`machine ID (\d+)`).FindStringSubmatch(s)
-			if m == nil {
-				t.Fatalf("no machine ID in output")
-			}
+			require.NotNil(t, m, "no machine ID in output")
 			if c.name == "sqlite" {
 				// The file is ours alone: the lease must be free again.
 				st, err := sqllease.New(db, sqllease.Options{Dialect: migrations.SQLite})
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				all, err := st.Rows(context.Background())
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				id, _ := strconv.Atoi(m[1])
-				if all[id].Held || all[id].Token == nil {
-					t.Errorf("lease row %d after exit: %+v, want taken once and released", id, all[id])
-				}
+				assert.False(t, all[id].Held, "lease row %d after exit: %+v, want released", id, all[id])
+				assert.NotNil(t, all[id].Token, "lease row %d after exit: %+v, want taken once", id, all[id])
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/stretchr/testify/assert"
 )
 
 // TestOpenDBMySQLForms: openDB takes the MySQL forms the README names, the
@@ -17,13 +18,11 @@ func TestOpenDBMySQLForms(t *testing.T) {
 		"app:secret@unix(/run/mysqld/mysqld.sock)/app",
 	} {
 		db, pool, err := openDB(context.Background(), url)
-		if err != nil {
-			t.Errorf("openDB(%q): %v", url, err)
+		if !assert.NoError(t, err, "openDB(%q)", url) {
 			continue
 		}
-		if _, ok := db.Driver().(*mysql.MySQLDriver); !ok || pool != nil {
-			t.Errorf("openDB(%q): driver %T, pool %v; want go-sql-driver/mysql, no pool", url, db.Driver(), pool)
-		}
+		assert.IsType(t, &mysql.MySQLDriver{}, db.Driver(), "openDB(%q): want go-sql-driver/mysql", url)
+		assert.Nil(t, pool, "openDB(%q): want no pool", url)
 		db.Close()
 	}
 }

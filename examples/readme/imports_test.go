@@ -13,6 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestSnippetImports: every README block shows the imports it needs. A
@@ -26,28 +29,21 @@ import (
 func TestSnippetImports(t *testing.T) {
 	for _, dir := range regionDirs {
 		regions, err := readDirRegions(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		files, err := regionFiles(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for name, text := range regions {
 			if strings.HasPrefix(text, "import ") || strings.Contains(text, "\nimport ") {
 				continue
 			}
 			imports, err := fileImports(files[name])
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			used := usedImports(text, imports)
 			listed, ok := listedImports(text)
-			switch {
-			case !ok && len(used) > 0:
-				t.Errorf("%s: region %s shows no imports; start it with // Imports: %s", files[name], name, quoteAll(used))
-			case !slices.Equal(listed, used):
-				t.Errorf("%s: region %s lists imports %s, uses %s", files[name], name, quoteAll(listed), quoteAll(used))
+			if !ok {
+				assert.Empty(t, used, "%s: region %s shows no imports; start it with // Imports: %s", files[name], name, quoteAll(used))
+			} else {
+				assert.Equal(t, quoteAll(used), quoteAll(listed), "%s: region %s: the imports it lists, want those it uses", files[name], name)
 			}
 		}
 	}
@@ -58,15 +54,13 @@ func TestSnippetImports(t *testing.T) {
 func TestSnippetImportsCheck(t *testing.T) {
 	imports := map[string]string{"os": "os", "lease": "github.com/x/lease", "pgxpool": "github.com/jackc/pgx/v5/pgxpool"}
 	text := "// Imports: \"os\",\n// \"github.com/x/lease\".\n// lease.Start in a comment, time.Second too\nf := \"lease.json\"\nm, err := lease.Start(os.Getenv(\"X\"), p.Close)"
-	if got := usedImports(text, imports); !slices.Equal(got, []string{"github.com/x/lease", "os"}) {
-		t.Errorf("usedImports = %v", got)
+	assert.Equal(t, []string{"github.com/x/lease", "os"}, usedImports(text, imports), "usedImports")
+	got, ok := listedImports(text)
+	if assert.True(t, ok, "listedImports found no list") {
+		assert.Equal(t, []string{"github.com/x/lease", "os"}, got, "listedImports")
 	}
-	if got, ok := listedImports(text); !ok || !slices.Equal(got, []string{"github.com/x/lease", "os"}) {
-		t.Errorf("listedImports = %v, %v", got, ok)
-	}
-	if _, ok := listedImports("x := 1"); ok {
-		t.Error("listedImports found a list in a region without one")
-	}
+	_, ok = listedImports("x := 1")
+	assert.False(t, ok, "listedImports found a list in a region without one")
 }
 
 // regionFiles maps each region of dir to the file it is in.

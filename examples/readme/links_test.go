@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // repoRoot is the repository's root directory, seen from this package.
@@ -50,19 +53,13 @@ var releaseDocs = map[string]bool{"RELEASING.md": true, "CHANGELOG.md": true}
 // names a heading of the Markdown file it points to.
 func TestDocLinks(t *testing.T) {
 	files, err := docFiles(repoRoot)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	root, err := filepath.Abs(repoRoot)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	checked := 0
 	for _, path := range files {
 		md, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, l := range mdLinks(string(md)) {
 			target, ok, err := resolveLink(path, l.target)
 			if !ok {
@@ -73,22 +70,16 @@ func TestDocLinks(t *testing.T) {
 				t.Logf("%s:%d: link to %s, which this tree does not have yet", path, l.line, l.target)
 				continue
 			}
-			if err != nil {
-				t.Errorf("%s:%d: link %q: %v", path, l.line, l.target, err)
-			}
+			assert.NoError(t, err, "%s:%d: link %q", path, l.line, l.target)
 		}
 	}
-	if checked == 0 {
-		t.Error("no relative links found: the link reader is broken")
-	}
+	assert.NotZero(t, checked, "no relative links found: the link reader is broken")
 }
 
 func mustAbs(t *testing.T, path string) string {
 	t.Helper()
 	abs, err := filepath.Abs(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return abs
 }
 
@@ -98,33 +89,28 @@ func TestLinkReader(t *testing.T) {
 	md := "# Title\n\nSee [a](b.md#two-words) and [c](https://x.example/y) `[not](a-link.md)`.\n\n" +
 		"```go\n[also](not-a-link.md)\n```\n\n## Two words\n\n### Unset IDs and `\"\"` in JSON\n\n## Two words\n[self](#two-words-1)\n"
 	links := mdLinks(md)
-	if len(links) != 3 || links[0].target != "b.md#two-words" || links[0].line != 3 ||
-		links[1].target != "https://x.example/y" || links[2].target != "#two-words-1" || links[2].line != 14 {
-		t.Errorf("mdLinks = %+v", links)
+	if assert.Len(t, links, 3, "mdLinks") {
+		assert.Equal(t, link{"b.md#two-words", 3}, links[0], "mdLinks: first link")
+		assert.Equal(t, "https://x.example/y", links[1].target, "mdLinks: second link")
+		assert.Equal(t, link{"#two-words-1", 14}, links[2], "mdLinks: third link")
 	}
-	if got := anchors(md); !got["title"] || !got["two-words"] || !got["two-words-1"] || !got["unset-ids-and--in-json"] || len(got) != 4 {
-		t.Errorf("anchors = %v", got)
-	}
+	assert.Equal(t, map[string]bool{"title": true, "two-words": true, "two-words-1": true, "unset-ids-and--in-json": true}, anchors(md), "anchors")
 
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.md"), filepath.Join(dir, "b.md")
 	for path, text := range map[string]string{a: md, b: "# B\n\n## Two words\n"} {
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
 	}
 	for target, bad := range map[string]bool{
 		"b.md": false, "b.md#two-words": false, "#two-words-1": false, "./b.md#b": false, ".": false,
 		"c.md": true, "b.md#three-words": true, "#nowhere": true, "b.md#Two-words": true,
 	} {
 		_, ok, err := resolveLink(a, target)
-		if !ok || (err != nil) != bad {
-			t.Errorf("resolveLink(%q) = %v, %v; want an error: %v", target, ok, err, bad)
-		}
+		assert.True(t, ok, "resolveLink(%q): not taken for a relative link", target)
+		assert.Equal(t, bad, err != nil, "resolveLink(%q): error %v; want an error: %v", target, err, bad)
 	}
-	if _, ok, _ := resolveLink(a, "mailto:x@example.com"); ok {
-		t.Error("resolveLink took a mailto: URL for a relative link")
-	}
+	_, ok, _ := resolveLink(a, "mailto:x@example.com")
+	assert.False(t, ok, "resolveLink took a mailto: URL for a relative link")
 }
 
 // A link is a Markdown inline link's target and the line it is on.

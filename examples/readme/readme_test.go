@@ -6,7 +6,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/lease/sqllease"
@@ -37,13 +38,9 @@ var regionDirs = []string{".", filepath.Join("..", "api"), filepath.Join("..", "
 // naming no region, fails; so does a region no page shows.
 func TestDocSnippets(t *testing.T) {
 	regions, err := readRegions(regionDirs...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	files, err := docFiles(repoRoot)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	shown := map[string]bool{}
 	for _, path := range files {
 		for _, name := range checkSnippets(t, path, regions) {
@@ -51,9 +48,7 @@ func TestDocSnippets(t *testing.T) {
 		}
 	}
 	for _, name := range sortedKeys(regions) {
-		if !shown[name] {
-			t.Errorf("region %s is shown on no page: add <!-- readme:%s --> and a ```go block with it to README.md or a page under docs/", name, name)
-		}
+		assert.True(t, shown[name], "region %s is shown on no page: add <!-- readme:%s --> and a ```go block with it to README.md or a page under docs/", name, name)
 	}
 }
 
@@ -62,32 +57,25 @@ func TestDocSnippets(t *testing.T) {
 func checkSnippets(t *testing.T, path string, regions map[string]string) []string {
 	t.Helper()
 	md, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	blocks, err := goBlocks(string(md))
-	if err != nil {
-		t.Errorf("%s: %v", path, err)
+	if !assert.NoError(t, err, path) {
 		return nil
 	}
 	var shown []string
 	for _, b := range blocks {
-		if b.name == "" {
-			t.Errorf("%s:%d: ```go block without a <!-- readme:NAME --> line just before it; its first line: %q",
-				path, b.line, firstLine(b.text))
+		if !assert.NotEmpty(t, b.name, "%s:%d: ```go block without a <!-- readme:NAME --> line just before it; its first line: %q",
+			path, b.line, firstLine(b.text)) {
 			continue
 		}
 		shown = append(shown, b.name)
 		want, ok := regions[b.name]
-		if !ok {
-			t.Errorf("%s:%d: <!-- readme:%s --> names no region of %s (regions: %s)",
-				path, b.line, b.name, strings.Join(regionDirs, ", "), strings.Join(sortedKeys(regions), ", "))
+		if !assert.True(t, ok, "%s:%d: <!-- readme:%s --> names no region of %s (regions: %s)",
+			path, b.line, b.name, strings.Join(regionDirs, ", "), strings.Join(sortedKeys(regions), ", ")) {
 			continue
 		}
-		if got := dedent(b.text); got != want {
-			t.Errorf("%s:%d: block readme:%s differs from its region: %s\nthe region reads:\n%s",
-				path, b.line, b.name, firstDifference(got, want), want)
-		}
+		got := dedent(b.text)
+		assert.Equal(t, want, got, "%s:%d: block readme:%s differs from its region: %s", path, b.line, b.name, firstDifference(got, want))
 	}
 	return shown
 }
@@ -108,17 +96,13 @@ func TestProgram(t *testing.T) {
 		{"sqlite", func(t *testing.T) (string, *sql.DB) {
 			path := testenv.SQLitePath(t)
 			check, err := sql.Open("sqlite", testenv.SQLiteDSN(path))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			t.Cleanup(func() { check.Close() })
 			return "sqlite:" + path, check
 		}},
 		{"postgres", func(t *testing.T) (string, *sql.DB) {
 			check, dsn := testenv.PostgresSchema(t, "readme")
-			if !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") {
-				t.Fatalf("ONCE_TEST_POSTGRES_DSN must be a postgres:// URL here, not %.30q", dsn)
-			}
+			require.True(t, strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://"), "ONCE_TEST_POSTGRES_DSN must be a postgres:// URL here, not %.30q", dsn)
 			return dsn, check
 		}},
 		{"mariadb", func(t *testing.T) (string, *sql.DB) {
@@ -148,14 +132,10 @@ func runProgram(t *testing.T, databaseURL string, args ...string) string {
 	var out bytes.Buffer
 	err := run(context.Background(), &out, args)
 	own, ferr := nonce.New(nonce.Config{BaseKey: []byte(testKey)})
-	if ferr != nil {
-		t.Fatal(ferr)
-	}
+	require.NoError(t, ferr)
 	once.SetGenerator(own)
 	t.Cleanup(func() { once.SetGenerator(nil) })
-	if err != nil {
-		t.Fatalf("run: %v\noutput:\n%s", err, out.String())
-	}
+	require.NoError(t, err, "run; output:\n%s", out.String())
 	t.Logf("output:\n%s", out.String())
 	return out.String()
 }
@@ -173,64 +153,46 @@ var (
 func checkOutput(t *testing.T, out string, names []string, check *sql.DB) {
 	t.Helper()
 	sc := bufio.NewScanner(strings.NewReader(out))
-	if !sc.Scan() {
-		t.Fatalf("no output")
-	}
+	require.True(t, sc.Scan(), "no output")
 	m := machineLine.FindStringSubmatch(sc.Text())
-	if m == nil {
-		t.Fatalf("first line %q, want machine ID N", sc.Text())
-	}
+	require.NotNil(t, m, "first line %q, want machine ID N", sc.Text())
 	machineID, _ := strconv.Atoi(m[1])
 	seen := map[int64]bool{}
 	for _, orm := range names {
 		var posts []Post
 		for range 2 {
-			if !sc.Scan() {
-				t.Fatalf("%s: output ends early", orm)
-			}
+			require.True(t, sc.Scan(), "%s: output ends early", orm)
 			line := sc.Text()
 			m := postLine.FindStringSubmatch(line)
-			if m == nil || strings.TrimSpace(m[1]) != orm {
-				t.Fatalf("line %q, want a post line of %s", line, orm)
-			}
+			require.NotNil(t, m, "line %q, want a post line of %s", line, orm)
+			require.Equal(t, orm, strings.TrimSpace(m[1]), "line %q, want a post line of %s", line, orm)
 			var p Post
-			if err := json.Unmarshal([]byte(m[2]), &p); err != nil {
-				t.Fatalf("%s: %v", line, err)
-			}
+			require.NoError(t, json.Unmarshal([]byte(m[2]), &p), "%s", line)
 			stored, err := strconv.ParseInt(m[3], 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if p.ID.Int64() != stored || seen[stored] {
-				t.Errorf("%s: JSON id is stored value %d, printed stored id %d (seen before: %v)", line, p.ID.Int64(), stored, seen[stored])
-			}
+			require.NoError(t, err)
+			assert.Equal(t, stored, p.ID.Int64(), "%s: the JSON id's stored value, want the printed stored id", line)
+			assert.False(t, seen[stored], "%s: stored id %d seen before", line, stored)
 			seen[stored] = true
-			if plain := once.FromInt64(stored).String(); strings.Contains(m[2], plain) {
-				t.Errorf("%s: the stored value's unmasked spelling %s is shown", line, plain)
-			}
+			plain := once.FromInt64(stored).String()
+			assert.NotContains(t, m[2], plain, "%s: the stored value's unmasked spelling is shown", line)
 			var n int
-			if err := check.QueryRow(rebind(t, check, `SELECT COUNT(*) FROM `+orms[orm].posts+` WHERE id = ? AND author_id = ? AND title = ?`),
-				stored, p.AuthorID.Int64(), p.Title).Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			if n != 1 {
-				t.Errorf("%s: %d rows in posts with id %d, author %d and title %q, want 1", line, n, stored, p.AuthorID.Int64(), p.Title)
-			}
+			require.NoError(t, check.QueryRow(rebind(t, check, `SELECT COUNT(*) FROM `+orms[orm].posts+` WHERE id = ? AND author_id = ? AND title = ?`),
+				stored, p.AuthorID.Int64(), p.Title).Scan(&n))
+			assert.Equal(t, 1, n, "%s: rows in posts with id %d, author %d and title %q", line, stored, p.AuthorID.Int64(), p.Title)
 			posts = append(posts, p)
 		}
 		engine, notes := posts[0], posts[1]
-		if engine.Title != "Engine" || engine.EditorID == nil || *engine.EditorID != engine.AuthorID {
-			t.Errorf("%s: first post %+v, want Engine edited by its author", orm, engine)
+		assert.Equal(t, "Engine", engine.Title, "%s: first post", orm)
+		if assert.NotNil(t, engine.EditorID, "%s: first post %+v, want Engine edited by its author", orm, engine) {
+			assert.Equal(t, engine.AuthorID, *engine.EditorID, "%s: first post, want Engine edited by its author", orm)
 		}
-		if notes.Title != "Notes" || notes.EditorID != nil || notes.AuthorID != engine.AuthorID {
-			t.Errorf("%s: second post %+v, want Notes by the same author, no editor", orm, notes)
-		}
+		assert.Equal(t, "Notes", notes.Title, "%s: second post", orm)
+		assert.Nil(t, notes.EditorID, "%s: second post, want Notes with no editor", orm)
+		assert.Equal(t, engine.AuthorID, notes.AuthorID, "%s: second post, want Notes by the same author", orm)
 	}
-	if n := strings.Count(out, `"editor_id"`); n != len(names) {
-		t.Errorf("editor_id shown %d times, want %d (once per ORM: never for Notes)", n, len(names))
-	}
+	assert.Equal(t, len(names), strings.Count(out, `"editor_id"`), "editor_id shown, want once per ORM: never for Notes")
 	if sc.Scan() {
-		t.Errorf("unexpected line %q", sc.Text())
+		assert.Fail(t, "unexpected line", "%q", sc.Text())
 	}
 	for _, orm := range names {
 		users, posts := strings.TrimSuffix(orms[orm].posts, "posts")+"users", orms[orm].posts
@@ -241,34 +203,24 @@ func checkOutput(t *testing.T, out string, names []string, check *sql.DB) {
 			`SELECT COUNT(*) FROM ` + posts + ` WHERE editor_id = author_id`: 1,
 		} {
 			var n int
-			if err := check.QueryRow(query).Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			if n != want {
-				t.Errorf("%s: %d, want %d", query, n, want)
-			}
+			require.NoError(t, check.QueryRow(query).Scan(&n))
+			assert.Equal(t, want, n, query)
 		}
 	}
 	strategy, err := sqllease.New(check, sqllease.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	rows, err := strategy.Rows(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if row := rows[machineID]; row.Held || row.Token == nil {
-		t.Errorf("lease row %d after run: %+v, want taken and released", machineID, row)
-	}
+	require.NoError(t, err)
+	row := rows[machineID]
+	assert.False(t, row.Held, "lease row %d after run: %+v, want released", machineID, row)
+	assert.NotNil(t, row.Token, "lease row %d after run: %+v, want taken", machineID, row)
 }
 
 // rebind turns the ? placeholders of q into $1, $2, ... for PostgreSQL.
 func rebind(t *testing.T, db *sql.DB, q string) string {
 	t.Helper()
 	d, err := migrations.DetectDialect(db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if d == migrations.Postgres {
 		return sqlx.Rebind(sqlx.DOLLAR, q)
 	}
@@ -297,12 +249,13 @@ func TestProgramErrors(t *testing.T) {
 			t.Setenv("ORM", "")
 			var out bytes.Buffer
 			err := run(context.Background(), &out, c.args)
-			if err == nil || !strings.Contains(err.Error(), c.want) || (c.is != nil && !errors.Is(err, c.is)) {
-				t.Errorf("err = %v, want one containing %q (matching %v)", err, c.want, c.is)
+			if assert.Error(t, err, "want one containing %q", c.want) {
+				assert.Contains(t, err.Error(), c.want, "the error")
+				if c.is != nil {
+					assert.ErrorIs(t, err, c.is, "the error")
+				}
 			}
-			if out.Len() != 0 {
-				t.Errorf("printed %q", out.String())
-			}
+			assert.Zero(t, out.Len(), "printed %q", out.String())
 		})
 	}
 }

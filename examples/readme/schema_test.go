@@ -4,22 +4,18 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestSchemaOutput: the JSON Schema that docs/openapi-graphql.md shows after
 // the schema block is what the program writes.
 func TestSchemaOutput(t *testing.T) {
 	var out bytes.Buffer
-	if err := writeSchema(&out); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, writeSchema(&out))
 	page, err := os.ReadFile(filepath.Join(repoRoot, "docs", "openapi-graphql.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "```json\n" + out.String() + "```\n"; !strings.Contains(string(page), want) {
-		t.Errorf("docs/openapi-graphql.md does not show the schema the program writes:\n%s", want)
-	}
+	require.NoError(t, err)
+	assert.Contains(t, string(page), "```json\n"+out.String()+"```\n", "docs/openapi-graphql.md does not show the schema the program writes")
 }

@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestSnippetParsers checks the region and block readers on small inputs,
@@ -16,19 +19,11 @@ import (
 func TestSnippetParsers(t *testing.T) {
 	dir := t.TempDir()
 	src := "package x\n\n// readme:begin a\nfunc f() {\n\t// readme:begin b\n\tx := 1\n\n\t_ = x\n\t// readme:end b\n}\n\n// readme:end a\n"
-	if err := os.WriteFile(filepath.Join(dir, "x.go"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "x.go"), []byte(src), 0o644))
 	regions, err := readRegions(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "func f() {\n\tx := 1\n\n\t_ = x\n}"; regions["a"] != want {
-		t.Errorf("region a = %q, want %q (inner markers dropped)", regions["a"], want)
-	}
-	if want := "x := 1\n\n_ = x"; regions["b"] != want {
-		t.Errorf("region b = %q, want %q (common tab removed)", regions["b"], want)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, "func f() {\n\tx := 1\n\n\t_ = x\n}", regions["a"], "region a (inner markers dropped)")
+	assert.Equal(t, "x := 1\n\n_ = x", regions["b"], "region b (common tab removed)")
 	for _, bad := range []string{
 		"// readme:begin a\n", // not ended
 		"// readme:end a\n",   // not begun
@@ -36,45 +31,38 @@ func TestSnippetParsers(t *testing.T) {
 		"// readme:begin a b\n// readme:end a b\n",                                 // not a name
 	} {
 		d := t.TempDir()
-		if err := os.WriteFile(filepath.Join(d, "x.go"), []byte("package x\n"+bad), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := readRegions(d); err == nil {
-			t.Errorf("readRegions accepted %q", bad)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(d, "x.go"), []byte("package x\n"+bad), 0o644))
+		_, err := readRegions(d)
+		assert.Error(t, err, "readRegions accepted %q", bad)
 	}
 
 	// A region shared by two programs: equal copies are one region,
 	// copies that differ are an error naming both places.
 	other := t.TempDir()
-	if err := os.WriteFile(filepath.Join(other, "y.go"), []byte("package y\n\n// readme:begin b\nx := 1\n\n_ = x\n// readme:end b\n"), 0o644); err != nil {
-		t.Fatal(err)
+	require.NoError(t, os.WriteFile(filepath.Join(other, "y.go"), []byte("package y\n\n// readme:begin b\nx := 1\n\n_ = x\n// readme:end b\n"), 0o644))
+	if both, err := readRegions(dir, other); assert.NoError(t, err, "readRegions of two programs sharing region b") {
+		assert.Equal(t, regions["b"], both["b"], "readRegions of two programs sharing region b")
 	}
-	if both, err := readRegions(dir, other); err != nil || both["b"] != regions["b"] {
-		t.Errorf("readRegions of two programs sharing region b: %q, %v", both["b"], err)
-	}
-	if err := os.WriteFile(filepath.Join(other, "y.go"), []byte("package y\n\n// readme:begin b\nx := 2\n// readme:end b\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := readRegions(dir, other); err == nil || !strings.Contains(err.Error(), "region b differs between") {
-		t.Errorf("readRegions of two programs whose region b differs: %v", err)
+	require.NoError(t, os.WriteFile(filepath.Join(other, "y.go"), []byte("package y\n\n// readme:begin b\nx := 2\n// readme:end b\n"), 0o644))
+	if _, err := readRegions(dir, other); assert.Error(t, err, "readRegions of two programs whose region b differs") {
+		assert.Contains(t, err.Error(), "region b differs between", "readRegions of two programs whose region b differs")
 	}
 
 	md := "# T\n\n<!-- readme:a -->\n```go\nx := 1\n```\n\n```go\ny := 2\n```\n\n```sh\nls\n```\n<!-- readme:b -->\ntext\n"
-	if _, err := goBlocks(md); err == nil || !strings.Contains(err.Error(), "readme:b") {
-		t.Errorf("goBlocks: a marker before prose: err = %v, want one naming readme:b", err)
+	if _, err := goBlocks(md); assert.Error(t, err, "goBlocks: a marker before prose") {
+		assert.Contains(t, err.Error(), "readme:b", "goBlocks: a marker before prose: want an error naming readme:b")
 	}
 	blocks, err := goBlocks(strings.TrimSuffix(md, "<!-- readme:b -->\ntext\n"))
-	if err != nil {
-		t.Fatal(err)
+	require.NoError(t, err)
+	if assert.Len(t, blocks, 2, "goBlocks") {
+		assert.Equal(t, "a", blocks[0].name, "goBlocks: first block's name")
+		assert.Equal(t, "x := 1", blocks[0].text, "goBlocks: first block's text")
+		assert.Equal(t, 5, blocks[0].line, "goBlocks: first block's line")
+		assert.Empty(t, blocks[1].name, "goBlocks: second block's name")
+		assert.Equal(t, "y := 2", blocks[1].text, "goBlocks: second block's text")
 	}
-	if len(blocks) != 2 || blocks[0].name != "a" || blocks[0].text != "x := 1" || blocks[0].line != 5 ||
-		blocks[1].name != "" || blocks[1].text != "y := 2" {
-		t.Errorf("goBlocks = %+v", blocks)
-	}
-	if _, err := goBlocks("<!-- readme:a -->\n```go\nx\n"); err == nil {
-		t.Error("goBlocks accepted an unclosed fence")
-	}
+	_, err = goBlocks("<!-- readme:a -->\n```go\nx\n")
+	assert.Error(t, err, "goBlocks accepted an unclosed fence")
 }
 
 var (

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"database/sql"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +10,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/migrations"
@@ -27,45 +29,32 @@ func TestTimeBoundsRegion(t *testing.T) {
 	var mu sync.Mutex
 	now := times[0]
 	f, err := nonce.New(nonce.Config{MachineID: 9, Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	once.SetGenerator(f)
 	defer once.SetGenerator(nil)
 
 	db := testenv.SQLite(t)
-	if _, err := db.Exec("CREATE TABLE orders (id BIGINT PRIMARY KEY)"); err != nil {
-		t.Fatal(err)
-	}
+	_, err = db.Exec("CREATE TABLE orders (id BIGINT PRIMARY KEY)")
+	require.NoError(t, err)
 	var made []OrderID
 	for _, at := range times {
 		mu.Lock()
 		now = at
 		mu.Unlock()
 		id, err := once.NewAs[OrderID]()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.Exec("INSERT INTO orders (id) VALUES (?)", id); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
+		_, err = db.Exec("INSERT INTO orders (id) VALUES (?)", id)
+		require.NoError(t, err)
 		made = append(made, id)
 	}
 	ids, placed, err := ordersOn(t.Context(), db, day)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ids) != 3 || ids[0] != made[1] || ids[1] != made[2] || ids[2] != made[3] {
-		t.Fatalf("orders on %v: %v, want %v", day, ids, made[1:4])
-	}
+	require.NoError(t, err)
+	require.Equal(t, made[1:4], ids, "orders on %v", day)
 	for i, at := range placed {
-		if !at.Equal(times[i+1]) {
-			t.Errorf("order %d placed %v, want %v", i, at, times[i+1])
-		}
+		assert.WithinDuration(t, times[i+1], at, 0, "order %d placed", i)
 	}
-	if _, _, err := ordersOn(t.Context(), db, time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)); !errors.Is(err, once.ErrTimeRange) {
-		t.Errorf("a day in 2024: %v, want ErrTimeRange", err)
-	}
+	_, _, err = ordersOn(t.Context(), db, time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC))
+	assert.ErrorIs(t, err, once.ErrTimeRange, "a day in 2024")
 }
 
 // TestSQLPage runs the SQL blocks of docs/sql.md, each on the database its
@@ -75,9 +64,7 @@ func TestTimeBoundsRegion(t *testing.T) {
 // followed by "-- → X" must answer X in its first column.
 func TestSQLPage(t *testing.T) {
 	page, err := os.ReadFile(filepath.Join(repoRoot, "docs", "sql.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	section := string(page)
 	blocks := map[string][]string{}
 	for _, b := range strings.Split(section, "```sql\n")[1:] {
@@ -85,25 +72,21 @@ func TestSQLPage(t *testing.T) {
 		head, body, _ := strings.Cut(b, "\n")
 		blocks[head] = append(blocks[head], body)
 	}
-	if len(blocks["-- PostgreSQL"]) == 0 || len(blocks["-- MySQL"]) == 0 || len(blocks) != 2 {
-		t.Fatalf("SQL blocks by first line: %v keys; want -- PostgreSQL and -- MySQL only", len(blocks))
-	}
+	require.NotEmpty(t, blocks["-- PostgreSQL"], "SQL blocks whose first line is -- PostgreSQL")
+	require.NotEmpty(t, blocks["-- MySQL"], "SQL blocks whose first line is -- MySQL")
+	require.Len(t, blocks, 2, "SQL blocks by first line; want -- PostgreSQL and -- MySQL only")
 	for _, c := range []struct {
 		head  string
 		setup func(t *testing.T) *sql.DB
 	}{
 		{"-- PostgreSQL", func(t *testing.T) *sql.DB {
 			db, _ := testenv.PostgresSchema(t, "rdsql")
-			if err := installSQLFunctions(t.Context(), db); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, installSQLFunctions(t.Context(), db))
 			return db
 		}},
 		{"-- MySQL", func(t *testing.T) *sql.DB {
 			db, _ := testenv.MySQLDatabase(t, "rdsql")
-			if err := migrations.InstallFunctions(t.Context(), db, migrations.MySQL); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, migrations.InstallFunctions(t.Context(), db, migrations.MySQL))
 			return db
 		}},
 	} {
@@ -111,9 +94,8 @@ func TestSQLPage(t *testing.T) {
 			db := c.setup(t)
 			for _, s := range []string{"CREATE TABLE users (id BIGINT PRIMARY KEY, email VARCHAR(100))",
 				"INSERT INTO users VALUES (-3744495160545771519, 'ada@example.com')"} {
-				if _, err := db.Exec(s); err != nil {
-					t.Fatal(err)
-				}
+				_, err := db.Exec(s)
+				require.NoError(t, err)
 			}
 			n := 0
 			for _, block := range blocks[c.head] {
@@ -158,14 +140,12 @@ func sqlStatements(block string) []statement {
 func runStatement(t *testing.T, db *sql.DB, st, want string) {
 	t.Helper()
 	if !strings.HasPrefix(st, "SELECT") {
-		if _, err := db.Exec(st); err != nil {
-			t.Errorf("%s: %v", st, err)
-		}
+		_, err := db.Exec(st)
+		assert.NoError(t, err, "%s", st)
 		return
 	}
 	rows, err := db.Query(st)
-	if err != nil {
-		t.Errorf("%s: %v", st, err)
+	if !assert.NoError(t, err, st) {
 		return
 	}
 	defer rows.Close()
@@ -177,22 +157,17 @@ func runStatement(t *testing.T, db *sql.DB, st, want string) {
 		for i := range vals {
 			ptrs[i] = &vals[i]
 		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Errorf("%s: %v", st, err)
+		if !assert.NoError(t, rows.Scan(ptrs...), st) {
 			return
 		}
 		if first && want != "" {
-			if got := sqlText(vals[0]); got != want {
-				t.Errorf("%s = %s, docs/sql.md says %s", st, got, want)
-			}
+			assert.Equal(t, want, sqlText(vals[0]), "%s: docs/sql.md says", st)
 		}
 		first = false
 	}
-	if err := rows.Err(); err != nil {
-		t.Errorf("%s: %v", st, err)
-	}
+	assert.NoError(t, rows.Err(), "%s", st)
 	if first && want != "" {
-		t.Errorf("%s: no row, docs/sql.md says %s", st, want)
+		assert.Fail(t, "no row", "%s: docs/sql.md says %s", st, want)
 	}
 }
 

@@ -5,11 +5,12 @@ import (
 	"database/sql"
 	"encoding/json"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/glebarez/sqlite"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"gorm.io/driver/mysql"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
@@ -27,12 +28,8 @@ import (
 // editor_id is "" in JSON is a 400.
 func TestUpsertSnippet(t *testing.T) {
 	f, err := nonce.New(nonce.Config{MachineID: 5, BaseKey: []byte(testKey), AwaitLease: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Activate(5, time.Time{}, time.Time{}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, f.Activate(5, time.Time{}, time.Time{}))
 	once.SetGenerator(f)
 	t.Cleanup(func() { once.SetGenerator(nil) })
 	ctx := context.Background()
@@ -49,35 +46,26 @@ func TestUpsertSnippet(t *testing.T) {
 			db := c.open(t)
 			prefix := testenv.Unique(t, "up") + "_"
 			gdb, err := gorm.Open(c.dial(db), &gorm.Config{NamingStrategy: schema.NamingStrategy{TablePrefix: prefix}, Logger: logger.Discard})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			models := []any{&Subscriber{}, &User{}, &Post{}}
-			if err := oncegorm.Register(gdb, models...); err != nil {
-				t.Fatal(err)
-			}
-			if err := gdb.AutoMigrate(models...); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, oncegorm.Register(gdb, models...))
+			require.NoError(t, gdb.AutoMigrate(models...))
 			t.Cleanup(func() { gdb.Migrator().DropTable(models...) })
 
 			first := Subscriber{Email: "ada@example.com", Name: "Ada"}
-			if err := subscribe(ctx, gdb, &first); err != nil || first.ID.IsZero() {
-				t.Fatalf("first subscribe: %v (%v)", first.ID, err)
-			}
+			require.NoError(t, subscribe(ctx, gdb, &first), "first subscribe")
+			require.False(t, first.ID.IsZero(), "first subscribe: ID")
 			again := Subscriber{Email: "ada@example.com", Name: "Ada Lovelace"}
-			if err := subscribe(ctx, gdb, &again); err != nil || again.ID != first.ID {
-				t.Errorf("second subscribe: %v (%v), want the row's key %v", again.ID, err, first.ID)
+			if assert.NoError(t, subscribe(ctx, gdb, &again), "second subscribe") {
+				assert.Equal(t, first.ID, again.ID, "second subscribe: want the row's key")
 			}
 			var name string
-			if err := gdb.Model(&Subscriber{}).Where("id = ?", first.ID).Pluck("name", &name).Error; err != nil || name != "Ada Lovelace" {
-				t.Errorf("name %q (%v)", name, err)
+			if assert.NoError(t, gdb.Model(&Subscriber{}).Where("id = ?", first.ID).Pluck("name", &name).Error, "name") {
+				assert.Equal(t, "Ada Lovelace", name, "name")
 			}
 
 			author := User{Email: "ada@example.com"}
-			if err := gdb.Create(&author).Error; err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, gdb.Create(&author).Error)
 			for body, want := range map[string]int{
 				`{"author_id":"` + author.ID.String() + `","title":"a"}`:                  http.StatusOK,
 				`{"author_id":"` + author.ID.String() + `","editor_id":null,"title":"b"}`: http.StatusOK,
@@ -85,12 +73,11 @@ func TestUpsertSnippet(t *testing.T) {
 				`{"title":"d"}`: http.StatusBadRequest,
 			} {
 				var p Post
-				if err := json.Unmarshal([]byte(body), &p); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, json.Unmarshal([]byte(body), &p))
 				err := gdb.Create(&p).Error
-				if got := statusOf(err); got != want || want == http.StatusBadRequest && !strings.Contains(err.Error(), "oncegorm: Post.") {
-					t.Errorf("%s: %d (%v), want %d", body, got, err, want)
+				assert.Equal(t, want, statusOf(err), "%s: status (error %v)", body, err)
+				if want == http.StatusBadRequest && assert.Error(t, err, body) {
+					assert.Contains(t, err.Error(), "oncegorm: Post.", body)
 				}
 			}
 		})

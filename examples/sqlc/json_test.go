@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/once-go/once/examples/sqlc/db/postgres"
 	"github.com/once-go/once/examples/sqlc/db/sqlite"
@@ -27,9 +29,7 @@ func TestEmptyEditor(t *testing.T) {
 			case "postgres":
 				q := postgres.New(db)
 				u, err := q.CreateUser(ctx, postgres.InsertUserParams{Email: "ada@example.com"})
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				author = u.ID.String()
 				create = func(body string) error {
 					var p postgres.InsertPostParams
@@ -42,9 +42,7 @@ func TestEmptyEditor(t *testing.T) {
 			case "sqlite":
 				q := sqlite.New(db)
 				u, err := q.CreateUser(ctx, sqlite.InsertUserParams{Email: "ada@example.com"})
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				author = u.ID.String()
 				create = func(body string) error {
 					var p sqlite.InsertPostParams
@@ -56,17 +54,11 @@ func TestEmptyEditor(t *testing.T) {
 				}
 			}
 			for _, body := range []string{`{"author_id":"` + author + `","title":"a"}`, `{"author_id":"` + author + `","editor_id":null,"title":"b"}`} {
-				if err := create(body); err != nil {
-					t.Errorf("%s: %v", body, err)
-				}
+				assert.NoError(t, create(body), "%s", body)
 			}
 			body := `{"author_id":"` + author + `","editor_id":"","title":"c"}`
-			if err := create(body); !errors.Is(err, once.ErrInvalid) {
-				t.Errorf("%s: %v, want once.ErrInvalid", body, err)
-			}
-			if n := count(t, db, "sqlc_posts"); n != 2 {
-				t.Errorf("%d posts, want 2", n)
-			}
+			assert.ErrorIs(t, create(body), once.ErrInvalid, body)
+			assert.Equal(t, 2, count(t, db, "sqlc_posts"), "posts")
 		})
 	}
 }

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/once-go/once/examples/sqlc/ids"
 	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/migrations"
@@ -30,9 +33,7 @@ func TestRun(t *testing.T) {
 		t.Run(engine, func(t *testing.T) {
 			url := testURL(t, engine)
 			var out bytes.Buffer
-			if err := run(context.Background(), &out, url, ""); err != nil {
-				t.Fatalf("%v\n%s", err, out.String())
-			}
+			require.NoError(t, run(context.Background(), &out, url, ""), "output:\n%s", out.String())
 			t.Cleanup(func() { once.SetGenerator(nil) })
 			lines := map[string][]string{}
 			for line := range strings.Lines(out.String()) {
@@ -45,53 +46,48 @@ func TestRun(t *testing.T) {
 			}
 			var notes, engine post
 			var byAuthor []post
-			if len(lines["user"]) != 2 || len(lines["post"]) != 1 || len(lines["GetPost"]) != 1 || len(lines["ByAuthor"]) != 1 {
-				t.Fatalf("unexpected output:\n%s", out.String())
+			for label, n := range map[string]int{"user": 2, "post": 1, "GetPost": 1, "ByAuthor": 1} {
+				require.Len(t, lines[label], n, "%s lines in the output:\n%s", label, out.String())
 			}
 			for _, u := range []struct {
 				js string
 				v  any
 			}{{lines["user"][0], &users[0]}, {lines["user"][1], &users[1]}, {lines["post"][0], &notes},
 				{lines["GetPost"][0], &engine}, {lines["ByAuthor"][0], &byAuthor}} {
-				if err := json.Unmarshal([]byte(u.js), u.v); err != nil {
-					t.Fatalf("%s: %v", u.js, err)
-				}
+				require.NoError(t, json.Unmarshal([]byte(u.js), u.v), "%s", u.js)
 			}
 			ada, grace := users[0].ID, users[1].ID
-			if ada.IsZero() || grace.IsZero() || ada == grace || notes.AuthorID != ada || engine.AuthorID != ada {
-				t.Errorf("users %v %v, post authors %v %v", ada, grace, notes.AuthorID, engine.AuthorID)
+			assert.False(t, ada.IsZero() || grace.IsZero(), "users %v %v", ada, grace)
+			assert.NotEqual(t, ada, grace, "the two users' IDs")
+			assert.Equal(t, ada, notes.AuthorID, "post author")
+			assert.Equal(t, ada, engine.AuthorID, "post author")
+			assert.NotContains(t, lines["post"][0], "editor_id", "a post without editor")
+			assert.Nil(t, notes.EditorID, "a post without editor shows %s", lines["post"][0])
+			if assert.NotNil(t, engine.EditorID, "GetPost shows %s, want an editor", lines["GetPost"][0]) {
+				assert.Equal(t, grace, *engine.EditorID, "GetPost shows %s: editor", lines["GetPost"][0])
 			}
-			if strings.Contains(lines["post"][0], "editor_id") || notes.EditorID != nil {
-				t.Errorf("a post without editor shows %s", lines["post"][0])
+			assert.Equal(t, "Engine", engine.Title, "GetPost shows %s: title", lines["GetPost"][0])
+			if assert.Len(t, byAuthor, 2, "ByAuthor shows %s", lines["ByAuthor"][0]) {
+				assert.Equal(t, notes.ID, byAuthor[0].ID, "ByAuthor shows %s: first post", lines["ByAuthor"][0])
+				assert.Equal(t, engine.ID, byAuthor[1].ID, "ByAuthor shows %s: second post", lines["ByAuthor"][0])
 			}
-			if engine.EditorID == nil || *engine.EditorID != grace || engine.Title != "Engine" {
-				t.Errorf("GetPost shows %s, want editor %v", lines["GetPost"][0], grace)
-			}
-			if len(byAuthor) != 2 || byAuthor[0].ID != notes.ID || byAuthor[1].ID != engine.ID {
-				t.Errorf("ByAuthor shows %s", lines["ByAuthor"][0])
-			}
-			if z := strings.Join(lines["zero"], ""); !strings.Contains(z, `the zero ID ("no ID") has no database value`) {
-				t.Errorf("zero ID insert printed %q", z)
-			}
+			assert.Contains(t, strings.Join(lines["zero"], ""), `the zero ID ("no ID") has no database value`, "zero ID insert printed")
 
 			// The tables hold the values behind the printed IDs, and no row
 			// for the insert without an ID.
 			db, dialect, _, err := openDB(url)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			defer db.Close()
 			users2, posts := count(t, db, "sqlc_users"), count(t, db, "sqlc_posts")
-			if users2 != 2 || posts != 2 {
-				t.Errorf("tables hold %d users and %d posts, want 2 and 2", users2, posts)
-			}
+			assert.Equal(t, 2, users2, "users in the table")
+			assert.Equal(t, 2, posts, "posts in the table")
 			var editor sql.NullInt64
 			q := `SELECT editor_id FROM sqlc_posts WHERE id = ` + map[migrations.Dialect]string{migrations.Postgres: "$1", migrations.SQLite: "?"}[dialect]
-			if err := db.QueryRow(q, engine.ID.Int64()).Scan(&editor); err != nil || editor.Int64 != grace.Int64() {
-				t.Errorf("stored editor of %v: %v (%v), want %d", engine.ID, editor, err, grace.Int64())
+			if assert.NoError(t, db.QueryRow(q, engine.ID.Int64()).Scan(&editor), "stored editor of %v", engine.ID) {
+				assert.Equal(t, grace.Int64(), editor.Int64, "stored editor of %v", engine.ID)
 			}
-			if err := db.QueryRow(q, notes.ID.Int64()).Scan(&editor); err != nil || editor.Valid {
-				t.Errorf("stored editor of %v: %v (%v), want NULL", notes.ID, editor, err)
+			if assert.NoError(t, db.QueryRow(q, notes.ID.Int64()).Scan(&editor), "stored editor of %v", notes.ID) {
+				assert.False(t, editor.Valid, "stored editor of %v: %v, want NULL", notes.ID, editor)
 			}
 		})
 	}
@@ -107,13 +103,11 @@ func testURL(t *testing.T, engine string) string {
 	}
 	db := testenv.Postgres(t)
 	schema := testenv.Unique(t, "sqlc")
-	if _, err := db.Exec(`CREATE SCHEMA ` + schema); err != nil {
-		t.Fatal(err)
-	}
+	_, err := db.Exec(`CREATE SCHEMA ` + schema)
+	require.NoError(t, err)
 	t.Cleanup(func() {
-		if _, err := db.Exec(`DROP SCHEMA ` + schema + ` CASCADE`); err != nil {
-			t.Error(err)
-		}
+		_, err := db.Exec(`DROP SCHEMA ` + schema + ` CASCADE`)
+		assert.NoError(t, err)
 	})
 	sep := "?"
 	if strings.Contains(testenv.PostgresDSN(), "?") {
@@ -128,18 +122,13 @@ func testURL(t *testing.T, engine string) string {
 func openTest(t *testing.T, engine string) *sql.DB {
 	t.Helper()
 	db, dialect, _, err := openDB(testURL(t, engine))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	schema := map[migrations.Dialect]string{migrations.Postgres: postgresSchema, migrations.SQLite: sqliteSchema}[dialect]
-	if _, err := db.Exec(schema); err != nil {
-		t.Fatal(err)
-	}
+	_, err = db.Exec(schema)
+	require.NoError(t, err)
 	f, err := nonce.New(nonce.Config{MachineID: 1, BaseKey: []byte(demoKey)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	once.SetGenerator(f)
 	t.Cleanup(func() { once.SetGenerator(nil) })
 	return db
@@ -148,8 +137,6 @@ func openTest(t *testing.T, engine string) *sql.DB {
 func count(t *testing.T, db *sql.DB, table string) int {
 	t.Helper()
 	var n int
-	if err := db.QueryRow(`SELECT count(*) FROM ` + table).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, db.QueryRow(`SELECT count(*) FROM `+table).Scan(&n))
 	return n
 }

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/once-go/once/examples/sqlc/db/sqlite"
 	"github.com/once-go/once/examples/sqlc/ids"
@@ -20,75 +22,62 @@ func TestSQLiteQueries(t *testing.T) {
 	q := sqlite.New(db)
 
 	ada, err := q.CreateUser(ctx, sqlite.InsertUserParams{Email: "ada@example.com"})
-	if err != nil || ada.ID.IsZero() {
-		t.Fatalf("CreateUser: %+v, %v", ada, err)
-	}
-	if got, err := q.GetUser(ctx, ada.ID); err != nil || got != ada {
-		t.Errorf("GetUser(%v) = %+v, %v", ada.ID, got, err)
+	require.NoError(t, err, "CreateUser")
+	require.False(t, ada.ID.IsZero(), "CreateUser: %+v", ada)
+	if got, err := q.GetUser(ctx, ada.ID); assert.NoError(t, err, "GetUser(%v)", ada.ID) {
+		assert.Equal(t, ada, got, "GetUser(%v)", ada.ID)
 	}
 	grace, err := q.CreateUser(ctx, sqlite.InsertUserParams{Email: "grace@example.com"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	p, err := q.CreatePost(ctx, sqlite.InsertPostParams{AuthorID: ada.ID, Title: "Notes"})
-	if err != nil || p.ID.IsZero() || p.EditorID != nil {
-		t.Fatalf("CreatePost: %+v, %v", p, err)
-	}
-	if js, err := json.Marshal(p); err != nil || string(js) != `{"id":"`+p.ID.String()+`","author_id":"`+ada.ID.String()+`","title":"Notes"}` {
-		t.Errorf("JSON %s, %v", js, err)
+	require.NoError(t, err, "CreatePost")
+	require.False(t, p.ID.IsZero(), "CreatePost: %+v", p)
+	require.Nil(t, p.EditorID, "CreatePost: EditorID")
+	if js, err := json.Marshal(p); assert.NoError(t, err, "JSON") {
+		assert.Equal(t, `{"id":"`+p.ID.String()+`","author_id":"`+ada.ID.String()+`","title":"Notes"}`, string(js), "JSON")
 	}
 
 	// The nullable FK: set, read back, and cleared again.
-	if err := q.SetEditor(ctx, sqlite.SetEditorParams{ID: p.ID, EditorID: &grace.ID}); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := q.GetPost(ctx, p.ID); err != nil || got.EditorID == nil || *got.EditorID != grace.ID {
-		t.Errorf("GetPost after SetEditor: %+v, %v", got, err)
+	require.NoError(t, q.SetEditor(ctx, sqlite.SetEditorParams{ID: p.ID, EditorID: &grace.ID}))
+	if got, err := q.GetPost(ctx, p.ID); assert.NoError(t, err, "GetPost after SetEditor") && assert.NotNil(t, got.EditorID, "GetPost after SetEditor: EditorID") {
+		assert.Equal(t, grace.ID, *got.EditorID, "GetPost after SetEditor: EditorID")
 	}
 	rows, err := q.ListPostsWithEditor(ctx)
-	if err != nil || len(rows) != 1 || rows[0].EditorEmail.String != "grace@example.com" {
-		t.Errorf("ListPostsWithEditor: %+v, %v", rows, err)
+	if assert.NoError(t, err, "ListPostsWithEditor") && assert.Len(t, rows, 1, "ListPostsWithEditor") {
+		assert.Equal(t, "grace@example.com", rows[0].EditorEmail.String, "ListPostsWithEditor: editor email")
 	}
-	if err := q.SetEditor(ctx, sqlite.SetEditorParams{ID: p.ID}); err != nil {
-		t.Fatal(err)
+	require.NoError(t, q.SetEditor(ctx, sqlite.SetEditorParams{ID: p.ID}))
+	if got, err := q.GetPost(ctx, p.ID); assert.NoError(t, err, "GetPost after clearing the editor") {
+		assert.Nil(t, got.EditorID, "GetPost after clearing the editor: EditorID")
 	}
-	if got, err := q.GetPost(ctx, p.ID); err != nil || got.EditorID != nil {
-		t.Errorf("GetPost after clearing the editor: %+v, %v", got, err)
+	if rows, err := q.ListPostsWithEditor(ctx); assert.NoError(t, err, "ListPostsWithEditor without an editor") && assert.Len(t, rows, 1, "ListPostsWithEditor without an editor") {
+		assert.Nil(t, rows[0].EditorID, "ListPostsWithEditor without an editor: EditorID")
+		assert.False(t, rows[0].EditorEmail.Valid, "ListPostsWithEditor without an editor: editor email %v", rows[0].EditorEmail)
 	}
-	if rows, err := q.ListPostsWithEditor(ctx); err != nil || len(rows) != 1 || rows[0].EditorID != nil || rows[0].EditorEmail.Valid {
-		t.Errorf("ListPostsWithEditor without an editor: %+v, %v", rows, err)
-	}
-	if posts, err := q.ListPostsByAuthor(ctx, ada.ID); err != nil || len(posts) != 1 || posts[0].ID != p.ID {
-		t.Errorf("ListPostsByAuthor(%v): %+v, %v", ada.ID, posts, err)
+	if posts, err := q.ListPostsByAuthor(ctx, ada.ID); assert.NoError(t, err, "ListPostsByAuthor(%v)", ada.ID) && assert.Len(t, posts, 1, "ListPostsByAuthor(%v)", ada.ID) {
+		assert.Equal(t, p.ID, posts[0].ID, "ListPostsByAuthor(%v)", ada.ID)
 	}
 
 	// A zero ID never reaches the table: the generated insert fails, for
 	// the key and for a foreign key left unset.
-	if _, err := q.InsertUser(ctx, sqlite.InsertUserParams{Email: "nobody@example.com"}); !errors.Is(err, once.ErrInvalid) {
-		t.Errorf("InsertUser with a zero ID: %v, want once.ErrInvalid", err)
-	}
-	if _, err := q.CreatePost(ctx, sqlite.InsertPostParams{Title: "no author"}); !errors.Is(err, once.ErrInvalid) {
-		t.Errorf("InsertPost with a zero author: %v, want once.ErrInvalid", err)
-	}
+	_, err = q.InsertUser(ctx, sqlite.InsertUserParams{Email: "nobody@example.com"})
+	assert.ErrorIs(t, err, once.ErrInvalid, "InsertUser with a zero ID")
+	_, err = q.CreatePost(ctx, sqlite.InsertPostParams{Title: "no author"})
+	assert.ErrorIs(t, err, once.ErrInvalid, "InsertPost with a zero author")
 	// The FK holds: an author that was never stored is refused.
 	stranger, err := once.NewAs[ids.UserID]()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := q.CreatePost(ctx, sqlite.InsertPostParams{AuthorID: stranger, Title: "orphan"}); err == nil {
-		t.Error("CreatePost with an author that does not exist: no error")
-	}
+	require.NoError(t, err)
+	_, err = q.CreatePost(ctx, sqlite.InsertPostParams{AuthorID: stranger, Title: "orphan"})
+	assert.Error(t, err, "CreatePost with an author that does not exist: no error")
 	// sqlc.slice expands a []UserID (PostgreSQL's ANY($1::bigint[]) is
 	// not typed by the overrides, so that query exists only here).
-	if users, err := q.ListUsersByIDs(ctx, []ids.UserID{grace.ID, ada.ID}); err != nil || len(users) != 2 {
-		t.Errorf("ListUsersByIDs: %+v, %v", users, err)
+	if users, err := q.ListUsersByIDs(ctx, []ids.UserID{grace.ID, ada.ID}); assert.NoError(t, err, "ListUsersByIDs") {
+		assert.Len(t, users, 2, "ListUsersByIDs")
 	}
 	// Without a generator, Create fails and stores nothing.
 	once.SetGenerator(nil)
-	if _, err := q.CreateUser(ctx, sqlite.InsertUserParams{Email: "late@example.com"}); !errors.Is(err, once.ErrNoGenerator) {
-		t.Errorf("CreateUser without a generator: %v, want once.ErrNoGenerator", err)
-	}
-	if users, posts := count(t, db, "sqlc_users"), count(t, db, "sqlc_posts"); users != 2 || posts != 1 {
-		t.Errorf("tables hold %d users and %d posts, want 2 and 1", users, posts)
-	}
+	_, err = q.CreateUser(ctx, sqlite.InsertUserParams{Email: "late@example.com"})
+	assert.ErrorIs(t, err, once.ErrNoGenerator, "CreateUser without a generator")
+	assert.Equal(t, 2, count(t, db, "sqlc_users"), "users in the table")
+	assert.Equal(t, 1, count(t, db, "sqlc_posts"), "posts in the table")
 }

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/once-go/once/nonce"
 	"github.com/once-go/once/once"
 )
@@ -25,9 +27,7 @@ type fillRow struct {
 func setGenerator(t *testing.T) {
 	t.Helper()
 	f, err := nonce.New(nonce.Config{MachineID: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	once.SetGenerator(f)
 	t.Cleanup(func() { once.SetGenerator(nil) })
 }
@@ -42,25 +42,25 @@ func TestFillAndUndo(t *testing.T) {
 	var undo Undo
 	for _, name := range []string{"ID", "Ref", "Opt", "Parent"} {
 		it, shape, ok := Field(rv.FieldByName(name).Type())
-		if !ok {
-			t.Fatalf("%s: not an ID field", name)
-		}
+		require.True(t, ok, "%s: not an ID field", name)
 		r, err := it.Fill(rv.FieldByName(name), shape)
-		if err != nil {
-			t.Fatalf("Fill %s: %v", name, err)
-		}
+		require.NoError(t, err, "Fill %s", name)
 		undo.Add(r)
 	}
-	if row.ID.IsZero() || row.Ref == nil || row.Ref.IsZero() || !row.Opt.Valid || row.Opt.V.IsZero() || row.Parent != parent {
-		t.Fatalf("after Fill: %+v", row)
-	}
-	if row.ID == *row.Ref || row.ID == row.Opt.V {
-		t.Fatalf("Fill drew one ID twice: %+v", row)
-	}
+	require.False(t, row.ID.IsZero(), "after Fill: ID of %+v", row)
+	require.NotNil(t, row.Ref, "after Fill: Ref")
+	require.False(t, row.Ref.IsZero(), "after Fill: Ref of %+v", row)
+	require.True(t, row.Opt.Valid, "after Fill: Opt of %+v", row)
+	require.False(t, row.Opt.V.IsZero(), "after Fill: Opt of %+v", row)
+	require.Equal(t, parent, row.Parent, "after Fill: Parent")
+	require.NotEqual(t, row.ID, *row.Ref, "Fill drew one ID twice: %+v", row)
+	require.NotEqual(t, row.ID, row.Opt.V, "Fill drew one ID twice: %+v", row)
 	undo.Run()
-	if !row.ID.IsZero() || row.Ref != nil || row.Opt.Valid || !row.Opt.V.IsZero() || row.Parent != parent {
-		t.Fatalf("after Undo: %+v", row)
-	}
+	require.True(t, row.ID.IsZero(), "after Undo: ID of %+v", row)
+	require.Nil(t, row.Ref, "after Undo: Ref")
+	require.False(t, row.Opt.Valid, "after Undo: Opt of %+v", row)
+	require.True(t, row.Opt.V.IsZero(), "after Undo: Opt of %+v", row)
+	require.Equal(t, parent, row.Parent, "after Undo: Parent")
 }
 
 // TestFillAllocs pins the allocations of filling a key on an insert: none
@@ -73,13 +73,9 @@ func TestFillAllocs(t *testing.T) {
 	undo := make(Undo, 0, 1)
 	n := testing.AllocsPerRun(1000, func() {
 		r, err := it.Fill(v, shape)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		undo = append(undo[:0], r)
 		undo.Run()
 	})
-	if n != 0 {
-		t.Fatalf("Fill allocates %v times per key", n)
-	}
+	require.Zero(t, n, "Fill allocations per key")
 }

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/once-go/once/once"
 )
 
@@ -33,14 +35,11 @@ func TestField(t *testing.T) {
 		{reflect.TypeFor[**typed](), 0},
 	} {
 		_, shape, ok := Field(c.t)
-		if shape != c.shape || ok != (c.shape != 0) {
-			t.Errorf("%s: shape %d %v, want %d", c.t, shape, ok, c.shape)
-		}
+		assert.Equal(t, c.shape, shape, "%s: shape", c.t)
+		assert.Equal(t, c.shape != 0, ok, "%s: ok", c.t)
 	}
 	it, _, _ := Field(reflect.TypeFor[typed]())
-	if it.Options.Prefix != "k_" {
-		t.Errorf("options %+v", it.Options)
-	}
+	assert.Equal(t, "k_", it.Options.Prefix, "options %+v", it.Options)
 }
 
 func TestSQLType(t *testing.T) {
@@ -62,16 +61,14 @@ func TestSQLType(t *testing.T) {
 		{o(once.Hex32, false), `varchar(13) collate "C"`, "varchar(13) character set ascii collate ascii_bin", "text", 13, 13},
 		{o(once.Signed, true), "", "", "", 0, 0}, // invalid: PersistPrefix with an integer format
 	} {
-		if got := [3]string{SQLType(Postgres, c.o), SQLType(MySQL, c.o), SQLType(SQLite, c.o)}; got != [3]string{c.pg, c.my, c.lite} {
-			t.Errorf("%+v: %q", c.o, got)
-		}
-		if c.pg != "" && (Size(Postgres, c.o) != c.pgSize || Size(MySQL, c.o) != c.mySize || Size(SQLite, c.o) != 0) {
-			t.Errorf("%+v: sizes %d %d %d", c.o, Size(Postgres, c.o), Size(MySQL, c.o), Size(SQLite, c.o))
+		assert.Equal(t, [3]string{c.pg, c.my, c.lite}, [3]string{SQLType(Postgres, c.o), SQLType(MySQL, c.o), SQLType(SQLite, c.o)}, "%+v: SQL types (Postgres, MySQL, SQLite)", c.o)
+		if c.pg != "" {
+			assert.Equal(t, [3]int{c.pgSize, c.mySize, 0}, [3]int{Size(Postgres, c.o), Size(MySQL, c.o), Size(SQLite, c.o)}, "%+v: sizes (Postgres, MySQL, SQLite)", c.o)
 		}
 	}
-	if SQLType(0, once.Options{}) != "" || DialectOf("oracle") != 0 || DialectOf("pg") != Postgres {
-		t.Error("unknown dialects")
-	}
+	assert.Empty(t, SQLType(0, once.Options{}), "SQL type of an unknown dialect")
+	assert.Zero(t, DialectOf("oracle"), "DialectOf(oracle)")
+	assert.Equal(t, Postgres, DialectOf("pg"), "DialectOf(pg)")
 }
 
 func TestAutoFill(t *testing.T) {
@@ -96,8 +93,7 @@ func TestAutoFill(t *testing.T) {
 		{"Other", true, false},
 	} {
 		sf, _ := rt.FieldByName(c.field)
-		if _, _, ok := AutoFill(sf, c.soleKey); ok != c.want {
-			t.Errorf("%s (sole key %v): %v, want %v", c.field, c.soleKey, ok, c.want)
-		}
+		_, _, ok := AutoFill(sf, c.soleKey)
+		assert.Equal(t, c.want, ok, "%s (sole key %v)", c.field, c.soleKey)
 	}
 }

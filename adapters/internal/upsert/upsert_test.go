@@ -1,9 +1,9 @@
 package upsert
 
 import (
-	"errors"
-	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 
 	"github.com/once-go/once/once"
 )
@@ -42,9 +42,7 @@ func TestMatch(t *testing.T) {
 	} {
 		rows, err := Match(c.sent, c.got)
 		if c.want == nil {
-			if !errors.Is(err, ErrAmbiguous) {
-				t.Errorf("%s: %v, %v; want ErrAmbiguous", c.name, rows, err)
-			}
+			assert.ErrorIs(t, err, ErrAmbiguous, "%s: rows %v", c.name, rows)
 			continue
 		}
 		var got []once.ID
@@ -55,8 +53,8 @@ func TestMatch(t *testing.T) {
 				got = append(got, c.got[r])
 			}
 		}
-		if err != nil || !slices.Equal(got, c.want) {
-			t.Errorf("%s: %v, %v; want %v", c.name, got, err, c.want)
+		if assert.NoError(t, err, c.name) {
+			assert.Equal(t, c.want, got, c.name)
 		}
 	}
 }

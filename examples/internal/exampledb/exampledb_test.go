@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/once-go/once/migrations"
 )
 
@@ -22,13 +24,14 @@ func TestParse(t *testing.T) {
 		{"mysql://u@db.example/app", "mysql", "u@tcp(db.example:3306)/app?parseTime=true", migrations.MySQL},
 	} {
 		driver, dsn, d, _, err := parse(c.url, "x.db")
-		if err != nil || driver != c.driver || dsn != c.dsn || d != c.d {
-			t.Errorf("%q: %s %s %v %v, want %s %s %v", c.url, driver, dsn, d, err, c.driver, c.dsn, c.d)
+		if assert.NoError(t, err, "%q", c.url) {
+			assert.Equal(t, c.driver, driver, "%q: driver", c.url)
+			assert.Equal(t, c.dsn, dsn, "%q: dsn", c.url)
+			assert.Equal(t, c.d, d, "%q: dialect", c.url)
 		}
 	}
 	for _, bad := range []string{"redis://x", "sqlite:", "mysql://u@tcp(/x"} {
-		if _, _, _, _, err := parse(bad, "x.db"); err == nil {
-			t.Errorf("%q: no error", bad)
-		}
+		_, _, _, _, err := parse(bad, "x.db")
+		assert.Error(t, err, "%q: no error", bad)
 	}
 }
