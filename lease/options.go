@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"time"
 
-	"github.com/once-go/once/internal/testonly"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
@@ -36,7 +35,7 @@ const (
 )
 
 // minShortLease is the shortest lease duration of options marked by
-// testonly.ShortLeases.
+// ShortLeases (builds with the oncetest tag only).
 const minShortLease = 100 * time.Millisecond
 
 // maxHandoffSkew bounds Options.HandoffSkew: clocks further apart than
@@ -123,12 +122,9 @@ type Options struct {
 	// their deadline (see [Manager.Close]). Default 5s.
 	ReleaseTimeout time.Duration
 
-	// short marks options made by testonly.ShortLeases.
-	short bool
-}
-
-func init() {
-	testonly.ShortLeases = func(opts any) { opts.(*Options).short = true }
+	// test is empty unless the package is built with the oncetest tag
+	// (see shortleases_oncetest.go).
+	test testOptions
 }
 
 // configError reports a bad option.
@@ -154,14 +150,15 @@ func (o Options) validate() (Options, timing, error) {
 	if o.LeaseDuration == 0 {
 		o.LeaseDuration = DefaultLeaseDuration
 	}
+	short := o.test.shortLeases()
 	minLease := MinLeaseDuration
-	if o.short {
+	if short {
 		minLease = minShortLease
 	}
 	if o.LeaseDuration < minLease {
 		return o, timing{}, configError("LeaseDuration %v is below the minimum %v", o.LeaseDuration, minLease)
 	}
-	tm := newTiming(o.LeaseDuration, o.short)
+	tm := newTiming(o.LeaseDuration, short)
 	if o.RenewInterval == 0 {
 		o.RenewInterval = min(DefaultRenewInterval, o.LeaseDuration/2)
 	}
