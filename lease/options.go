@@ -17,8 +17,6 @@ const (
 	// [DurationDefaulter]).
 	DefaultDBLeaseDuration = time.Hour
 	DefaultRenewInterval   = 30 * time.Minute
-	DefaultAcquireTimeout  = 60 * time.Second
-	DefaultHandoffSkew     = time.Second
 	DefaultReleaseTimeout  = 5 * time.Second
 
 	// MinLeaseDuration is the shortest lease the manager asks for, and the
@@ -32,6 +30,12 @@ const (
 	// NoTimeout as Options.AcquireTimeout lets [Start] wait for a lease
 	// until its context ends.
 	NoTimeout time.Duration = -1
+)
+
+// Defaults of [Options] that only the manager uses.
+const (
+	defaultAcquireTimeout = 60 * time.Second
+	defaultHandoffSkew    = time.Second
 )
 
 // minShortLease is the shortest lease duration of options marked by
@@ -170,7 +174,7 @@ func (o Options) validate() (Options, timing, error) {
 	}
 	switch {
 	case o.AcquireTimeout == 0:
-		o.AcquireTimeout = DefaultAcquireTimeout
+		o.AcquireTimeout = defaultAcquireTimeout
 	case o.AcquireTimeout < 0 && o.AcquireTimeout != NoTimeout:
 		return o, tm, configError("AcquireTimeout %v is negative (use lease.NoTimeout to wait without a bound)", o.AcquireTimeout)
 	}
@@ -187,7 +191,7 @@ func (o Options) validate() (Options, timing, error) {
 	}
 	switch {
 	case o.HandoffSkew == 0:
-		o.HandoffSkew = DefaultHandoffSkew
+		o.HandoffSkew = defaultHandoffSkew
 	case o.HandoffSkew < 0 || o.HandoffSkew > maxHandoffSkew:
 		return o, tm, configError("HandoffSkew %v is outside 0..%v", o.HandoffSkew, maxHandoffSkew)
 	}
@@ -199,7 +203,7 @@ func (o Options) validate() (Options, timing, error) {
 	}
 	switch {
 	case o.LowFreeIDs == 0:
-		o.LowFreeIDs = DefaultLowFreeIDs
+		o.LowFreeIDs = defaultLowFreeIDs
 	case o.LowFreeIDs > leasekit.IDs:
 		return o, tm, configError("LowFreeIDs %d is above the %d machine IDs there are", o.LowFreeIDs, leasekit.IDs)
 	}
