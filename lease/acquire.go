@@ -58,7 +58,7 @@ func (m *Manager) canceled(source string, last error) error {
 // Retries of the first acquisition log at INFO (a busy pool or a
 // coordinator still starting is routine at boot), except one WARN for the
 // first retry that will run after half the budget is spent (half of
-// DefaultAcquireTimeout with NoTimeout): a Start that times out has always
+// defaultAcquireTimeout with NoTimeout): a Start that times out has always
 // warned first. Retries after a loss, with no lease held, warn.
 type retries struct {
 	source string
@@ -77,7 +77,7 @@ func (m *Manager) newRetries(source string) *retries {
 	r := &retries{source: source, base: runBackoffBase, step: m.streak, began: time.Now(), budget: m.o.AcquireTimeout}
 	r.warnAt = m.o.AcquireTimeout / 2
 	if m.o.AcquireTimeout == NoTimeout {
-		r.warnAt = DefaultAcquireTimeout / 2
+		r.warnAt = defaultAcquireTimeout / 2
 	}
 	if source == SourceInitial {
 		r.base, r.step = startBackoffBase, 0

@@ -45,10 +45,7 @@ func (m *Manager) call(ctx context.Context, op, source string, id int, deadline 
 		e.ValidUntil = m.deadline
 	}
 	m.emit(e)
-	cctx, cancel := context.WithCancel(ctx)
-	if !deadline.IsZero() {
-		cctx, cancel = context.WithDeadline(ctx, deadline)
-	}
+	cctx, cancel := withDeadline(ctx, deadline)
 	defer cancel()
 	ch := make(chan outcome, 1)
 	sent := time.Now()
@@ -80,6 +77,15 @@ func (m *Manager) call(ctx context.Context, op, source string, id int, deadline 
 		err = ErrClosed
 	}
 	return outcome{err: err, sent: sent, took: time.Since(sent), cut: true, abandoned: true}
+}
+
+// withDeadline is context.WithDeadline, or context.WithCancel for a zero
+// deadline.
+func withDeadline(ctx context.Context, deadline time.Time) (context.Context, context.CancelFunc) {
+	if deadline.IsZero() {
+		return context.WithCancel(ctx)
+	}
+	return context.WithDeadline(ctx, deadline)
 }
 
 // cleanUpAfter waits for an abandoned call and releases what it may have

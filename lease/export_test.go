@@ -2,6 +2,12 @@ package lease
 
 import "time"
 
+// Defaults of Options that the tests check against.
+const (
+	DefaultAcquireTimeout = defaultAcquireTimeout
+	DefaultHandoffSkew    = defaultHandoffSkew
+)
+
 // SetBootClock replaces the boot clock the state file records, for a
 // test; the returned function restores it.
 func SetBootClock(f func() (time.Duration, bool)) (restore func()) {

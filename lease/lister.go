@@ -13,9 +13,10 @@ type Slot struct {
 	// judgement (its clock, or for a coordinator without one the recorded
 	// duration since the holder's last write); 0 when unknown.
 	TTL time.Duration
-	// Holder says who holds the ID, as the holder recorded it (see
-	// [Holder]); "" when it recorded nothing (a holder that predates the
-	// field, or another implementation sharing the coordinator).
+	// Holder says who holds the ID, as the holder recorded it (a
+	// strategy's Options.Holder, by default "host/pid"); "" when it
+	// recorded nothing (a holder that predates the field, or another
+	// implementation sharing the coordinator).
 	Holder string
 	// Token is the holding's token in the form the strategy's Release
 	// takes: Release(ctx, Lease{MachineID: s.MachineID, Token: s.Token})

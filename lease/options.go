@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"time"
 
-	"github.com/once-go/once/internal/testonly"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
@@ -18,8 +17,6 @@ const (
 	// [DurationDefaulter]).
 	DefaultDBLeaseDuration = time.Hour
 	DefaultRenewInterval   = 30 * time.Minute
-	DefaultAcquireTimeout  = 60 * time.Second
-	DefaultHandoffSkew     = time.Second
 	DefaultReleaseTimeout  = 5 * time.Second
 
 	// MinLeaseDuration is the shortest lease the manager asks for, and the
@@ -35,8 +32,14 @@ const (
 	NoTimeout time.Duration = -1
 )
 
+// Defaults of [Options] that only the manager uses.
+const (
+	defaultAcquireTimeout = 60 * time.Second
+	defaultHandoffSkew    = time.Second
+)
+
 // minShortLease is the shortest lease duration of options marked by
-// testonly.ShortLeases.
+// ShortLeases (builds with the oncetest tag only).
 const minShortLease = 100 * time.Millisecond
 
 // maxHandoffSkew bounds Options.HandoffSkew: clocks further apart than
@@ -123,12 +126,9 @@ type Options struct {
 	// their deadline (see [Manager.Close]). Default 5s.
 	ReleaseTimeout time.Duration
 
-	// short marks options made by testonly.ShortLeases.
-	short bool
-}
-
-func init() {
-	testonly.ShortLeases = func(opts any) { opts.(*Options).short = true }
+	// test is empty unless the package is built with the oncetest tag
+	// (see shortleases_oncetest.go).
+	test testOptions
 }
 
 // configError reports a bad option.
@@ -154,14 +154,15 @@ func (o Options) validate() (Options, timing, error) {
 	if o.LeaseDuration == 0 {
 		o.LeaseDuration = DefaultLeaseDuration
 	}
+	short := o.test.shortLeases()
 	minLease := MinLeaseDuration
-	if o.short {
+	if short {
 		minLease = minShortLease
 	}
 	if o.LeaseDuration < minLease {
 		return o, timing{}, configError("LeaseDuration %v is below the minimum %v", o.LeaseDuration, minLease)
 	}
-	tm := newTiming(o.LeaseDuration, o.short)
+	tm := newTiming(o.LeaseDuration, short)
 	if o.RenewInterval == 0 {
 		o.RenewInterval = min(DefaultRenewInterval, o.LeaseDuration/2)
 	}
@@ -173,7 +174,7 @@ func (o Options) validate() (Options, timing, error) {
 	}
 	switch {
 	case o.AcquireTimeout == 0:
-		o.AcquireTimeout = DefaultAcquireTimeout
+		o.AcquireTimeout = defaultAcquireTimeout
 	case o.AcquireTimeout < 0 && o.AcquireTimeout != NoTimeout:
 		return o, tm, configError("AcquireTimeout %v is negative (use lease.NoTimeout to wait without a bound)", o.AcquireTimeout)
 	}
@@ -190,7 +191,7 @@ func (o Options) validate() (Options, timing, error) {
 	}
 	switch {
 	case o.HandoffSkew == 0:
-		o.HandoffSkew = DefaultHandoffSkew
+		o.HandoffSkew = defaultHandoffSkew
 	case o.HandoffSkew < 0 || o.HandoffSkew > maxHandoffSkew:
 		return o, tm, configError("HandoffSkew %v is outside 0..%v", o.HandoffSkew, maxHandoffSkew)
 	}
@@ -202,7 +203,7 @@ func (o Options) validate() (Options, timing, error) {
 	}
 	switch {
 	case o.LowFreeIDs == 0:
-		o.LowFreeIDs = DefaultLowFreeIDs
+		o.LowFreeIDs = defaultLowFreeIDs
 	case o.LowFreeIDs > leasekit.IDs:
 		return o, tm, configError("LowFreeIDs %d is above the %d machine IDs there are", o.LowFreeIDs, leasekit.IDs)
 	}

@@ -8,9 +8,9 @@ import (
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
-// DefaultLowFreeIDs is the default of Options.LowFreeIDs: an eighth of the
+// defaultLowFreeIDs is the default of Options.LowFreeIDs: an eighth of the
 // 512 machine IDs.
-const DefaultLowFreeIDs = 64
+const defaultLowFreeIDs = 64
 
 // countFree reports how many machine IDs are free, when the strategy
 // implements [Lister]: 512 minus the IDs it lists, in an EventPool event,

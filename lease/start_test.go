@@ -9,7 +9,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/once-go/once/internal/testonly"
 	"github.com/once-go/once/lease"
 )
 
@@ -212,7 +211,9 @@ type noReclaim struct{ *fake }
 
 func (noReclaim) Reclaim() {}
 
-func TestOptionsDefaultsAndShortLeases(t *testing.T) {
+// TestOptionsDefaults: the default renew interval, and the production
+// minimum lease duration (short leases: start_short_test.go).
+func TestOptionsDefaults(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRig(t, 512)
 		r.opts.LeaseDuration = time.Minute // default interval becomes 30s
@@ -227,35 +228,6 @@ func TestOptionsDefaultsAndShortLeases(t *testing.T) {
 	})
 
 	if _, err := lease.Start(t.Context(), newFake(&journal{}, 1), lease.Options{Factories: []lease.Factory{&fakeFactory{j: &journal{}}}, LeaseDuration: 2 * time.Second}); !errors.Is(err, lease.ErrConfig) {
-		t.Errorf("2s lease accepted without testonly.ShortLeases: %v", err)
-	}
-	synctest.Test(t, func(t *testing.T) {
-		r := newRig(t, 512)
-		testonly.ShortLeases(&r.opts)
-		r.opts.LeaseDuration, r.opts.RenewInterval = 2*time.Second, 500*time.Millisecond
-		t0 := time.Now()
-		m := r.start()
-		if _, _, vu := r.f.state(); vu.Sub(t0) != 1800*time.Millisecond {
-			t.Errorf("short lease: safe window %v, want 2s - 200ms", vu.Sub(t0))
-		}
-		time.Sleep(time.Second)
-		synctest.Wait()
-		if n := len(r.rec.of(lease.EventEnd, lease.OpRenew)); n != 3 {
-			t.Errorf("%d renewals in 1s, want one every 300ms (500ms - 200ms)", n)
-		}
-		m.Close(context.Background())
-	})
-	for _, c := range []struct {
-		opts lease.Options
-		want string
-	}{
-		{lease.Options{LeaseDuration: 50 * time.Millisecond}, "LeaseDuration 50ms is below the minimum 100ms"},
-		{lease.Options{LeaseDuration: time.Second, RenewInterval: 100 * time.Millisecond}, "RenewInterval 100ms must be longer than 100ms"},
-	} {
-		c.opts.Factories = []lease.Factory{&fakeFactory{j: &journal{}}}
-		testonly.ShortLeases(&c.opts)
-		if _, err := lease.Start(t.Context(), newFake(&journal{}, 1), c.opts); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("short leases: Start = %v, want %q", err, c.want)
-		}
+		t.Errorf("2s lease accepted: %v", err)
 	}
 }

@@ -11,7 +11,7 @@ const (
 
 // timing holds the fixed margins of the lease schedule. In production the
 // margin is SafetyMargin and the minimum TTL MinLeaseDuration; in options
-// marked by testonly.ShortLeases both scale with the lease duration (a
+// marked by ShortLeases (oncetest builds only) both scale with the lease duration (a
 // tenth of it, three tenths) so that fault tests finish in seconds.
 type timing struct {
 	margin time.Duration // subtracted from the TTL, and again from the renewal time

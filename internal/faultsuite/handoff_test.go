@@ -60,7 +60,7 @@ func skews(c coordinator) (old, new time.Duration) {
 // 4s leases: its margin (400ms) and window (3.6s) leave the wait for the
 // hand-off guard, 2*HandoffSkew - margin = 1.6s, room for values.
 func newHolderLease(c coordinator, skew time.Duration) rigOptions {
-	o := rigOptions{skew: skew, handoffSkew: lease.DefaultHandoffSkew, acquireTimeout: 20 * time.Second}
+	o := rigOptions{skew: skew, handoffSkew: handoffSkew, acquireTimeout: 20 * time.Second}
 	if _, isRedis := redisMode(c); !c.prevExpiry && !isRedis {
 		o.leaseDur, o.renewEvery = 4*time.Second, 2*time.Second
 	}
@@ -100,7 +100,7 @@ func testHandoff(t *testing.T, c coordinator, oldSkew, newSkew time.Duration, st
 	sp := c.setup(t, false)
 	cl := c.open(t, sp, nil, 4)
 	fillAllBut(t, sp, cl, 7, time.Minute)
-	old := startHolder(t, c, sp, holderArgs{skew: oldSkew, handoffSkew: lease.DefaultHandoffSkew})
+	old := startHolder(t, c, sp, holderArgs{skew: oldSkew, handoffSkew: handoffSkew})
 	id := old.id()
 	old.waitValues(time.Now(), 50, 3*time.Second)
 	// Cut the old holder off its coordinator right after a renewal: it
@@ -281,7 +281,7 @@ func testHandoffRelease(t *testing.T, c coordinator, strategy func(*testing.T, *
 		strategy = func(t *testing.T, _ *space) lease.Strategy { return cl.mustStrategy(t, false) }
 	}
 	fillAllBut(t, sp, cl, 7, time.Minute)
-	old := startRig(t, strategy(t, sp), rigOptions{skew: releaseOldSkew, handoffSkew: lease.DefaultHandoffSkew})
+	old := startRig(t, strategy(t, sp), rigOptions{skew: releaseOldSkew, handoffSkew: handoffSkew})
 	id := old.m.MachineID()
 	old.gen.waitValues(t, time.Now(), 50, 3*time.Second)
 

@@ -40,8 +40,12 @@ func (quiet) Printf(context.Context, string, ...any) {}
 // default 1s allowance would make a holder on a coordinator that reports no
 // clock (etcd) wait 2*HandoffSkew - margin = 1.8s, its whole safe window,
 // before its first value. The hand-off tests, whose clocks are skewed by up
-// to 950ms, ask for lease.DefaultHandoffSkew.
+// to 950ms, ask for handoffSkew.
 const suiteHandoffSkew = 100 * time.Millisecond
+
+// handoffSkew is the HandoffSkew of the hand-off tests: the default
+// allowance, 1s.
+const handoffSkew = time.Second
 
 // short marks o for the suite's short leases (see testonly.ShortLeases):
 // every manager of the suite, in-process or holder, starts with them.

@@ -176,8 +176,9 @@ func TestManagerReclaimAfterCrash(t *testing.T) {
 		s := &crashable{Strategy: newStrategy(t, db, sqllease.Options{Table: table})}
 		ctx := ctxT(t)
 		state := filepath.Join(t.TempDir(), "lease.json")
+		const skew = time.Second // Options.HandoffSkew
 		start := func(f lease.Factory) *lease.Manager {
-			m, err := lease.Start(ctx, s, lease.Options{Factories: []lease.Factory{f}, StateFile: state, Logger: slog.New(slog.DiscardHandler)})
+			m, err := lease.Start(ctx, s, lease.Options{Factories: []lease.Factory{f}, StateFile: state, HandoffSkew: skew, Logger: slog.New(slog.DiscardHandler)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -211,9 +212,9 @@ func TestManagerReclaimAfterCrash(t *testing.T) {
 		f.mu.Lock()
 		nb := f.notBefore
 		f.mu.Unlock()
-		if nb.Before(stopped) || nb.After(reclaimed.Add(lease.DefaultHandoffSkew)) {
+		if nb.Before(stopped) || nb.After(reclaimed.Add(skew)) {
 			t.Errorf("notBefore = %v; want between %v (old incarnation stopped) and %v (reclaim plus skew), not near %v (old lease's expiry)",
-				nb, stopped, reclaimed.Add(lease.DefaultHandoffSkew), old.ExpiresAt)
+				nb, stopped, reclaimed.Add(skew), old.ExpiresAt)
 		}
 	})
 }
