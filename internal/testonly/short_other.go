@@ -2,11 +2,37 @@
 
 package testonly
 
-import "github.com/once-go/once/lease"
+import (
+	"os"
+	"testing"
 
-// ShortLeases would mark o for short leases; package lease has them only in
-// builds with the oncetest tag, so without it ShortLeases panics with the
-// command to run.
+	"github.com/once-go/once/lease"
+)
+
+// Enabled reports whether this build has short test leases: package lease
+// has them only in builds with the oncetest tag.
+const Enabled = false
+
+// skipReason is what a test that needs short leases says when it skips.
+const skipReason = "needs short test leases, built only with the oncetest tag: go test -tags oncetest"
+
+// Need skips the test tb, which runs on short leases: without the oncetest
+// tag there are none.
+func Need(tb testing.TB) {
+	tb.Helper()
+	tb.Skip(skipReason)
+}
+
+// ShortLeases panics with the command to run: a test that reaches it called
+// neither Need nor SkipPackage first.
 func ShortLeases(*lease.Options) {
-	panic("testonly: short test leases are built only with the oncetest tag: go test -tags oncetest")
+	panic("testonly: a test " + skipReason)
+}
+
+// SkipPackage, called first in a TestMain of a package whose tests all run
+// on short leases, ends the test binary with exit status 0 and a line saying
+// why when it is built without the oncetest tag.
+func SkipPackage() {
+	os.Stdout.WriteString("skipped: every test here " + skipReason + "\n")
+	os.Exit(0)
 }

@@ -23,6 +23,7 @@ import (
 // factory keeps generating) and then keepalive_succeeded with the same
 // machine ID; a wiped prefix gives lost, then acquired again.
 func TestManagerNotices(t *testing.T) {
+	testonly.Need(t)
 	eps := testenv.Etcd(t)
 	p, err := faultproxy.New(eps[0])
 	if err != nil {

@@ -84,6 +84,7 @@ func (p *process) generating() (int, bool) {
 //     and claimed by another process) is disabled: its factory stops and
 //     its manager ends with ErrLost.
 func TestSameOrdinal(t *testing.T) {
+	testonly.Need(t)
 	for _, c := range coordinators {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

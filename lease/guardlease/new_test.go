@@ -66,6 +66,7 @@ func (deterministic) Deterministic() bool { return true }
 // coordinator is unreachable for the whole acquire timeout (ErrTimeout;
 // the last attempt may have been cut off rather than refused) and at once when the ordinal is not set (ErrConfig).
 func TestStartFails(t *testing.T) {
+	testonly.Need(t)
 	env := ordinal(t)
 	cases := []struct {
 		name  string
