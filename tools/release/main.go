@@ -15,8 +15,11 @@
 //	proxy DIR     write a file-based module proxy (GOPROXY=file://DIR) of
 //	              the published modules at versions.txt's versions, built
 //	              from the working tree as a release would publish them
-//	tidy          go mod tidy -diff in every module against such a proxy,
-//	              ignoring the go.sum lines of github.com/once-go modules
+//	tidy [-w] [DIR...]
+//	              go mod tidy -diff in every module (or those in DIRs)
+//	              against such a proxy, ignoring the go.sum lines of the
+//	              github.com/once-go modules; -w: go mod tidy, writing
+//	              go.mod and go.sum back (the way to tidy in the tree)
 //	dryrun        install cmd/once and build a program on the root,
 //	              adapters/huma and lease/k8slease from such a proxy, with
 //	              a clean GOPATH and module cache and GOWORK=off
@@ -32,7 +35,7 @@ import (
 )
 
 const usage = `usage: go -C tools run ./release COMMAND
-commands: bump VERSION | check | sums | proxy DIR | tidy | dryrun`
+commands: bump VERSION | check | sums | proxy DIR | tidy [-w] [DIR...] | dryrun`
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -54,7 +57,7 @@ func run(args []string) error {
 	cmd, args := args[0], args[1:]
 	want := map[string]int{"bump": 1, "check": 0, "sums": 0, "proxy": 1, "tidy": 0, "dryrun": 0}
 	n, ok := want[cmd]
-	if !ok || len(args) != n {
+	if !ok || cmd != "tidy" && len(args) != n {
 		return errUsage
 	}
 	switch cmd {
@@ -83,7 +86,14 @@ func run(args []string) error {
 		_, err = buildProxy(root, dir)
 		return err
 	case "tidy":
-		return tidyAll(root)
+		write := len(args) > 0 && args[0] == "-w"
+		if write {
+			args = args[1:]
+		}
+		for i, a := range args {
+			args[i] = filepath.ToSlash(filepath.Clean(a))
+		}
+		return tidyAll(root, write, args)
 	default:
 		return dryrun(root)
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -15,7 +16,13 @@ import (
 // scratch directory with the siblings' lines taken out of its go.sum, since
 // those hash the last release's zips, not the working tree's; the diff may
 // add them back, and every other difference fails.
-func tidyAll(root string) error {
+//
+// With write, it runs go mod tidy instead and copies go.mod and go.sum
+// back into the tree: the way to tidy a module whose siblings are not
+// published at versions.txt's versions (go mod tidy in the module itself
+// would ask the public proxy for them). dirs, if any, limit it to those
+// module directories.
+func tidyAll(root string, write bool, dirs []string) error {
 	start := time.Now()
 	tmp, err := os.MkdirTemp("", "release-tidy-")
 	if err != nil {
@@ -31,10 +38,33 @@ func tidyAll(root string) error {
 		return err
 	}
 	var failed []string
+	n := 0
 	for _, m := range r.tree.mods {
+		if len(dirs) > 0 && !slices.Contains(dirs, m.dir) {
+			continue
+		}
+		n++
 		dst := filepath.Join(tmp, "src", filepath.FromSlash(m.dir))
 		if err := copyModule(r, m, dst); err != nil {
 			return err
+		}
+		if write {
+			if _, err := runIn(dst, env, "go", "mod", "tidy"); err != nil {
+				return err
+			}
+			for _, f := range []string{"go.mod", "go.sum"} {
+				data, err := os.ReadFile(filepath.Join(dst, f))
+				if err != nil {
+					return err
+				}
+				if old, _ := os.ReadFile(r.tree.abs(m.dir, f)); string(old) != string(data) {
+					if err := os.WriteFile(r.tree.abs(m.dir, f), data, 0o644); err != nil {
+						return err
+					}
+					fmt.Printf("release tidy -w: %s/%s\n", m.dir, f)
+				}
+			}
+			continue
 		}
 		out, err := runIn(dst, env, "go", "mod", "tidy", "-diff")
 		rest := unexpectedDiff(out)
@@ -48,7 +78,10 @@ func tidyAll(root string) error {
 			fmt.Printf("release tidy: %s ok\n", m.dir)
 		}
 	}
-	fmt.Printf("release tidy: %d modules in %v\n", len(r.tree.mods), time.Since(start).Round(time.Second))
+	if len(dirs) > n {
+		return fmt.Errorf("tidy: %d of %q are not module directories of the tree", len(dirs)-n, dirs)
+	}
+	fmt.Printf("release tidy: %d modules in %v\n", n, time.Since(start).Round(time.Second))
 	if len(failed) > 0 {
 		return fmt.Errorf("tidy: not tidy: %s", strings.Join(failed, ", "))
 	}
