@@ -89,6 +89,11 @@ func (r *release) add(m *mod, zipDir string) error {
 	for _, f := range r.files[m.dir] {
 		zf = append(zf, &treeFile{name: f, abs: r.tree.abs(m.dir, f)})
 	}
+	// As the go command zips a module in a subdirectory of its repository:
+	// with the repository's LICENSE when it has none of its own.
+	if m.dir != "." && !hasFile(r.files[m.dir], "LICENSE") && hasFile(r.files["."], "LICENSE") {
+		zf = append(zf, &treeFile{name: "LICENSE", abs: r.tree.abs("LICENSE")})
+	}
 	if !hasFile(r.files[m.dir], "go.sum") && len(sum) > 0 {
 		zf = append(zf, &treeFile{name: "go.sum"})
 	}
