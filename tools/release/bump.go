@@ -38,7 +38,7 @@ func bump(root, v string) error {
 	if err := os.WriteFile(filepath.Join(root, "versions.txt"), formatVersions(t.versions), 0o644); err != nil {
 		return err
 	}
-	fmt.Printf("release bump: versions.txt and %d go.mod files at %s; next: go -C tools run ./release sums (RELEASING.md)\n", changed, v)
+	fmt.Printf("release bump: versions.txt and %d go.mod files at %s; next: bash .ci/gowork, then RELEASING.md's steps\n", changed, v)
 	return nil
 }
 

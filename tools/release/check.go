@@ -99,7 +99,7 @@ func (t *tree) checkWork() []string {
 		case r == nil:
 			add("no replace of %s %s by its directory", v.Path, v.Version)
 		case r.Old.Version != v.Version || path.Clean(strings.TrimPrefix(r.New.Path, "./")) != dirOf(v.Path) || r.New.Version != "":
-			add("replace %s %s => %s; want %s %s => ./%s", v.Path, r.Old.Version, r.New.Path, v.Path, v.Version, dirOf(v.Path))
+			add("replace %s %s => %s; want %s %s => %s", v.Path, r.Old.Version, r.New.Path, v.Path, v.Version, strings.TrimSuffix("./"+dirOf(v.Path), "."))
 		}
 	}
 	for _, p := range sortedKeys(repl) {
