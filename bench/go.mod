@@ -2,10 +2,6 @@ module github.com/once-go/once/bench
 
 go 1.26.0
 
-replace github.com/once-go/once => ../
-
-replace github.com/once-go/once/adapters/ent => ../adapters/ent
-
 require (
 	entgo.io/ent v0.14.5
 	github.com/bwmarrin/snowflake v0.3.0
@@ -13,8 +9,8 @@ require (
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/oklog/ulid/v2 v2.1.2
-	github.com/once-go/once v0.0.0-00010101000000-000000000000
-	github.com/once-go/once/adapters/ent v0.0.0-00010101000000-000000000000
+	github.com/once-go/once v0.1.0
+	github.com/once-go/once/adapters/ent v0.1.0
 	github.com/rs/xid v1.6.0
 	github.com/segmentio/ksuid v1.0.4
 	github.com/sony/sonyflake v1.2.0

@@ -2,11 +2,9 @@ module github.com/once-go/once/adapters/gqlgen
 
 go 1.26.0
 
-replace github.com/once-go/once => ../..
-
 require (
 	github.com/99designs/gqlgen v0.17.98
-	github.com/once-go/once v0.0.0-00010101000000-000000000000
+	github.com/once-go/once v0.1.0
 )
 
 require (

@@ -2,12 +2,10 @@ module github.com/once-go/once/adapters/openapi
 
 go 1.26.0
 
-replace github.com/once-go/once => ../..
-
 require (
 	github.com/dlclark/regexp2 v1.11.0
 	github.com/getkin/kin-openapi v0.153.0
-	github.com/once-go/once v0.0.0-00010101000000-000000000000
+	github.com/once-go/once v0.1.0
 )
 
 require (

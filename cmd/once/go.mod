@@ -2,17 +2,14 @@ module github.com/once-go/once/cmd/once
 
 go 1.26.0
 
-replace (
-	github.com/once-go/once => ../..
-	github.com/once-go/once/lease/k8slease => ../../lease/k8slease
-)
-
 require (
+	github.com/glebarez/go-sqlite v1.21.2
 	github.com/go-logr/logr v1.4.4
 	github.com/go-sql-driver/mysql v1.10.1
 	github.com/jackc/pgx/v5 v5.13.0
-	github.com/once-go/once v0.0.0-00010101000000-000000000000
-	github.com/once-go/once/lease/k8slease v0.0.0-00010101000000-000000000000
+	github.com/once-go/once v0.1.0
+	github.com/once-go/once/lease/etcdlease v0.1.0
+	github.com/once-go/once/lease/k8slease v0.1.0
 	github.com/redis/go-redis/v9 v9.23.0
 	go.etcd.io/etcd/client/v3 v3.7.3
 	go.uber.org/zap v1.27.1
@@ -31,7 +28,6 @@ require (
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/emicklei/go-restful/v3 v3.13.0 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.1 // indirect
-	github.com/glebarez/go-sqlite v1.21.2 // indirect
 	github.com/go-openapi/jsonpointer v1.0.0 // indirect
 	github.com/go-openapi/jsonreference v1.0.0 // indirect
 	github.com/go-openapi/swag v0.27.1 // indirect

@@ -12,7 +12,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/once-go/once/internal/sqlitedrv"
 	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/lease/etcdlease"
 	"github.com/once-go/once/lease/redislease"
@@ -39,7 +38,7 @@ func leaseBackends() []leaseBackend {
 		}},
 		{name: "sqlite", sql: true, setup: func(t *testing.T) ([]string, func(*testing.T, int)) {
 			path := testenv.SQLitePath(t)
-			db, err := sql.Open(sqlitedrv.DriverName, "file:"+path+"?_pragma=busy_timeout(10000)")
+			db, err := sql.Open(sqliteDriver, "file:"+path+"?_pragma=busy_timeout(10000)")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -157,7 +156,7 @@ func sqlTables() []struct {
 		}},
 		{"sqlite", func(t *testing.T) *sqlTable {
 			path := testenv.SQLitePath(t)
-			db, err := sql.Open(sqlitedrv.DriverName, "file:"+path+"?_pragma=busy_timeout(10000)")
+			db, err := sql.Open(sqliteDriver, "file:"+path+"?_pragma=busy_timeout(10000)")
 			if err != nil {
 				t.Fatal(err)
 			}

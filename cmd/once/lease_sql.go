@@ -11,7 +11,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	_ "github.com/jackc/pgx/v5/stdlib" // "pgx"
 
-	"github.com/once-go/once/internal/sqlitedrv"
 	"github.com/once-go/once/lease"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
@@ -26,7 +25,7 @@ func init() {
 	registerDriver(&leaseDriver{name: "mysql", leaseDuration: lease.DefaultDBLeaseDuration, dsn: "USER@tcp(HOST:3306)/DB, also mysql://USER@HOST:3306/DB or mysql://USER@tcp(HOST:3306)/DB (MySQL 8+, MariaDB 10.5+)",
 		open: openSQL("mysql", migrations.MySQL)})
 	registerDriver(&leaseDriver{name: "sqlite", leaseDuration: lease.DefaultDBLeaseDuration, dsn: "PATH (a file, created only by lease migrate; busy timeout 10s added) or file:PATH?... (used as is; mode=rw added but for migrate)",
-		open: openSQL(sqlitedrv.DriverName, migrations.SQLite)})
+		open: openSQL(sqliteDriver, migrations.SQLite)})
 }
 
 // openSQL returns the open function of an SQL driver.

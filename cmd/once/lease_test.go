@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/once-go/once/internal/sqlitedrv"
 	"github.com/once-go/once/internal/testenv"
 )
 
@@ -352,7 +351,7 @@ func TestLeaseHoldReacquire(t *testing.T) {
 	}
 	p := startHold(t, append(flags, shortLease...)...)
 	first := p.machineID(t)
-	db, err := sql.Open(sqlitedrv.DriverName, "file:"+path+"?_pragma=busy_timeout(10000)")
+	db, err := sql.Open(sqliteDriver, "file:"+path+"?_pragma=busy_timeout(10000)")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,7 @@ type command struct {
 
 // commands lists the ID commands; the lease commands sit under "lease".
 func commands() []*command {
-	return []*command{convertCmd, maskCmd, unmaskCmd, inspectCmd, genCmd, sqlInstallCmd}
+	return []*command{convertCmd, maskCmd, unmaskCmd, inspectCmd, genCmd, sqlInstallCmd, versionCmd}
 }
 
 // run runs the CLI with args (without the program name) and returns the

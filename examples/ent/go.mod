@@ -2,18 +2,13 @@ module github.com/once-go/once/examples/ent
 
 go 1.26.0
 
-replace (
-	github.com/once-go/once => ../..
-	github.com/once-go/once/adapters/ent => ../../adapters/ent
-)
-
 require (
 	entgo.io/ent v0.14.5
 	github.com/glebarez/go-sqlite v1.21.2
 	github.com/go-sql-driver/mysql v1.10.1
 	github.com/jackc/pgx/v5 v5.13.0
-	github.com/once-go/once v0.0.0-00010101000000-000000000000
-	github.com/once-go/once/adapters/ent v0.0.0-00010101000000-000000000000
+	github.com/once-go/once v0.1.0
+	github.com/once-go/once/adapters/ent v0.1.0
 )
 
 require (

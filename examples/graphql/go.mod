@@ -2,17 +2,12 @@ module github.com/once-go/once/examples/graphql
 
 go 1.26.0
 
-replace (
-	github.com/once-go/once => ../..
-	github.com/once-go/once/adapters/gqlgen => ../../adapters/gqlgen
-)
-
 tool github.com/99designs/gqlgen
 
 require (
 	github.com/99designs/gqlgen v0.17.98
-	github.com/once-go/once v0.0.0-00010101000000-000000000000
-	github.com/once-go/once/adapters/gqlgen v0.0.0-00010101000000-000000000000
+	github.com/once-go/once v0.1.0
+	github.com/once-go/once/adapters/gqlgen v0.1.0
 	github.com/vektah/gqlparser/v2 v2.5.64
 )
 

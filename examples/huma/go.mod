@@ -2,15 +2,10 @@ module github.com/once-go/once/examples/huma
 
 go 1.26.0
 
-replace (
-	github.com/once-go/once => ../..
-	github.com/once-go/once/adapters/huma => ../../adapters/huma
-)
-
 require (
 	github.com/danielgtaylor/huma/v2 v2.37.2
-	github.com/once-go/once v0.0.0-00010101000000-000000000000
-	github.com/once-go/once/adapters/huma v0.0.0-00010101000000-000000000000
+	github.com/once-go/once v0.1.0
+	github.com/once-go/once/adapters/huma v0.1.0
 )
 
 require (

@@ -2,8 +2,6 @@ module github.com/once-go/once/examples/openapi
 
 go 1.26.0
 
-replace github.com/once-go/once => ../..
-
 tool (
 	github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen
 	github.com/ogen-go/ogen/cmd/ogen
@@ -15,7 +13,7 @@ require (
 	github.com/go-faster/jx v1.2.0
 	github.com/oapi-codegen/runtime v1.9.0
 	github.com/ogen-go/ogen v1.24.0
-	github.com/once-go/once v0.0.0-00010101000000-000000000000
+	github.com/once-go/once v0.1.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/metric v1.47.0
 	go.opentelemetry.io/otel/trace v1.47.0

@@ -2,45 +2,30 @@ package guardlease_test
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
-	"os"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 
+	"github.com/once-go/once/internal/guardsuite"
 	"github.com/once-go/once/internal/testenv"
-	"github.com/once-go/once/lease"
-	"github.com/once-go/once/lease/etcdlease"
 	"github.com/once-go/once/lease/guardlease"
 	"github.com/once-go/once/lease/redislease"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
 )
 
-// coordinator is one coordinator the guard is tested on. setup prepares
-// a fresh namespace (removed when the test ends) and returns a
-// constructor of independent strategies on it, as separate processes
-// would hold, and the description the guard's errors name it by.
-type coordinator struct {
-	name  string
-	setup func(t *testing.T) (newCoord func() guardlease.Coordinator, where string)
-}
-
-var coordinators = []coordinator{
-	{"postgres", sqlCoordinator(migrations.Postgres)},
-	{"mysql", sqlCoordinator(migrations.MySQL)},
-	{"sqlite", sqlCoordinator(migrations.SQLite)},
-	{"redis7/key", redisCoordinator(testenv.Redis7, redislease.ModeKey)},
-	{"redis8/key", redisCoordinator(testenv.Redis8, redislease.ModeKey)},
-	{"redis8/hash", redisCoordinator(testenv.Redis8, redislease.ModeHash)},
-	{"etcd", etcdCoordinator},
+// coordinators are the coordinators of this module the guard is tested
+// on; the etcdlease module runs the same tests on etcd.
+var coordinators = []guardsuite.Coordinator{
+	{Name: "postgres", Setup: sqlCoordinator(migrations.Postgres)},
+	{Name: "mysql", Setup: sqlCoordinator(migrations.MySQL)},
+	{Name: "sqlite", Setup: sqlCoordinator(migrations.SQLite)},
+	{Name: "redis7/key", Setup: redisCoordinator(testenv.Redis7, redislease.ModeKey)},
+	{Name: "redis8/key", Setup: redisCoordinator(testenv.Redis8, redislease.ModeKey)},
+	{Name: "redis8/hash", Setup: redisCoordinator(testenv.Redis8, redislease.ModeHash)},
 }
 
 func sqlCoordinator(d migrations.Dialect) func(t *testing.T) (func() guardlease.Coordinator, string) {
@@ -100,100 +85,4 @@ func redisCoordinator(srv testenv.Server, mode redislease.Mode) func(t *testing.
 			return s
 		}, srv.String() + " " + mode.String() + " mode " + name
 	}
-}
-
-func etcdCoordinator(t *testing.T) (func() guardlease.Coordinator, string) {
-	eps := testenv.Etcd(t)
-	c, err := clientv3.New(clientv3.Config{Endpoints: eps, DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
-	if err != nil {
-		t.Fatalf("etcd client: %v", err)
-	}
-	t.Cleanup(func() { c.Close() })
-	prefix := testenv.Unique(t, "guard") + "/"
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if r, err := c.Get(ctx, prefix, clientv3.WithPrefix()); err == nil {
-			for _, kv := range r.Kvs {
-				if kv.Lease != 0 {
-					c.Revoke(ctx, clientv3.LeaseID(kv.Lease))
-				}
-			}
-		}
-		c.Delete(ctx, prefix, clientv3.WithPrefix())
-	})
-	return func() guardlease.Coordinator {
-		s, err := etcdlease.New(c, etcdlease.Options{Prefix: prefix})
-		if err != nil {
-			t.Fatalf("etcdlease.New: %v", err)
-		}
-		return s
-	}, "etcd prefix " + prefix
-}
-
-// ordinal sets a fresh environment variable to a StatefulSet pod name
-// with ordinal 7 and returns its name. (t.Setenv cannot be used in
-// parallel tests; each test has its own variable.)
-func ordinal(t *testing.T) string {
-	var b [4]byte
-	rand.Read(b[:])
-	name := "ONCE_GUARD_TEST_" + hex.EncodeToString(b[:])
-	os.Setenv(name, "web-7")
-	t.Cleanup(func() { os.Unsetenv(name) })
-	return name
-}
-
-// spy is a coordinator that records the last lease it granted or renewed
-// and when that request was sent, and that can crash: Release then does
-// nothing, as when the holder was killed.
-type spy struct {
-	guardlease.Coordinator
-	mu      sync.Mutex
-	last    lease.Lease
-	sent    time.Time
-	crashed bool
-}
-
-func (s *spy) record(l lease.Lease, sent time.Time, err error) (lease.Lease, error) {
-	if err == nil {
-		s.mu.Lock()
-		s.last, s.sent = l, sent
-		s.mu.Unlock()
-	}
-	return l, err
-}
-
-func (s *spy) Claim(ctx context.Context, id int, d time.Duration) (lease.Lease, error) {
-	sent := time.Now()
-	l, err := s.Coordinator.Claim(ctx, id, d)
-	return s.record(l, sent, err)
-}
-
-func (s *spy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
-	sent := time.Now()
-	nl, err := s.Coordinator.Renew(ctx, l, d)
-	return s.record(nl, sent, err)
-}
-
-func (s *spy) Release(ctx context.Context, l lease.Lease) error {
-	s.mu.Lock()
-	crashed := s.crashed
-	s.mu.Unlock()
-	if crashed {
-		return nil
-	}
-	return s.Coordinator.Release(ctx, l)
-}
-
-// lease returns the last lease granted or renewed and when it was asked for.
-func (s *spy) lease() (lease.Lease, time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.last, s.sent
-}
-
-func (s *spy) crash() {
-	s.mu.Lock()
-	s.crashed = true
-	s.mu.Unlock()
 }

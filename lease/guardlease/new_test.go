@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/once-go/once/internal/guardsuite"
 	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/internal/testonly"
 	"github.com/once-go/once/lease"
@@ -67,7 +68,7 @@ func (deterministic) Deterministic() bool { return true }
 // the last attempt may have been cut off rather than refused) and at once when the ordinal is not set (ErrConfig).
 func TestStartFails(t *testing.T) {
 	testonly.Need(t)
-	env := ordinal(t)
+	env := guardsuite.Ordinal(t)
 	cases := []struct {
 		name  string
 		env   string
@@ -85,7 +86,7 @@ func TestStartFails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := lease.Options{Factories: []lease.Factory{f}, LeaseDuration: leaseDuration, RenewInterval: renewInterval,
+		o := lease.Options{Factories: []lease.Factory{f}, LeaseDuration: guardsuite.LeaseDuration, RenewInterval: guardsuite.RenewInterval,
 			AcquireTimeout: time.Second, Logger: slog.New(slog.DiscardHandler)}
 		testonly.ShortLeases(&o)
 		m, err := lease.Start(context.Background(), s, o)

@@ -2,14 +2,9 @@ module github.com/once-go/once/examples/kubernetes/deployment
 
 go 1.26.0
 
-replace (
-	github.com/once-go/once => ../../..
-	github.com/once-go/once/lease/k8slease => ../../../lease/k8slease
-)
-
 require (
-	github.com/once-go/once v0.0.0-00010101000000-000000000000
-	github.com/once-go/once/lease/k8slease v0.0.0-00010101000000-000000000000
+	github.com/once-go/once v0.1.0
+	github.com/once-go/once/lease/k8slease v0.1.0
 	k8s.io/api v0.34.4
 	k8s.io/apimachinery v0.34.4
 	k8s.io/client-go v0.34.4
@@ -55,7 +50,7 @@ require (
 	github.com/spf13/pflag v1.0.10 // indirect
 	github.com/x448/float16 v0.8.4 // indirect
 	go.yaml.in/yaml/v2 v2.4.4 // indirect
-	go.yaml.in/yaml/v3 v3.0.4 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/crypto v0.59.0 // indirect
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/oauth2 v0.36.0 // indirect

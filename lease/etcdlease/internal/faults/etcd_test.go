@@ -1,4 +1,4 @@
-package faultsuite
+package faults_test
 
 import (
 	"context"
@@ -18,16 +18,11 @@ import (
 	"google.golang.org/grpc/backoff"
 
 	"github.com/once-go/once/internal/faultproxy"
+	"github.com/once-go/once/internal/faultsuite"
 	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/lease"
 	"github.com/once-go/once/lease/etcdlease"
 )
-
-// The etcd entry of the coordinator table, registered from this
-// file so that the table's file stays the fault suite's own.
-func init() {
-	coordinators = append(coordinators, etcdCoordinator("etcd"))
-}
 
 // etcdCoordinator is the table entry of etcd: a fresh key prefix per test
 // on the shared server (.ci/etcd.sh, ONCE_TEST_ETCD_ENDPOINTS), or a
@@ -37,14 +32,15 @@ func init() {
 // next revoke tick (freeLag). expirySlack: the kill case allows the
 // holder's last renewal 1s of latency on etcd (500ms elsewhere), the bound
 // ad13d50 set from loaded runs.
-func etcdCoordinator(name string) coordinator {
-	return coordinator{
-		name:        name,
-		network:     true,
-		freeLag:     etcdRevokeTick,
-		expirySlack: 500 * time.Millisecond,
-		setup:       etcdSetup,
-		connect:     etcdConnect,
+func etcdCoordinator(name string) faultsuite.Coordinator {
+	return faultsuite.Coordinator{
+		Name:         name,
+		Network:      true,
+		FreeLag:      etcdRevokeTick,
+		ExpirySlack:  500 * time.Millisecond,
+		Setup:        etcdSetup,
+		Connect:      etcdConnect,
+		HoldStrategy: etcdHoldStrategy,
 	}
 }
 
@@ -53,7 +49,7 @@ func etcdCoordinator(name string) coordinator {
 // whole safe window), as an application with short leases would set it;
 // nothing else deviates from the client's defaults. pool does not apply:
 // gRPC multiplexes every call over one connection.
-func etcdConnect(target, ns string, _ int) (*client, error) {
+func etcdConnect(target, ns string, _ int) (*faultsuite.Client, error) {
 	c, err := clientv3.New(clientv3.Config{
 		Endpoints:   []string{target},
 		DialTimeout: 2 * time.Second,
@@ -66,25 +62,25 @@ func etcdConnect(target, ns string, _ int) (*client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &client{
-		strategy: func(lowest bool) (lease.Strategy, error) {
+	return &faultsuite.Client{
+		Strategy: func(lowest bool) (lease.Strategy, error) {
 			return etcdlease.New(c, etcdlease.Options{Prefix: ns, LowestFirst: lowest})
 		},
-		close: c.Close,
+		Close: c.Close,
 	}, nil
 }
 
 // etcdHoldStrategy is a strategy on sp (the space of the etcd
 // coordinator) whose Release keeps the ID taken for hold (0: the default
 // hold; negative: none).
-func etcdHoldStrategy(t *testing.T, sp *space, hold time.Duration) lease.Strategy {
+func etcdHoldStrategy(t *testing.T, sp *faultsuite.Space, hold time.Duration) lease.Strategy {
 	t.Helper()
-	c, err := clientv3.New(clientv3.Config{Endpoints: []string{sp.target}, DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
+	c, err := clientv3.New(clientv3.Config{Endpoints: []string{sp.Target}, DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
 	if err != nil {
 		t.Fatalf("etcd client: %v", err)
 	}
 	t.Cleanup(func() { c.Close() })
-	s, err := etcdlease.New(c, etcdlease.Options{Prefix: sp.ns, ReleaseHold: hold})
+	s, err := etcdlease.New(c, etcdlease.Options{Prefix: sp.NS, ReleaseHold: hold})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,40 +92,40 @@ func etcdHoldStrategy(t *testing.T, sp *space, hold time.Duration) lease.Strateg
 // its lease's TTL ended. It is etcd's freeLag.
 const etcdRevokeTick = 500 * time.Millisecond
 
-func etcdSetup(t *testing.T, private bool) *space {
+func etcdSetup(t *testing.T, private bool) *faultsuite.Space {
 	t.Helper()
-	sp := &space{ns: testenv.Unique(t, "fault") + "/"}
+	sp := &faultsuite.Space{NS: testenv.Unique(t, "fault") + "/"}
 	var srv *etcdServer
 	if private {
 		srv = startEtcdServer(t)
-		sp.target = srv.addr
+		sp.Target = srv.addr
 	} else {
-		sp.target = testenv.Etcd(t)[0]
+		sp.Target = testenv.Etcd(t)[0]
 	}
-	sp.upstream = sp.target
-	sp.via = func(addr string) string { return addr }
-	admin, err := clientv3.New(clientv3.Config{Endpoints: []string{sp.target}, DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
+	sp.Upstream = sp.Target
+	sp.Via = func(addr string) string { return addr }
+	admin, err := clientv3.New(clientv3.Config{Endpoints: []string{sp.Target}, DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
 	if err != nil {
 		t.Fatalf("etcd admin client: %v", err)
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		etcdWipe(ctx, admin, sp.ns, true)
+		etcdWipe(ctx, admin, sp.NS, true)
 		admin.Close()
 	})
-	sp.expiry = func(ctx context.Context, id int) (time.Time, bool, error) {
-		return etcdExpiry(ctx, admin, sp.ns+strconv.Itoa(id))
+	sp.Expiry = func(ctx context.Context, id int) (time.Time, bool, error) {
+		return etcdExpiry(ctx, admin, sp.NS+strconv.Itoa(id))
 	}
-	sp.held = func(ctx context.Context) (int, error) { return etcdHeld(ctx, admin, sp.ns) }
-	sp.fill = func(ctx context.Context, keep int, d time.Duration) error {
-		return etcdFill(ctx, admin, sp.ns, keep, d)
+	sp.Held = func(ctx context.Context) (int, error) { return etcdHeld(ctx, admin, sp.NS) }
+	sp.Fill = func(ctx context.Context, keep int, d time.Duration) error {
+		return etcdFill(ctx, admin, sp.NS, keep, d)
 	}
 	// Wiping deletes the keys and leaves the etcd leases alive: the
 	// holder's keep-alive still succeeds, its key check does not.
-	sp.wipe = func(ctx context.Context) error { return etcdWipe(ctx, admin, sp.ns, false) }
+	sp.Wipe = func(ctx context.Context) error { return etcdWipe(ctx, admin, sp.NS, false) }
 	if private {
-		sp.restart = func(ctx context.Context, _ *faultproxy.Proxy) error { return srv.restart() }
+		sp.Restart = func(ctx context.Context, _ *faultproxy.Proxy) error { return srv.restart() }
 	}
 	return sp
 }
@@ -265,8 +261,8 @@ func startEtcdServer(t *testing.T) *etcdServer {
 	s := &etcdServer{bin: p, dir: t.TempDir()}
 	for range 3 { // a free port can be taken between probing and binding
 		var cp, pp int
-		if cp, err = freePort(); err == nil {
-			pp, err = freePort()
+		if cp, err = faultsuite.FreePort(); err == nil {
+			pp, err = faultsuite.FreePort()
 		}
 		if err != nil {
 			continue
@@ -311,7 +307,7 @@ func (s *etcdServer) start() error {
 		select {
 		case <-s.exited:
 			b, _ := os.ReadFile(log)
-			return fmt.Errorf("etcd on %s exited: %s", s.addr, lastLines(strings.TrimSpace(string(b)), 3))
+			return fmt.Errorf("etcd on %s exited: %s", s.addr, faultsuite.LastLines(strings.TrimSpace(string(b)), 3))
 		case <-time.After(10 * time.Millisecond):
 		}
 	}

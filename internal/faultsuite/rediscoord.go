@@ -25,56 +25,59 @@ import (
 // keys are deleted afterwards; restart and data-loss cases get a private
 // server process on a free port (never FLUSHALL or restart the shared
 // ones: other packages' tests run on them at the same time).
-func redisCoordinator(name string, srv testenv.Server, mode redislease.Mode) coordinator {
-	return coordinator{
-		name:    name,
-		network: true,
-		setup:   func(t *testing.T, private bool) *space { return redisSetup(t, srv, mode, private) },
-		connect: func(target, ns string, pool int) (*client, error) { return redisConnect(mode, target, ns, pool) },
+func redisCoordinator(name string, srv testenv.Server, mode redislease.Mode) Coordinator {
+	return Coordinator{
+		Name:    name,
+		Network: true,
+		Setup:   func(t *testing.T, private bool) *Space { return redisSetup(t, srv, mode, private) },
+		Connect: func(target, ns string, pool int) (*Client, error) { return redisConnect(mode, target, ns, pool) },
+		HoldStrategy: func(t *testing.T, sp *Space, hold time.Duration) lease.Strategy {
+			return redisHoldStrategy(t, sp, mode, hold)
+		},
 	}
 }
 
-func redisConnect(mode redislease.Mode, target, ns string, pool int) (*client, error) {
+func redisConnect(mode redislease.Mode, target, ns string, pool int) (*Client, error) {
 	c := redis.NewClient(&redis.Options{
 		Addr:                  target,
 		ContextTimeoutEnabled: true,
 		PoolSize:              pool,
 		DialTimeout:           time.Second,
 	})
-	return &client{
-		strategy: func(lowest bool) (lease.Strategy, error) {
+	return &Client{
+		Strategy: func(lowest bool) (lease.Strategy, error) {
 			return redislease.New(c, redislease.Options{Mode: mode, Name: ns, LowestFirst: lowest})
 		},
-		close: c.Close,
+		Close: c.Close,
 	}, nil
 }
 
-func redisSetup(t *testing.T, srv testenv.Server, mode redislease.Mode, private bool) *space {
+func redisSetup(t *testing.T, srv testenv.Server, mode redislease.Mode, private bool) *Space {
 	t.Helper()
-	sp := &space{ns: testenv.Unique(t, "fault")}
+	sp := &Space{NS: testenv.Unique(t, "fault")}
 	var rs *redisServer
 	if private {
 		rs = startRedis(t, srv)
-		sp.target = rs.addr
+		sp.Target = rs.addr
 	} else {
-		sp.target = testenv.Redis(t, srv)
+		sp.Target = testenv.Redis(t, srv)
 	}
-	sp.upstream = sp.target
-	sp.via = func(addr string) string { return addr }
-	admin := redis.NewClient(&redis.Options{Addr: sp.target, ContextTimeoutEnabled: true, PoolSize: 4})
+	sp.Upstream = sp.Target
+	sp.Via = func(addr string) string { return addr }
+	admin := redis.NewClient(&redis.Options{Addr: sp.Target, ContextTimeoutEnabled: true, PoolSize: 4})
 	keys := make([]string, redislease.Capacity)
 	for id := range keys {
-		keys[id] = "{" + sp.ns + "}:" + strconv.Itoa(id)
+		keys[id] = "{" + sp.NS + "}:" + strconv.Itoa(id)
 	}
 	t.Cleanup(func() {
 		if !private {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
-			admin.Del(ctx, append([]string{sp.ns}, keys...)...)
+			admin.Del(ctx, append([]string{sp.NS}, keys...)...)
 		}
 		admin.Close()
 	})
-	sp.expiry = func(ctx context.Context, id int) (time.Time, bool, error) {
+	sp.Expiry = func(ctx context.Context, id int) (time.Time, bool, error) {
 		var ms int64
 		if mode == redislease.ModeKey {
 			d, err := admin.PTTL(ctx, keys[id]).Result()
@@ -86,7 +89,7 @@ func redisSetup(t *testing.T, srv testenv.Server, mode redislease.Mode, private 
 				ms = -2
 			}
 		} else {
-			r, err := admin.Do(ctx, "HPTTL", sp.ns, "FIELDS", 1, strconv.Itoa(id)).Int64Slice()
+			r, err := admin.Do(ctx, "HPTTL", sp.NS, "FIELDS", 1, strconv.Itoa(id)).Int64Slice()
 			if err != nil {
 				return time.Time{}, false, err
 			}
@@ -100,12 +103,12 @@ func redisSetup(t *testing.T, srv testenv.Server, mode redislease.Mode, private 
 		}
 		return time.Now().Add(time.Duration(ms) * time.Millisecond), true, nil
 	}
-	sp.held = func(ctx context.Context) (int, error) {
+	sp.Held = func(ctx context.Context) (int, error) {
 		if mode == redislease.ModeKey {
 			n, err := admin.Exists(ctx, keys...).Result()
 			return int(n), err
 		}
-		fields, err := admin.HKeys(ctx, sp.ns).Result()
+		fields, err := admin.HKeys(ctx, sp.NS).Result()
 		n := 0
 		for _, f := range fields {
 			if id, err := strconv.Atoi(f); err == nil && id >= 0 && id < redislease.Capacity && strconv.Itoa(id) == f {
@@ -114,7 +117,7 @@ func redisSetup(t *testing.T, srv testenv.Server, mode redislease.Mode, private 
 		}
 		return n, err
 	}
-	sp.fill = func(ctx context.Context, keep int, d time.Duration) error {
+	sp.Fill = func(ctx context.Context, keep int, d time.Duration) error {
 		const token = "other-holders-token-22"
 		if mode == redislease.ModeKey {
 			_, err := admin.Pipelined(ctx, func(p redis.Pipeliner) error {
@@ -127,7 +130,7 @@ func redisSetup(t *testing.T, srv testenv.Server, mode redislease.Mode, private 
 			})
 			return err
 		}
-		args := []any{"HSETEX", sp.ns, "PX", d.Milliseconds(), "FIELDS", 2 * (len(keys) - 1)}
+		args := []any{"HSETEX", sp.NS, "PX", d.Milliseconds(), "FIELDS", 2 * (len(keys) - 1)}
 		for id := range keys {
 			if id != keep {
 				sid := strconv.Itoa(id)
@@ -137,11 +140,11 @@ func redisSetup(t *testing.T, srv testenv.Server, mode redislease.Mode, private 
 		return admin.Do(ctx, args...).Err()
 	}
 	if private {
-		sp.wipe = func(ctx context.Context) error { return admin.FlushAll(ctx).Err() }
-		sp.restart = func(ctx context.Context, _ *faultproxy.Proxy) error { return rs.restart(ctx) }
-		sp.restartLoses = true
+		sp.Wipe = func(ctx context.Context) error { return admin.FlushAll(ctx).Err() }
+		sp.Restart = func(ctx context.Context, _ *faultproxy.Proxy) error { return rs.restart(ctx) }
+		sp.RestartLoses = true
 	} else {
-		sp.wipe = func(ctx context.Context) error { return admin.Del(ctx, append([]string{sp.ns}, keys...)...).Err() }
+		sp.Wipe = func(ctx context.Context) error { return admin.Del(ctx, append([]string{sp.NS}, keys...)...).Err() }
 	}
 	return sp
 }
@@ -199,7 +202,7 @@ func startRedis(t *testing.T, srv testenv.Server) *redisServer {
 	rs := &redisServer{bin: bin, dir: t.TempDir()}
 	var err error
 	for range 3 { // a free port can be taken between probing and binding
-		if rs.port, err = freePort(); err != nil {
+		if rs.port, err = FreePort(); err != nil {
 			continue
 		}
 		rs.addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(rs.port))
@@ -214,7 +217,7 @@ func startRedis(t *testing.T, srv testenv.Server) *redisServer {
 	return rs
 }
 
-func freePort() (int, error) {
+func FreePort() (int, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
@@ -250,7 +253,7 @@ func (rs *redisServer) start() error {
 		select {
 		case <-rs.exited:
 			log, _ := os.ReadFile(filepath.Join(rs.dir, "server.log"))
-			return fmt.Errorf("%s on port %d exited: %s", rs.bin, rs.port, lastLines(string(log), 3))
+			return fmt.Errorf("%s on port %d exited: %s", rs.bin, rs.port, LastLines(string(log), 3))
 		case <-time.After(20 * time.Millisecond):
 		}
 	}

@@ -41,9 +41,9 @@ func takeover(t *testing.T, ctx context.Context, s lease.Strategy, every time.Du
 // right after it, or within the coordinator's freeLag after it (etcd: its
 // revoke tick). The namespace is full but for the holder's ID, so a
 // contender polling Acquire sees ErrExhausted until then.
-func TestKillHolder(t *testing.T) {
-	forEach(t, nil, func(t *testing.T, c coordinator) {
-		sp := c.setup(t, false)
+func KillHolder(t *testing.T) {
+	forEach(t, nil, func(t *testing.T, c Coordinator) {
+		sp := c.Setup(t, false)
 		cl := c.open(t, sp, nil, 8)
 		fillAllBut(t, sp, cl, 7, time.Minute)
 		h := startHolder(t, c, sp, holderArgs{})
@@ -52,7 +52,7 @@ func TestKillHolder(t *testing.T) {
 		h.kill()
 		killAt := time.Now()
 		ctx := ctxFor(t, 10*time.Second)
-		exp, held, err := sp.expiry(ctx, id)
+		exp, held, err := sp.Expiry(ctx, id)
 		if err != nil || !held {
 			t.Fatalf("ID %d right after the kill: held %v, %v", id, held, err)
 		}
@@ -65,7 +65,7 @@ func TestKillHolder(t *testing.T) {
 		// safety property; the upper one only checks that the lease is
 		// not grossly longer, and is loose: under -race a SQLite renewal
 		// can take a few hundred milliseconds (etcd: expirySlack more).
-		if d := exp.Sub(grant.validUntil); d < margin-2*time.Millisecond || d > margin+500*time.Millisecond+c.expirySlack {
+		if d := exp.Sub(grant.validUntil); d < margin-2*time.Millisecond || d > margin+500*time.Millisecond+c.ExpirySlack {
 			t.Errorf("coordinator expiry %s is %v after the holder's deadline %s; want about the margin %v",
 				clock(exp), d, clock(grant.validUntil), margin)
 		}
@@ -82,8 +82,8 @@ func TestKillHolder(t *testing.T) {
 		// One slow poll (SQLite under -race: ~100ms a call); where the
 		// coordinator frees the ID late, its freeLag and 100ms for the
 		// deletion's commit and a poll.
-		if d, late := callAt.Sub(exp), max(500*time.Millisecond, c.freeLag+100*time.Millisecond); d > late {
-			t.Errorf("ID %d handed out only by a call starting %v after its expiry (allowed %v; freeLag %v)", id, d, late, c.freeLag)
+		if d, late := callAt.Sub(exp), max(500*time.Millisecond, c.FreeLag+100*time.Millisecond); d > late {
+			t.Errorf("ID %d handed out only by a call starting %v after its expiry (allowed %v; freeLag %v)", id, d, late, c.FreeLag)
 		}
 		n := h.check(0, map[uint64]string{})
 		t.Logf("killed holder of ID %d; coordinator expiry %v after the kill (%v after the holder's deadline); contender refused %d times, got the ID %v after the expiry; holder drew %d values",
@@ -100,10 +100,10 @@ func TestKillHolder(t *testing.T) {
 // before renewing). It reports the loss, cannot get another ID (the
 // namespace is full) and generates again only once the contender releases
 // the ID and the holder's manager has re-acquired it.
-func TestSuspendHolder(t *testing.T) {
+func SuspendHolder(t *testing.T) {
 	t.Parallel()
-	forEachParallel(t, nil, func(t *testing.T, c coordinator) {
-		sp := c.setup(t, false)
+	forEachParallel(t, nil, func(t *testing.T, c Coordinator) {
+		sp := c.Setup(t, false)
 		cl := c.open(t, sp, nil, 8)
 		fillAllBut(t, sp, cl, 7, time.Minute)
 		h := startHolder(t, c, sp, holderArgs{})
@@ -176,12 +176,12 @@ func TestSuspendHolder(t *testing.T) {
 // coordinator's freeLag) and falls to zero once they expire and are
 // freed. (With production leases of 8h that bound is what a crash loop
 // costs: one ID per restart for 8h. Use a StateFile.)
-func TestCrashLoop(t *testing.T) {
+func CrashLoop(t *testing.T) {
 	t.Parallel()
-	forEachParallel(t, nil, func(t *testing.T, c coordinator) {
+	forEachParallel(t, nil, func(t *testing.T, c Coordinator) {
 		ctx := ctxFor(t, 2*time.Minute)
 		t.Run("statefile", func(t *testing.T) {
-			sp := c.setup(t, false)
+			sp := c.Setup(t, false)
 			state := filepath.Join(t.TempDir(), "lease.json")
 			const restarts = 50
 			var ids []int
@@ -190,7 +190,7 @@ func TestCrashLoop(t *testing.T) {
 				h := launchHolder(t, c, sp, holderArgs{state: state})
 				ids = append(ids, h.waitID(10*time.Second))
 				h.kill()
-				held, err := sp.held(ctx)
+				held, err := sp.Held(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -203,7 +203,7 @@ func TestCrashLoop(t *testing.T) {
 				restarts, loop.Round(time.Millisecond), (loop / restarts).Round(time.Millisecond), ids[0])
 		})
 		t.Run("none", func(t *testing.T) {
-			sp := c.setup(t, false)
+			sp := c.Setup(t, false)
 			const restarts = 20
 			var (
 				ids     = map[int]bool{}
@@ -216,7 +216,7 @@ func TestCrashLoop(t *testing.T) {
 				ids[h.id()] = true
 				starts = append(starts, time.Now())
 				h.kill()
-				held, err := sp.held(ctx)
+				held, err := sp.Held(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -226,18 +226,18 @@ func TestCrashLoop(t *testing.T) {
 				// own clock), plus the coordinator's freeLag.
 				bound := 0
 				for _, s := range starts {
-					if time.Since(s) < leaseDur+200*time.Millisecond+c.freeLag {
+					if time.Since(s) < leaseDur+200*time.Millisecond+c.FreeLag {
 						bound++
 					}
 				}
 				if held > bound {
-					t.Fatalf("restart %d: %d IDs held, but only %d holders started within the lease duration (and freeLag %v)", i, held, bound, c.freeLag)
+					t.Fatalf("restart %d: %d IDs held, but only %d holders started within the lease duration (and freeLag %v)", i, held, bound, c.FreeLag)
 				}
 			}
 			loop := time.Since(t0)
-			time.Sleep(leaseDur + 100*time.Millisecond + c.freeLag)
-			if held, err := sp.held(ctx); err != nil || held != 0 {
-				t.Errorf("%d IDs held (%v) a lease duration (and freeLag %v) after the last kill, want 0", held, err, c.freeLag)
+			time.Sleep(leaseDur + 100*time.Millisecond + c.FreeLag)
+			if held, err := sp.Held(ctx); err != nil || held != 0 {
+				t.Errorf("%d IDs held (%v) a lease duration (and freeLag %v) after the last kill, want 0", held, err, c.FreeLag)
 			}
 			t.Logf("%d restarts in %v (%v each), %d distinct IDs, at most %d held at once, 0 after they expired",
 				restarts, loop.Round(time.Millisecond), (loop / restarts).Round(time.Millisecond), len(ids), maxHeld)

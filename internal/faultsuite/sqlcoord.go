@@ -28,13 +28,13 @@ import (
 // Wiping loses our table's rows (DELETE, then migrations refill it);
 // "restarting" kills our own sessions server-side. The shared PostgreSQL
 // and MariaDB servers are never restarted.
-func sqlCoordinator(name string, d migrations.Dialect) coordinator {
-	return coordinator{
-		name:       name,
-		network:    d != migrations.SQLite,
-		prevExpiry: true,
-		setup:      func(t *testing.T, _ bool) *space { return sqlSetup(t, d) },
-		connect:    func(target, ns string, pool int) (*client, error) { return sqlConnect(d, target, ns, pool) },
+func sqlCoordinator(name string, d migrations.Dialect) Coordinator {
+	return Coordinator{
+		Name:       name,
+		Network:    d != migrations.SQLite,
+		PrevExpiry: true,
+		Setup:      func(t *testing.T, _ bool) *Space { return sqlSetup(t, d) },
+		Connect:    func(target, ns string, pool int) (*Client, error) { return sqlConnect(d, target, ns, pool) },
 	}
 }
 
@@ -49,7 +49,7 @@ func sqlDriver(d migrations.Dialect) string {
 	return sqlitedrv.DriverName
 }
 
-func sqlConnect(d migrations.Dialect, target, table string, pool int) (*client, error) {
+func sqlConnect(d migrations.Dialect, target, table string, pool int) (*Client, error) {
 	dsn := target
 	if d == migrations.SQLite {
 		dsn = sqliteDSN(target)
@@ -60,11 +60,11 @@ func sqlConnect(d migrations.Dialect, target, table string, pool int) (*client, 
 	}
 	db.SetMaxOpenConns(pool)
 	db.SetMaxIdleConns(pool)
-	return &client{
-		strategy: func(lowest bool) (lease.Strategy, error) {
+	return &Client{
+		Strategy: func(lowest bool) (lease.Strategy, error) {
 			return sqllease.New(db, sqllease.Options{Dialect: d, Table: table, LowestFirst: lowest})
 		},
-		close: db.Close,
+		Close: db.Close,
 	}, nil
 }
 
@@ -76,7 +76,7 @@ func sqliteDSN(path string) string {
 	return testenv.SQLiteDSN(path) + "&_pragma=synchronous(NORMAL)"
 }
 
-func sqlSetup(t *testing.T, d migrations.Dialect) *space {
+func sqlSetup(t *testing.T, d migrations.Dialect) *Space {
 	t.Helper()
 	var (
 		admin    *sql.DB
@@ -154,9 +154,9 @@ func sqlSetup(t *testing.T, d migrations.Dialect) *space {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp := &space{
-		ns: table, target: target, via: via, oneTrip: oneTrip, upstream: upstream,
-		expiry: func(ctx context.Context, id int) (time.Time, bool, error) {
+	sp := &Space{
+		NS: table, Target: target, Via: via, OneTrip: oneTrip, Upstream: upstream,
+		Expiry: func(ctx context.Context, id int) (time.Time, bool, error) {
 			rs, err := rows.Rows(ctx)
 			if err != nil {
 				return time.Time{}, false, err
@@ -168,7 +168,7 @@ func sqlSetup(t *testing.T, d migrations.Dialect) *space {
 			}
 			return time.Time{}, false, nil
 		},
-		held: func(ctx context.Context) (int, error) {
+		Held: func(ctx context.Context) (int, error) {
 			rs, err := rows.Rows(ctx)
 			n := 0
 			for _, r := range rs {
@@ -178,7 +178,7 @@ func sqlSetup(t *testing.T, d migrations.Dialect) *space {
 			}
 			return n, err
 		},
-		fill: func(ctx context.Context, keep int, _ time.Duration) error {
+		Fill: func(ctx context.Context, keep int, _ time.Duration) error {
 			// Far-future expiries: held for the whole test.
 			q := "UPDATE " + quoted + " SET token = ?, expires_at = ?, lock_version = lock_version + 1 WHERE id <> ?"
 			until := "2100-01-01 00:00:00"
@@ -191,7 +191,7 @@ func sqlSetup(t *testing.T, d migrations.Dialect) *space {
 			_, err := admin.ExecContext(ctx, q, bytes.Repeat([]byte{0xee}, 16), until, keep)
 			return err
 		},
-		wipe: func(ctx context.Context) error {
+		Wipe: func(ctx context.Context) error {
 			if _, err := admin.ExecContext(ctx, "DELETE FROM "+quoted); err != nil {
 				return err
 			}
@@ -200,9 +200,9 @@ func sqlSetup(t *testing.T, d migrations.Dialect) *space {
 	}
 	switch d {
 	case migrations.Postgres:
-		sp.restart = func(ctx context.Context, p *faultproxy.Proxy) error { return pgKill(ctx, admin, p) }
+		sp.Restart = func(ctx context.Context, p *faultproxy.Proxy) error { return pgKill(ctx, admin, p) }
 	case migrations.MySQL:
-		sp.restart = func(ctx context.Context, p *faultproxy.Proxy) error { return mysqlKill(ctx, admin, p) }
+		sp.Restart = func(ctx context.Context, p *faultproxy.Proxy) error { return mysqlKill(ctx, admin, p) }
 	}
 	return sp
 }

@@ -173,12 +173,12 @@ func minTimestamp(draws []draw) (time.Time, bool) {
 // fillAllBut makes other holders hold every machine ID of sp but keep,
 // for at least d, so that a holder started next gets keep and a contender
 // can get nothing else.
-func fillAllBut(t *testing.T, sp *space, cl *client, keep int, d time.Duration) {
+func fillAllBut(t *testing.T, sp *Space, cl *Client, keep int, d time.Duration) {
 	t.Helper()
-	if sp.fill != nil {
+	if sp.Fill != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		if err := sp.fill(ctx, keep, d); err != nil {
+		if err := sp.Fill(ctx, keep, d); err != nil {
 			t.Fatalf("fill: %v", err)
 		}
 		return
@@ -189,7 +189,7 @@ func fillAllBut(t *testing.T, sp *space, cl *client, keep int, d time.Duration) 
 // occupy makes the namespace hold n machine IDs for d through a strategy
 // of cl (as other processes would), so that the IDs left free are known
 // to be few. It returns the leases.
-func occupy(t *testing.T, cl *client, n int, d time.Duration) []lease.Lease {
+func occupy(t *testing.T, cl *Client, n int, d time.Duration) []lease.Lease {
 	t.Helper()
 	s := cl.mustStrategy(t, false)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

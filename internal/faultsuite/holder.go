@@ -24,7 +24,7 @@ import (
 )
 
 // The holder process. With FAULTSUITE_HOLDER=1 the test binary runs
-// holderMain instead of the tests (see TestMain): it starts a lease
+// holderMain instead of the tests (see Main): it starts a lease
 // manager (short leases) with a real nonce factory on the coordinator
 // named by -coord, prints "machine_id=N" once it holds a lease, then draws
 // Sortable64 values continuously and streams them, with every lifecycle
@@ -65,9 +65,9 @@ func holderMain(args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	var c *coordinator
+	var c *Coordinator
 	for i := range coordinators {
-		if coordinators[i].name == *coord {
+		if coordinators[i].Name == *coord {
 			c = &coordinators[i]
 		}
 	}
@@ -75,13 +75,13 @@ func holderMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "holder: unknown coordinator %q\n", *coord)
 		return 2
 	}
-	cl, err := c.connect(*target, *ns, 2)
+	cl, err := c.Connect(*target, *ns, 2)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "holder:", err)
 		return 1
 	}
-	defer cl.close()
-	inner, err := cl.strategy(*lowest)
+	defer cl.Close()
+	inner, err := cl.Strategy(*lowest)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "holder:", err)
 		return 1
@@ -251,7 +251,7 @@ type holderArgs struct {
 
 // startHolder starts a holder process on sp and waits for its first
 // machine ID. The process is killed when t ends.
-func startHolder(t *testing.T, c coordinator, sp *space, a holderArgs) *proc {
+func startHolder(t *testing.T, c Coordinator, sp *Space, a holderArgs) *proc {
 	t.Helper()
 	p := launchHolder(t, c, sp, a)
 	p.waitID(10 * time.Second)
@@ -259,9 +259,9 @@ func startHolder(t *testing.T, c coordinator, sp *space, a holderArgs) *proc {
 }
 
 // launchHolder starts a holder process without waiting for its lease.
-func launchHolder(t *testing.T, c coordinator, sp *space, a holderArgs) *proc {
+func launchHolder(t *testing.T, c Coordinator, sp *Space, a holderArgs) *proc {
 	t.Helper()
-	args := []string{"-coord", c.name, "-target", sp.target, "-ns", sp.ns, "-skew", a.skew.String()}
+	args := []string{"-coord", c.Name, "-target", sp.Target, "-ns", sp.NS, "-skew", a.skew.String()}
 	if a.state != "" {
 		args = append(args, "-state", a.state)
 	}
@@ -273,7 +273,7 @@ func launchHolder(t *testing.T, c coordinator, sp *space, a holderArgs) *proc {
 	}
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), holderEnv+"=1")
-	p := &proc{t: t, name: "holder " + c.name, cmd: cmd, exited: make(chan struct{}), outEOF: make(chan struct{})}
+	p := &proc{t: t, name: "holder " + c.Name, cmd: cmd, exited: make(chan struct{}), outEOF: make(chan struct{})}
 	cmd.Stderr = &syncWriter{b: &p.stderr, mu: &p.mu}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -289,7 +289,7 @@ func launchHolder(t *testing.T, c coordinator, sp *space, a holderArgs) *proc {
 		<-p.exited
 		if t.Failed() {
 			p.mu.Lock()
-			t.Logf("%s (pid %d) stderr:\n%s", p.name, cmd.Process.Pid, lastLines(p.stderr.String(), 20))
+			t.Logf("%s (pid %d) stderr:\n%s", p.name, cmd.Process.Pid, LastLines(p.stderr.String(), 20))
 			p.mu.Unlock()
 		}
 	})
@@ -434,7 +434,7 @@ func (p *proc) waitID(d time.Duration) int {
 		case <-p.exited:
 			p.mu.Lock()
 			defer p.mu.Unlock()
-			p.t.Fatalf("%s exited (%v) before holding a lease: %s", p.name, p.cmd.ProcessState, lastLines(p.stderr.String(), 5))
+			p.t.Fatalf("%s exited (%v) before holding a lease: %s", p.name, p.cmd.ProcessState, LastLines(p.stderr.String(), 5))
 		case <-end:
 			p.t.Fatalf("%s: no machine ID within %v", p.name, d)
 		case <-time.After(2 * time.Millisecond):

@@ -45,8 +45,8 @@ import (
 // skews returns the clock offsets of the old and the new holder the test
 // uses for c: inside what guards c's hand-off, with the new holder's clock
 // behind (the harder case).
-func skews(c coordinator) (old, new time.Duration) {
-	if c.prevExpiry {
+func skews(c Coordinator) (old, new time.Duration) {
+	if c.PrevExpiry {
 		// Old holder 1.1s ahead: past the margin (0.2s), inside
 		// HandoffSkew (1s) + margin. New holder 0.3s behind.
 		return 1100 * time.Millisecond, -300 * time.Millisecond
@@ -59,9 +59,9 @@ func skews(c coordinator) (old, new time.Duration) {
 // skewed by skew. A coordinator that reports no clock reading (etcd) gets
 // 4s leases: its margin (400ms) and window (3.6s) leave the wait for the
 // hand-off guard, 2*HandoffSkew - margin = 1.6s, room for values.
-func newHolderLease(c coordinator, skew time.Duration) rigOptions {
+func newHolderLease(c Coordinator, skew time.Duration) rigOptions {
 	o := rigOptions{skew: skew, handoffSkew: handoffSkew, acquireTimeout: 20 * time.Second}
-	if _, isRedis := redisMode(c); !c.prevExpiry && !isRedis {
+	if _, isRedis := redisMode(c); !c.PrevExpiry && !isRedis {
 		o.leaseDur, o.renewEvery = 4*time.Second, 2*time.Second
 	}
 	return o
@@ -73,9 +73,9 @@ func newHolderLease(c coordinator, skew time.Duration) rigOptions {
 // the moment the coordinator frees the ID and takes it over. Every value the
 // new holder draws has a timestamp above anything the old holder could
 // have drawn (its clock at its last deadline), and no value repeats.
-func TestHandoffSkew(t *testing.T) {
+func HandoffSkew(t *testing.T) {
 	t.Parallel()
-	forEachParallel(t, nil, func(t *testing.T, c coordinator) {
+	forEachParallel(t, nil, func(t *testing.T, c Coordinator) {
 		oldSkew, newSkew := skews(c)
 		testHandoff(t, c, oldSkew, newSkew, true)
 	})
@@ -86,18 +86,18 @@ func TestHandoffSkew(t *testing.T) {
 // clocks are as far apart as TestHandoffSkew allows for SQL: the new
 // holder's timestamps overlap the old holder's by skewOld - skewNew -
 // margin, and values can repeat.
-func TestHandoffSkewBeyondMargin(t *testing.T) {
+func HandoffSkewBeyondMargin(t *testing.T) {
 	if os.Getenv("FAULTSUITE_MEASURE") != "1" {
 		t.Skip("measurement; set FAULTSUITE_MEASURE=1")
 	}
-	forEach(t, func(c coordinator) bool { return !c.prevExpiry }, func(t *testing.T, c coordinator) {
+	forEach(t, func(c Coordinator) bool { return !c.PrevExpiry }, func(t *testing.T, c Coordinator) {
 		testHandoff(t, c, 1100*time.Millisecond, -300*time.Millisecond, false)
 	})
 }
 
-func testHandoff(t *testing.T, c coordinator, oldSkew, newSkew time.Duration, strict bool) {
+func testHandoff(t *testing.T, c Coordinator, oldSkew, newSkew time.Duration, strict bool) {
 	t.Helper()
-	sp := c.setup(t, false)
+	sp := c.Setup(t, false)
 	cl := c.open(t, sp, nil, 4)
 	fillAllBut(t, sp, cl, 7, time.Minute)
 	old := startHolder(t, c, sp, holderArgs{skew: oldSkew, handoffSkew: handoffSkew})
@@ -111,7 +111,7 @@ func testHandoff(t *testing.T, c coordinator, oldSkew, newSkew time.Duration, st
 	// Start the new holder the moment the coordinator frees the ID, so
 	// that it starts generating as early as it possibly can.
 	ctx := ctxFor(t, 10*time.Second)
-	exp, held, err := sp.expiry(ctx, id)
+	exp, held, err := sp.Expiry(ctx, id)
 	if err != nil || !held {
 		t.Fatalf("ID %d after the cut: held %v, %v", id, held, err)
 	}
@@ -209,10 +209,10 @@ const (
 // taken for 1s after the release on Redis, 3s on etcd) and with none
 // (ReleaseHold < 0: the ID is free at once, and the new holder waits
 // HandoffSkew, on etcd 2*HandoffSkew, instead).
-func TestHandoffRelease(t *testing.T) {
+func HandoffRelease(t *testing.T) {
 	t.Parallel()
-	forEachParallel(t, nil, func(t *testing.T, c coordinator) {
-		hold := holdStrategy(c)
+	forEachParallel(t, nil, func(t *testing.T, c Coordinator) {
+		hold := c.HoldStrategy
 		if hold == nil {
 			testHandoffRelease(t, c, nil)
 			return
@@ -222,34 +222,18 @@ func TestHandoffRelease(t *testing.T) {
 			hold time.Duration
 		}{{"hold", 0}, {"nohold", -1}} {
 			t.Run(v.name, func(t *testing.T) {
-				testHandoffRelease(t, c, func(t *testing.T, sp *space) lease.Strategy { return hold(t, sp, v.hold) })
+				testHandoffRelease(t, c, func(t *testing.T, sp *Space) lease.Strategy { return hold(t, sp, v.hold) })
 			})
 		}
 	})
 }
 
-// holdStrategy returns, for a coordinator whose strategy keeps a released
-// ID taken (Redis, etcd), a function making a strategy on a space of c
-// whose Release keeps the ID taken for hold (0: the default hold;
-// negative: none); nil for the others.
-func holdStrategy(c coordinator) func(t *testing.T, sp *space, hold time.Duration) lease.Strategy {
-	if mode, isRedis := redisMode(c); isRedis {
-		return func(t *testing.T, sp *space, hold time.Duration) lease.Strategy {
-			return redisHoldStrategy(t, sp, mode, hold)
-		}
-	}
-	if strings.HasPrefix(c.name, "etcd") {
-		return etcdHoldStrategy
-	}
-	return nil
-}
-
 // redisMode reports the mode of a Redis coordinator of the table (by its
 // name) and whether c is one.
-func redisMode(c coordinator) (redislease.Mode, bool) {
+func redisMode(c Coordinator) (redislease.Mode, bool) {
 	switch {
-	case strings.HasPrefix(c.name, "redis"), strings.HasPrefix(c.name, "valkey"):
-		if strings.HasSuffix(c.name, "-hash") {
+	case strings.HasPrefix(c.Name, "redis"), strings.HasPrefix(c.Name, "valkey"):
+		if strings.HasSuffix(c.Name, "-hash") {
 			return redislease.ModeHash, true
 		}
 		return redislease.ModeKey, true
@@ -260,11 +244,11 @@ func redisMode(c coordinator) (redislease.Mode, bool) {
 // redisHoldStrategy is a strategy on sp (the space of a Redis
 // coordinator) whose Release keeps the ID taken for hold (0: the default
 // hold; negative: none).
-func redisHoldStrategy(t *testing.T, sp *space, mode redislease.Mode, hold time.Duration) lease.Strategy {
+func redisHoldStrategy(t *testing.T, sp *Space, mode redislease.Mode, hold time.Duration) lease.Strategy {
 	t.Helper()
-	c := redis.NewClient(&redis.Options{Addr: sp.target, ContextTimeoutEnabled: true, PoolSize: 4, DialTimeout: time.Second})
+	c := redis.NewClient(&redis.Options{Addr: sp.Target, ContextTimeoutEnabled: true, PoolSize: 4, DialTimeout: time.Second})
 	t.Cleanup(func() { c.Close() })
-	s, err := redislease.New(c, redislease.Options{Mode: mode, Name: sp.ns, ReleaseHold: hold})
+	s, err := redislease.New(c, redislease.Options{Mode: mode, Name: sp.NS, ReleaseHold: hold})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,12 +257,12 @@ func redisHoldStrategy(t *testing.T, sp *space, mode redislease.Mode, hold time.
 
 // testHandoffRelease runs TestHandoffRelease on c; strategy, if not nil,
 // makes the holders' strategies (by default the table's).
-func testHandoffRelease(t *testing.T, c coordinator, strategy func(*testing.T, *space) lease.Strategy) {
+func testHandoffRelease(t *testing.T, c Coordinator, strategy func(*testing.T, *Space) lease.Strategy) {
 	t.Helper()
-	sp := c.setup(t, false)
+	sp := c.Setup(t, false)
 	cl := c.open(t, sp, nil, 4)
 	if strategy == nil {
-		strategy = func(t *testing.T, _ *space) lease.Strategy { return cl.mustStrategy(t, false) }
+		strategy = func(t *testing.T, _ *Space) lease.Strategy { return cl.mustStrategy(t, false) }
 	}
 	fillAllBut(t, sp, cl, 7, time.Minute)
 	old := startRig(t, strategy(t, sp), rigOptions{skew: releaseOldSkew, handoffSkew: handoffSkew})
@@ -351,10 +335,10 @@ func countAtOrBefore(draws []draw, t time.Time) int {
 // awaitFree polls the coordinator until it shows machine ID id free, and
 // returns when it saw that, so that a new holder can start as early as it
 // possibly can.
-func awaitFree(t *testing.T, ctx context.Context, sp *space, id int) time.Time {
+func awaitFree(t *testing.T, ctx context.Context, sp *Space, id int) time.Time {
 	t.Helper()
 	for {
-		if _, held, err := sp.expiry(ctx, id); err != nil {
+		if _, held, err := sp.Expiry(ctx, id); err != nil {
 			t.Fatal(err)
 		} else if !held {
 			return time.Now()

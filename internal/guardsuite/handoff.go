@@ -1,4 +1,4 @@
-package guardlease_test
+package guardsuite
 
 import (
 	"context"
@@ -13,18 +13,18 @@ import (
 	"github.com/once-go/once/nonce"
 )
 
-// TestHandoffTimestamps: a successor whose clock is 50ms behind its
+// HandoffTimestamps: a successor whose clock is 50ms behind its
 // predecessor's (within the 100ms HandoffSkew) starts its timestamps after
 // the last one the predecessor emitted, as for a dynamic strategy's
 // hand-off. On SQL, whose release frees the ID at once, it fails while
 // the manager skips its hand-off guard for deterministic strategies.
-func TestHandoffTimestamps(t *testing.T) {
+func HandoffTimestamps(t *testing.T, coordinators []Coordinator) {
 	testonly.Need(t)
 	for _, c := range coordinators {
-		t.Run(c.name, func(t *testing.T) {
+		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
-			newCoord, where := c.setup(t)
-			env := ordinal(t)
+			newCoord, where := c.Setup(t)
+			env := Ordinal(t)
 			first := start(t, env, newCoord(), where, 10*time.Second)
 			if first.err != nil {
 				t.Fatal(first.err)
@@ -43,7 +43,7 @@ func TestHandoffTimestamps(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			o := lease.Options{Factories: []lease.Factory{f}, LeaseDuration: leaseDuration, RenewInterval: renewInterval,
+			o := lease.Options{Factories: []lease.Factory{f}, LeaseDuration: LeaseDuration, RenewInterval: RenewInterval,
 				AcquireTimeout: 10 * time.Second, HandoffSkew: 100 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)}
 			testonly.ShortLeases(&o)
 			m, err := lease.Start(context.Background(), s, o)

@@ -15,7 +15,7 @@ import (
 )
 
 // Short leases for every in-process manager and holder process (with
-// testonly.ShortLeases set in TestMain the manager's margin is a tenth of
+// testonly.ShortLeases set in Main the manager's margin is a tenth of
 // the lease duration). With these values:
 //
 //	safe window  = TTL - margin             = 1.8s after a request was sent
@@ -386,7 +386,7 @@ func startRig(t *testing.T, s lease.Strategy, o rigOptions) *rig {
 		r.close()
 		if t.Failed() {
 			lw.mu.Lock()
-			t.Logf("manager log:\n%s", lastLines(r.log.String(), 60))
+			t.Logf("manager log:\n%s", LastLines(r.log.String(), 60))
 			lw.mu.Unlock()
 		}
 	})
@@ -440,7 +440,7 @@ func (r *rig) deadlineOf(e timedEvent) time.Time {
 	return e.at.Add(-e.Duration).Add(e.GrantedTTL - r.margin)
 }
 
-func lastLines(s string, n int) string {
+func LastLines(s string, n int) string {
 	lines := bytes.Split([]byte(s), []byte("\n"))
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]

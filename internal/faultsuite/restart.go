@@ -16,10 +16,10 @@ import (
 // is seen by the client as its sessions being killed server-side
 // (pg_terminate_backend, KILL CONNECTION on our sessions only): renewals
 // go on over new connections, no loss, same machine ID.
-func TestCoordinatorRestart(t *testing.T) {
-	forEach(t, networked, func(t *testing.T, c coordinator) {
-		sp := c.setup(t, true)
-		if sp.restart == nil {
+func CoordinatorRestart(t *testing.T) {
+	forEach(t, networked, func(t *testing.T, c Coordinator) {
+		sp := c.Setup(t, true)
+		if sp.Restart == nil {
 			t.Skip("no restart for this coordinator")
 		}
 		p := proxy(t, sp)
@@ -30,11 +30,11 @@ func TestCoordinatorRestart(t *testing.T) {
 		start := time.Now()
 		r.waitRenewal(start, 2*time.Second)
 		restartAt := time.Now()
-		if err := sp.restart(ctxFor(t, 10*time.Second), p); err != nil {
+		if err := sp.Restart(ctxFor(t, 10*time.Second), p); err != nil {
 			t.Fatalf("restart: %v", err)
 		}
 		upAt := time.Now()
-		if !sp.restartLoses {
+		if !sp.RestartLoses {
 			after := r.waitRenewal(upAt, safeWindow)
 			r.gen.waitValues(t, after.at, 50, 2*time.Second)
 			draws := r.gen.halt()
@@ -97,9 +97,9 @@ func waitLoss(t *testing.T, r *rig, since time.Time, d time.Duration) timedErr {
 // is the duplicate window, inherent to losing the coordinator's data;
 // the suite asserts that the next renewal closes it (ErrLost, factory
 // disabled) within one renewal period, and measures it.
-func TestDataLoss(t *testing.T) {
-	forEach(t, nil, func(t *testing.T, c coordinator) {
-		sp := c.setup(t, true)
+func DataLoss(t *testing.T) {
+	forEach(t, nil, func(t *testing.T, c Coordinator) {
+		sp := c.Setup(t, true)
 		cl := c.open(t, sp, nil, 4)
 		r := startRig(t, cl.mustStrategy(t, true), rigOptions{})
 		r.gen.waitValues(t, time.Now(), 20, 3*time.Second)
@@ -108,7 +108,7 @@ func TestDataLoss(t *testing.T) {
 		ctx := ctxFor(t, 10*time.Second)
 		r.waitRenewal(time.Now(), 2*time.Second)
 		wipeAt := time.Now()
-		if err := sp.wipe(ctx); err != nil {
+		if err := sp.Wipe(ctx); err != nil {
 			t.Fatalf("wipe: %v", err)
 		}
 		wipedAt := time.Now()

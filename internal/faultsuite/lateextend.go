@@ -19,14 +19,14 @@ import (
 // never re-enables, so the factory stays disabled for as long as the
 // lease is held (every later renewal is another Extend), while
 // MachineID() and Err() report a healthy lease: an outage without a loss.
-func TestRenewalRacingTheDeadline(t *testing.T) {
-	var c coordinator
+func RenewalRacingTheDeadline(t *testing.T) {
+	var c Coordinator
 	for _, e := range coordinators {
-		if e.name == "sqlite" { // manager behaviour: one coordinator, always available
+		if e.Name == "sqlite" { // manager behaviour: one coordinator, always available
 			c = e
 		}
 	}
-	sp := c.setup(t, false)
+	sp := c.Setup(t, false)
 	cl := c.open(t, sp, nil, 2)
 	var (
 		once     sync.Once

@@ -16,14 +16,18 @@ import (
 )
 
 // holderEnv, set to 1, turns the test binary into a holder process (see
-// holder_test.go): the process cases re-execute the test binary itself, so
+// holder.go): the process cases re-execute the test binary itself, so
 // the suite needs no separate build step.
 const holderEnv = "FAULTSUITE_HOLDER"
 
-func TestMain(m *testing.M) {
+// Main is the TestMain of a package running the suite on coords: it sets
+// the table, then either runs the tests or, in a holder process (see
+// holder.go), the holder.
+func Main(m *testing.M, coords []Coordinator) {
+	testonly.SkipPackage()
+	coordinators = coords
 	// The faults make the drivers log every broken connection; the tests
 	// check outcomes, not driver chatter.
-	testonly.SkipPackage()
 	mysql.SetLogger(log.New(io.Discard, "", 0))
 	redis.SetLogger(quiet{})
 	if os.Getenv(holderEnv) == "1" {

@@ -24,12 +24,12 @@ import (
 // -race on two busy CPUs SQLite needs seconds for 600 acquisitions, and
 // waiting a timeout out would only cost time. The coordinators take turns
 // (600 managers are CPU work), beside the suite's other parallel cases.
-func TestContenders600(t *testing.T) {
+func Contenders600(t *testing.T) {
 	t.Parallel()
-	forEach(t, nil, func(t *testing.T, c coordinator) {
-		sp := c.setup(t, false)
+	forEach(t, nil, func(t *testing.T, c Coordinator) {
+		sp := c.Setup(t, false)
 		pool, budget := 20, 30*time.Second
-		if !c.network {
+		if !c.Network {
 			// SQLite: one writer; Go's pool queues better than
 			// busy_timeout sleeps. Under -race the pure-Go engine needs
 			// ~15ms per acquisition, so 600 take seconds.
@@ -144,7 +144,7 @@ func TestContenders600(t *testing.T) {
 			t.Errorf("%d contenders started and %d were refused, want 512 and %d", len(owner), refused, contenders-512)
 		}
 		ctx := ctxFor(t, 30*time.Second)
-		if held, err := sp.held(ctx); err != nil || held != 512 {
+		if held, err := sp.Held(ctx); err != nil || held != 512 {
 			t.Errorf("coordinator holds %d IDs (%v), want 512", held, err)
 		}
 		t.Logf("%d started (the last after %v), %d refused (%d of them timed out after %v without seeing the namespace exhausted); all done in %v",

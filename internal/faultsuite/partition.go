@@ -19,10 +19,10 @@ import (
 // is retried once on a fresh namespace, and the case is skipped, with the
 // reason, if that fails too. Losses after the setup are the tests' subject
 // and are never excused.
-func partitionRig(t *testing.T, c coordinator, o rigOptions) (*rig, *faultproxy.Proxy) {
+func partitionRig(t *testing.T, c Coordinator, o rigOptions) (*rig, *faultproxy.Proxy) {
 	t.Helper()
 	for try := 1; ; try++ {
-		sp := c.setup(t, false)
+		sp := c.Setup(t, false)
 		p := proxy(t, sp)
 		cl := c.open(t, sp, p, 4)
 		r := startRig(t, cl.mustStrategy(t, false), o)
@@ -55,13 +55,13 @@ func partitionRig(t *testing.T, c coordinator, o rigOptions) (*rig, *faultproxy.
 // than the cut, and the loss that followed was the load, not a bug. The
 // cut is placed after a renewal that answered quickly, so that at least
 // cut + 1.5s of its window remains when the cut starts.
-func TestPartitionShort(t *testing.T) {
+func PartitionShort(t *testing.T) {
 	const (
 		lease4 = 4 * time.Second
 		cut    = 1200 * time.Millisecond
 		slack  = 1500 * time.Millisecond
 	)
-	forEach(t, networked, func(t *testing.T, c coordinator) {
+	forEach(t, networked, func(t *testing.T, c Coordinator) {
 		r, p := partitionRig(t, c, rigOptions{leaseDur: lease4, renewEvery: time.Second})
 		id := r.m.MachineID()
 		start := time.Now()
@@ -127,8 +127,8 @@ func TestPartitionShort(t *testing.T) {
 // renewal set (sent + TTL - margin, on the local monotonic clock), and
 // not a value is drawn after it; the manager reports the loss; after the
 // heal it acquires a lease again and generation resumes; no value repeats.
-func TestPartitionLong(t *testing.T) {
-	forEach(t, networked, func(t *testing.T, c coordinator) {
+func PartitionLong(t *testing.T) {
+	forEach(t, networked, func(t *testing.T, c Coordinator) {
 		r, p := partitionRig(t, c, rigOptions{})
 		testOutage(t, r, p.Cut, p.Heal, "cut")
 	})
@@ -140,8 +140,8 @@ func TestPartitionLong(t *testing.T) {
 // the deadline anyway (its own timer; the manager abandons the call at
 // the same instant), nothing is drawn after it, and generation resumes
 // after the heal with a new lease.
-func TestBlackholeHang(t *testing.T) {
-	forEach(t, networked, func(t *testing.T, c coordinator) {
+func BlackholeHang(t *testing.T) {
+	forEach(t, networked, func(t *testing.T, c Coordinator) {
 		r, p := partitionRig(t, c, rigOptions{})
 		hung := testOutage(t, r, p.Blackhole, p.Heal, "black hole")
 		// The renewal in flight must have hung until the deadline (not
@@ -254,12 +254,12 @@ func waitLife(t *testing.T, rf *recFactory, kind lifeKind, since time.Time, d ti
 // connections that lost one). The outcome is unknown to the client; the
 // renewal is retried (by the manager or the client library) and the
 // replay succeeds: no loss, no refused draw, same machine ID.
-func TestDroppedReply(t *testing.T) {
-	forEach(t, networked, func(t *testing.T, c coordinator) {
-		sp := c.setup(t, false)
+func DroppedReply(t *testing.T) {
+	forEach(t, networked, func(t *testing.T, c Coordinator) {
+		sp := c.Setup(t, false)
 		px := proxy(t, sp)
-		if sp.oneTrip != nil {
-			sp.via = sp.oneTrip
+		if sp.OneTrip != nil {
+			sp.Via = sp.OneTrip
 		}
 		cl := c.open(t, sp, px, 4)
 		st := cl.mustStrategy(t, false)
@@ -278,7 +278,7 @@ func TestDroppedReply(t *testing.T) {
 				func(e lease.Event) bool { return e.Kind == lease.EventPool })
 		}
 		ctx := ctxFor(t, 10*time.Second)
-		before, held, err := sp.expiry(ctx, id)
+		before, held, err := sp.Expiry(ctx, id)
 		if err != nil || !held {
 			t.Fatalf("expiry of ID %d: %v, held %v", id, err, held)
 		}
@@ -287,7 +287,7 @@ func TestDroppedReply(t *testing.T) {
 		// Wait until the server shows the next renewal applied.
 		var applied time.Time
 		for applied.IsZero() {
-			exp, held, err := sp.expiry(ctx, id)
+			exp, held, err := sp.Expiry(ctx, id)
 			switch {
 			case err != nil || !held:
 				t.Fatalf("expiry of ID %d: %v, held %v", id, err, held)

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"golang.org/x/mod/module"
+)
+
+// dryrun tries the release of the working tree as its users would get it:
+// from a proxy, with a clean GOPATH and module cache and no workspace.
+func dryrun(root string) error {
+	start := time.Now()
+	step := func(what string, since time.Time) {
+		fmt.Printf("dryrun: %s (%v)\n", what, time.Since(since).Round(100*time.Millisecond))
+	}
+	// A fixed directory, emptied first: the packages' directories in the
+	// module cache are part of the build cache's keys, so the second dry
+	// run compiles nothing the first one did.
+	tmp := filepath.Join(os.TempDir(), "once-release-dryrun")
+	if err := os.RemoveAll(tmp); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	proxy := filepath.Join(tmp, "proxy")
+	r, err := buildProxy(root, proxy)
+	if err != nil {
+		return err
+	}
+	v := r.tree.versions[0].Version
+	step("proxy of "+fmt.Sprint(len(r.tree.versions))+" modules at "+v, start)
+	env, err := isolatedEnv(tmp, proxy)
+	if err != nil {
+		return err
+	}
+
+	t := time.Now()
+	if _, err := runIn(tmp, env, "go", "install", rootPath+"/cmd/once@"+v); err != nil {
+		return err
+	}
+	step("go install "+rootPath+"/cmd/once@"+v, t)
+	bin := filepath.Join(tmp, "gopath", "bin", "once")
+	out, err := runIn(tmp, env, bin, "version")
+	if err != nil {
+		return err
+	}
+	fmt.Print(indent(out))
+	if err := checkVersionOutput(out, v, r.tree.siblingClosure(r.tree.byPath(rootPath+"/cmd/once"))); err != nil {
+		return err
+	}
+	out, err = runIn(tmp, env, bin, "gen", "-n", "2", "--machine-id", "7")
+	if err != nil {
+		return err
+	}
+	if n := len(strings.Fields(out)); n != 2 {
+		return fmt.Errorf("once gen -n 2 printed %d values: %q", n, short(out))
+	}
+	fmt.Print(indent("once gen -n 2 --machine-id 7:\n" + out))
+
+	t = time.Now()
+	app := filepath.Join(tmp, "app")
+	if err := writeProgram(app, "example.com/dryrun/app", appMain); err != nil {
+		return err
+	}
+	if _, err := runIn(app, env, "go", "get", rootPath+"@"+v, rootPath+"/adapters/huma@"+v, rootPath+"/lease/k8slease@"+v); err != nil {
+		return err
+	}
+	if _, err := runIn(app, env, "go", "mod", "tidy"); err != nil {
+		return err
+	}
+	if _, err := runIn(app, env, "go", "build", "-o", "app", "."); err != nil {
+		return err
+	}
+	out, err = runIn(app, env, filepath.Join(app, "app"))
+	if err != nil {
+		return err
+	}
+	fmt.Print(indent("app: " + out))
+	if err := checkGraph(app, env, v, nil); err != nil {
+		return err
+	}
+	step("go get the root, adapters/huma and lease/k8slease at "+v+", build and run a program on them", t)
+
+	t = time.Now()
+	probe := filepath.Join(tmp, "probe")
+	if err := writeProgram(probe, "example.com/dryrun/probe", probeMain); err != nil {
+		return err
+	}
+	if _, err := runIn(probe, env, "go", "get", rootPath+"@"+v); err != nil {
+		return err
+	}
+	if _, err := runIn(probe, env, "go", "mod", "tidy"); err != nil {
+		return err
+	}
+	if _, err := runIn(probe, env, "go", "build", "-o", os.DevNull, "."); err != nil {
+		return err
+	}
+	if err := checkGraph(probe, env, v, heavy); err != nil {
+		return err
+	}
+	step("a program on once, nonce, lease, sqllease, redislease and adapters/gorm", t)
+	step("done", start)
+	return nil
+}
+
+// heavy matches the modules a program on the root's core packages must not
+// have in its module graph.
+var heavy = regexp.MustCompile(`^(google\.golang\.org/grpc|go\.etcd\.io/|go\.opentelemetry\.io/|k8s\.io/|go\.uber\.org/zap)`)
+
+// checkGraph lists the module graph of the module in dir: every module of
+// this repository at v, none matching forbid.
+func checkGraph(dir string, env []string, v string, forbid *regexp.Regexp) error {
+	out, err := runIn(dir, env, "go", "list", "-m", "all")
+	if err != nil {
+		return err
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var bad []string
+	for _, l := range lines[1:] {
+		f := strings.Fields(l)
+		if len(f) < 2 {
+			continue
+		}
+		if isSibling(f[0]) && f[1] != v {
+			bad = append(bad, l+" (want "+v+")")
+		}
+		if forbid != nil && forbid.MatchString(f[0]) {
+			bad = append(bad, l+" (a heavy dependency)")
+		}
+	}
+	fmt.Printf("dryrun: %s: %d modules in go list -m all\n", filepath.Base(dir), len(lines))
+	if len(bad) > 0 {
+		return fmt.Errorf("module graph of %s:\n\t%s", filepath.Base(dir), strings.Join(bad, "\n\t"))
+	}
+	return nil
+}
+
+// checkVersionOutput checks once version's output: the main module and
+// every sibling cmd/once requires, at v.
+func checkVersionOutput(out, v string, deps []module.Version) error {
+	want := []string{rootPath + "/cmd/once " + v}
+	for _, d := range deps {
+		want = append(want, d.Path+" "+v)
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			return fmt.Errorf("once version does not print %q:\n%s", w, out)
+		}
+	}
+	return nil
+}
+
+func writeProgram(dir, path, main string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module "+path+"\n\ngo 1.26.0\n"), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "main.go"), []byte(main), 0o644)
+}
+
+func indent(s string) string {
+	s = strings.TrimRight(s, "\n")
+	return "\t" + strings.ReplaceAll(s, "\n", "\n\t") + "\n"
+}
+
+const appMain = `package main
+
+import (
+	"fmt"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	oncehuma "github.com/once-go/once/adapters/huma"
+	"github.com/once-go/once/lease/k8slease"
+	"github.com/once-go/once/once"
+)
+
+func main() {
+	r := huma.NewMapRegistry("#/components/schemas/", huma.DefaultSchemaNamer)
+	if err := oncehuma.Register[once.ID](r); err != nil {
+		panic(err)
+	}
+	var _ = k8slease.New
+	fmt.Println("an ID:", once.FromUint64(14702248913163780097))
+}
+`
+
+const probeMain = `package main
+
+import (
+	_ "github.com/once-go/once/adapters/gorm"
+	_ "github.com/once-go/once/lease"
+	_ "github.com/once-go/once/lease/redislease"
+	_ "github.com/once-go/once/lease/sqllease"
+	_ "github.com/once-go/once/nonce"
+	_ "github.com/once-go/once/once"
+)
+
+func main() {}
+`
