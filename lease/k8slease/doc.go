@@ -94,11 +94,15 @@
 // once-go.github.io/timestamps-before bounds every timestamp any holder of
 // the ID may have emitted. Each write raises it to the writer's wall clock
 // when it sent the write plus the duration (the factories stop before the
-// duration has passed since an earlier moment); a release lowers it to the
-// release time, but never below once-go.github.io/predecessors-before, the
-// bound the holder found when it took the ID over (its own factories start
-// above that, so a holder whose clock is behind does not hide a faster
-// predecessor's timestamps). A process taking over reports the bound as
+// duration has passed since an earlier moment); the holder's own release
+// lowers it to the release time, but never below
+// once-go.github.io/predecessors-before, the bound the holder found when it
+// took the ID over (its own factories start above that, so a holder whose
+// clock is behind does not hide a faster predecessor's timestamps). A
+// release by another process (once lease free --force for a holder that is
+// gone) keeps it: only the holder's own clock bounds its timestamps, so
+// the next holder starts after the evidence, at most a lease duration
+// after the gone holder's last renewal. A process taking over reports the bound as
 // [lease.Lease].PrevExpiry, and the lease manager starts the new holder's
 // timestamps after it plus Options.HandoffSkew. As each holder writes the
 // bound in its own clock, no clock needs to agree with another for it (the

@@ -27,6 +27,9 @@ type Strategy struct {
 	opts   Options
 	seen   sightings
 	left   leftovers
+	// granted are the tokens this strategy handed out: only their
+	// releases lower the hand-off evidence.
+	granted grants
 	// wall reads the wall clock for what the strategy writes (renewTime,
 	// acquireTime, the hand-off evidence); tests skew it. Expiry uses
 	// time.Now's monotonic reading only.
@@ -180,10 +183,12 @@ func (s *Strategy) claim(ctx context.Context, op string, id int, rec *coordv1.Le
 			// No Lease: the ID was never held (k8slease never deletes
 			// one), so there is no previous holder to wait for.
 			l.PrevExpiry = time.Unix(0, 0)
+			s.granted.add(id, identity)
 			return l, true, nil
 		case apierrors.IsAlreadyExists(err):
 			return lease.Lease{}, false, nil
 		}
+		s.granted.add(id, identity)
 		return l, false, s.classify(op+" (create)", "create", id, err)
 	}
 	next := rec.DeepCopy()
@@ -192,10 +197,12 @@ func (s *Strategy) claim(ctx context.Context, op string, id int, rec *coordv1.Le
 	switch {
 	case err == nil:
 		l.PrevExpiry = evidence(rec)
+		s.granted.add(id, identity)
 		return l, true, nil
 	case apierrors.IsConflict(err), apierrors.IsNotFound(err):
 		return lease.Lease{}, false, nil
 	}
+	s.granted.add(id, identity)
 	return l, false, s.classify(op+" (update)", "update", id, err)
 }
 
