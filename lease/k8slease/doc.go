@@ -38,8 +38,9 @@
 //     Lease with Create (409 AlreadyExists: a contender was first), a
 //     released or expired one with an Update carrying the resourceVersion
 //     it read (409 Conflict: a contender, or the holder renewing, was
-//     first). It fails with [lease.ErrExhausted] when every ID is held and
-//     [lease.ErrConflict] when contenders took every candidate.
+//     first). After lost races it looks again, until it wins an ID or a
+//     consistent read sees every ID held: [lease.ErrExhausted] (ctx
+//     ending first: [lease.ErrConflict]).
 //   - Renew reads the Lease and, if it still holds the token, updates it
 //     with the resourceVersion read (a 409 makes it read again).
 //   - Release clears the holder (the ID is free at once) the same way; the
