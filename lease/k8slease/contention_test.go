@@ -3,6 +3,7 @@ package k8slease_test
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"sync"
@@ -61,13 +62,16 @@ func TestContend600(t *testing.T) {
 }
 
 // contenders returns n strategies in ns, each on a clientset of its own
-// with client-go's default rate limits, as k8slease.Open leaves them.
+// with client-go's default rate limits, as k8slease.Open leaves them, and
+// a request timeout of 30s: hundreds of lists of the pool at once, on a
+// loaded machine, take longer than the default 5s, and requests given up
+// on and sent again only add to the API server's work.
 func contenders(t *testing.T, cfg *rest.Config, ns string, n int) []*k8slease.Strategy {
 	dc := rest.CopyConfig(cfg)
 	dc.QPS, dc.Burst = 0, 0
 	strategies := make([]*k8slease.Strategy, n)
 	for i := range strategies {
-		strategies[i] = strategy(t, dc, ns, k8slease.Options{Holder: "contender-" + strconv.Itoa(i)})
+		strategies[i] = strategy(t, dc, ns, k8slease.Options{Holder: "contender-" + strconv.Itoa(i), RequestTimeout: 30 * time.Second})
 	}
 	return strategies
 }
@@ -152,11 +156,12 @@ func checkHolders(t *testing.T, cfg *rest.Config, ns string, won map[int]string)
 }
 
 // acquireOnce makes one Acquire of an hour through s; an ErrRetry (an API
-// server slow under the race) is retried while ctx lasts, as the lease
-// manager would, after releasing a claim whose outcome is unknown. Every
-// other outcome is returned as it is: ErrConflict is not retried.
+// server slow under the race) is retried while ctx lasts, backing off as
+// the lease manager would, after releasing a claim whose outcome is
+// unknown. Every other outcome is returned as it is: ErrConflict is not
+// retried.
 func acquireOnce(ctx context.Context, s *k8slease.Strategy) (lease.Lease, error) {
-	for {
+	for pause := 100 * time.Millisecond; ; pause = min(2*pause, 5*time.Second) {
 		l, err := s.Acquire(ctx, time.Hour)
 		if !errors.Is(err, lease.ErrRetry) || ctx.Err() != nil {
 			return l, err
@@ -166,7 +171,7 @@ func acquireOnce(ctx context.Context, s *k8slease.Strategy) (lease.Lease, error)
 			_ = s.Release(rctx, l)
 			cancel()
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(pause/2 + rand.N(pause/2))
 	}
 }
 
