@@ -36,7 +36,13 @@ alone. Then it prints what the coordinator shows now:
 or "released; taken until its release hold ends" (Redis and etcd keep a
 released ID taken for their release hold, 1s and 3s by default), or, when
 a new holder took the ID in the meantime, "held by ... now: not the holding
-printed above, left alone". A machine ID that is not held prints "machine
+printed above, left alone".
+
+The release keeps what the coordinator knows of the gone holder's
+timestamps: on Kubernetes, the bound that holder wrote in its own clock,
+so the next holder of the ID makes its first value after that bound (up to
+a lease duration after the gone holder's last renewal); SQL, Redis and
+etcd judge by their own clock or the next holder's. A machine ID that is not held prints "machine
 ID N: free, nothing to release" and exits 4.`,
 	flags: func(e *env, c *command) (*flagSet, func([]string) int) {
 		fs := newFlagSet(e, c.name)

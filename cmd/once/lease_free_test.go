@@ -7,7 +7,11 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/k8slease"
 )
 
 // openStrategy opens the strategy the lease commands would on flags, as
@@ -162,5 +166,47 @@ func TestLeaseFreeUsage(t *testing.T) {
 		if r.code != exitUsage || r.stdout != "" || !strings.Contains(r.stderr, c.want) {
 			t.Errorf("once %q: %v\nwant exit 2 and %q", c.args, r, c.want)
 		}
+	}
+}
+
+// TestK8sLeaseFreeKeepsEvidence: free --force on Kubernetes frees the ID
+// but keeps the hand-off evidence its gone holder wrote in its own clock,
+// here an hour ahead of this process's: the next holder starts above the
+// gone holder's timestamps, not at the freeing process's clock.
+func TestK8sLeaseFreeKeepsEvidence(t *testing.T) {
+	flags, claim := k8sCLISetup(t)
+	claim(t, 1)
+	cfg, ns, err := k8slease.LoadConfig(flagValue(flags, "--dsn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leases := cs.CoordinationV1().Leases(ns)
+	name := flagValue(flags, "--table") + "-0"
+	rec, err := leases.Get(t.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ahead := time.Now().Add(time.Hour).UTC().Format(time.RFC3339Nano)
+	rec.Annotations[k8slease.AnnotationTimestampsBefore] = ahead // a holder an hour ahead
+	if _, err := leases.Update(t.Context(), rec, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r := cli("", append(append([]string{"lease", "free"}, flags...), "--id", "0", "--force")...)
+	if r.code != 0 || !strings.Contains(r.stdout, "machine ID 0: released; free now") {
+		t.Fatalf("free --force: %v", r)
+	}
+	rec, err = leases.Get(t.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Spec.HolderIdentity != nil {
+		t.Errorf("after free --force the Lease is held by %q", *rec.Spec.HolderIdentity)
+	}
+	if got := rec.Annotations[k8slease.AnnotationTimestampsBefore]; got < ahead {
+		t.Errorf("after free --force the evidence is %s, below the gone holder's %s", got, ahead)
 	}
 }

@@ -30,7 +30,10 @@
 // ID therefore frees a whole lease after a contender first looks: use the
 // short [LeaseDuration], [RenewInterval] and [AcquireTimeout] above, and a
 // StateFile on an emptyDir volume. Each holder records a bound on its
-// timestamps in an annotation, which guards the hand-off to the next.
+// timestamps in an annotation, which guards the hand-off to the next; only
+// the holder's own release lowers it, so a release by another process
+// (once lease free --force) keeps it. After lost races Acquire looks at the
+// pool again, until it wins an ID or a consistent read sees every ID held.
 //
 // The service account needs, in the Leases' namespace:
 //

@@ -62,3 +62,47 @@ func TestEvidenceChain(t *testing.T) {
 	}
 	check("a release", next.PrevExpiry)
 }
+
+// TestFreeKeepsEvidence: an operator's release of a gone holder's lease
+// (once lease free --force: a token from a List, released by a strategy
+// that never held it) frees the ID at once but keeps the evidence that
+// holder wrote in its own clock, here an hour ahead of the operator's; the
+// holder's own release lowers it to its clock at the release.
+func TestFreeKeepsEvidence(t *testing.T) {
+	cfg := restConfig(t)
+	ns := namespace(t, clientset(t, cfg))
+	ctx := ctxT(t)
+	ahead := strategy(t, cfg, ns, k8slease.Options{Holder: "ahead"})
+	k8slease.SetWallClock(ahead, func() time.Time { return time.Now().Add(time.Hour) })
+	l, err := ahead.Claim(ctx, 3, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound := time.Now().Add(time.Hour + time.Minute) // the renewal's evidence is above it
+	if _, err := ahead.Renew(ctx, l, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	freeID(t, strategy(t, cfg, ns, k8slease.Options{Holder: "operator"}), 3)
+	next := strategy(t, cfg, ns, k8slease.Options{Holder: "next"})
+	nl, err := next.Claim(ctx, 3, time.Minute)
+	if err != nil {
+		t.Fatalf("claim after the operator's release: %v", err)
+	}
+	if nl.PrevExpiry.Before(bound) {
+		t.Errorf("after an operator's release the next holder starts after %v, %v below the gone holder's evidence (after %v)",
+			nl.PrevExpiry, bound.Sub(nl.PrevExpiry).Round(time.Millisecond), bound)
+	}
+
+	// The next holder's own release lowers the evidence to its clock, but
+	// not below the bound it found.
+	if err := next.Release(ctx, nl); err != nil {
+		t.Fatal(err)
+	}
+	after, err := strategy(t, cfg, ns, k8slease.Options{}).Claim(ctx, 3, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !after.PrevExpiry.Equal(nl.PrevExpiry) {
+		t.Errorf("after the holder's own release PrevExpiry %v; want the bound it found, %v", after.PrevExpiry, nl.PrevExpiry)
+	}
+}

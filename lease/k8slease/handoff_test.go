@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -22,7 +23,9 @@ const (
 
 // TestHandoffSkew: a machine ID changes hands between processes whose
 // clocks disagree by 6s, far more than HandoffSkew (1s), after the old
-// holder is killed (expiry) and after it releases (SIGTERM). The new
+// holder is killed (expiry), after it releases (SIGTERM), and after it is
+// killed and an operator whose clock is right frees its ID at once, as
+// once lease free --force does (a List, then a Release of the token). The new
 // holder's first timestamp is above every timestamp the old one emitted,
 // because the guard starts from the old holder's own evidence (written in
 // its own clock), not from the new holder's clock: that would give
@@ -32,7 +35,8 @@ func TestHandoffSkew(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		stop syscall.Signal
-	}{{"expiry", syscall.SIGKILL}, {"release", syscall.SIGTERM}} {
+		free bool
+	}{{"expiry", syscall.SIGKILL, false}, {"release", syscall.SIGTERM, false}, {"free", syscall.SIGKILL, true}} {
 		t.Run(c.name, func(t *testing.T) {
 			ns := namespace(t, clientset(t, cfg))
 			fillAllBut(t, cfg, ns, k8slease.Capacity-1)
@@ -43,6 +47,9 @@ func TestHandoffSkew(t *testing.T) {
 			oldMax, rest := h.last(t)
 			if c.stop == syscall.SIGTERM && (len(rest) == 0 || rest[len(rest)-1] != "closed <nil>") {
 				t.Fatalf("holder did not close cleanly: %q", rest)
+			}
+			if c.free {
+				freeID(t, strategy(t, cfg, ns, k8slease.Options{Holder: "operator"}), h.id)
 			}
 
 			s := strategy(t, cfg, ns, k8slease.Options{})
@@ -81,5 +88,22 @@ func TestHandoffSkew(t *testing.T) {
 				t.Errorf("new holder's first timestamp %v is not above the old holder's last %v", first, oldMax)
 			}
 		})
+	}
+}
+
+// freeID releases machine ID id through s, a strategy that never held it,
+// the way once lease free --force does: the token comes from a List.
+func freeID(t *testing.T, s *k8slease.Strategy, id int) {
+	t.Helper()
+	slots, err := s.List(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(slots, func(sl lease.Slot) bool { return sl.MachineID == id })
+	if i < 0 {
+		t.Fatalf("machine ID %d is not listed as held: %+v", id, slots)
+	}
+	if err := s.Release(ctxT(t), lease.Lease{MachineID: id, Token: slots[i].Token}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -19,10 +19,17 @@ import (
 // time, as holders that stay alive.
 func fillAllBut(t testing.TB, cfg *rest.Config, ns string, last int) {
 	t.Helper()
+	fill(t, cfg, ns, func(id int) bool { return id != last })
+}
+
+// fill claims the machine IDs of ns that take selects for an hour, 16 at
+// a time, as holders that stay alive.
+func fill(t testing.TB, cfg *rest.Config, ns string, take func(id int) bool) {
+	t.Helper()
 	s := strategy(t, cfg, ns, k8slease.Options{Holder: "filler"})
 	ids := make(chan int, k8slease.Capacity)
 	for id := range k8slease.Capacity {
-		if id != last {
+		if take(id) {
 			ids <- id
 		}
 	}

@@ -17,8 +17,8 @@ const leftoverAge = time.Second
 // no Acquire has tried yet, for the Acquires of the next second: a process
 // acquiring many IDs (a test, a tool) then lists the pool about once a
 // second instead of once per ID. A claim from a stale view fails with a
-// 409 like any lost race, and an Acquire that loses one drops the
-// leftovers, so the next lists afresh.
+// 409 like any lost race, and an Acquire that loses Options.Candidates of
+// them drops the leftovers and lists afresh.
 type leftovers struct {
 	mu   sync.Mutex
 	at   time.Time

@@ -11,8 +11,8 @@ import (
 // machine ID 17 is the Lease "once-leases-17".
 const DefaultPrefix = "once-leases"
 
-// DefaultCandidates is how many free machine IDs an Acquire tries, one
-// request each, before it reports [lease.ErrConflict].
+// DefaultCandidates is how many free machine IDs of one look at the pool
+// an Acquire tries, one request each, before it looks again.
 const DefaultCandidates = 5
 
 // DefaultRequestTimeout bounds each API request when
@@ -70,8 +70,10 @@ type Options struct {
 	// as the Lease's holderIdentity. Default leasekit's "host/pid": in a
 	// pod, the pod's name (its hostname) and the process ID.
 	Holder string
-	// Candidates is how many free IDs an Acquire tries before it gives up
-	// with [lease.ErrConflict]. Default [DefaultCandidates].
+	// Candidates is how many free IDs of one look at the pool an Acquire
+	// tries, while contenders take them first, before it looks again.
+	// Acquire keeps going until it wins an ID or a look finds none free.
+	// Default [DefaultCandidates].
 	Candidates int
 	// LowestFirst makes Acquire try the lowest free IDs. By default it
 	// picks its candidates at random among the free IDs, which spreads

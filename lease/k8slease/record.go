@@ -16,9 +16,10 @@ const (
 	// AnnotationTimestampsBefore is the hand-off evidence: every timestamp
 	// that any holder of this machine ID, the current one included, may
 	// have emitted is below it. Each write raises it to the writer's clock
-	// when it sent the write plus the duration; a release lowers it to the
-	// release time, never below AnnotationPredecessorsBefore. RFC 3339 with
-	// nanoseconds, UTC.
+	// when it sent the write plus the duration; the holder's own release
+	// lowers it to the release time, never below
+	// AnnotationPredecessorsBefore; a release by anyone else keeps it.
+	// RFC 3339 with nanoseconds, UTC.
 	AnnotationTimestampsBefore = "once-go.github.io/timestamps-before"
 	// AnnotationPredecessorsBefore bounds the timestamps of the holders
 	// before the current one: the evidence the current holder found when
@@ -179,7 +180,8 @@ func (s *Strategy) hold(rec *coordv1.Lease, identity string, secs int32, now tim
 	setTime(rec, AnnotationTimestampsBefore, later(evidence(rec), now.Add(time.Duration(secs)*time.Second)))
 }
 
-// release clears rec's holder at wall time now. The holder stopped its
+// release clears rec's holder at wall time now, for the holder itself
+// (this strategy granted the lease). The holder stopped its
 // factories before it released, so its own timestamps are below now as
 // well as below the evidence; its predecessors' are below their bound: the
 // evidence becomes the later of that bound and the earlier of the other
@@ -192,6 +194,16 @@ func release(rec *coordv1.Lease, now time.Time) {
 		own = b
 	}
 	setTime(rec, AnnotationTimestampsBefore, later(predecessors(rec), own))
+}
+
+// free clears rec's holder at wall time now for a process other than the
+// holder (an operator freeing the ID of a holder that is gone). Nothing
+// bounds that holder's timestamps but the evidence it wrote, in its own
+// clock, so the evidence stays.
+func free(rec *coordv1.Lease, now time.Time) {
+	rec.Spec.HolderIdentity = nil
+	rec.Spec.RenewTime = micro(now)
+	setTime(rec, AnnotationTimestampsBefore, evidence(rec))
 }
 
 func micro(t time.Time) *metav1.MicroTime {

@@ -133,6 +133,9 @@ func (s *Strategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) 
 	r, err := s.rewrite(ctx, l.MachineID, l.Token, func(rec *coordv1.Lease, now time.Time) {
 		floor = s.reclaim(rec, identity, secs, now)
 	})
+	if (err == nil && r.lost == "") || (err != nil && r.sent) {
+		s.granted.add(l.MachineID, identity)
+	}
 	switch {
 	case err != nil && r.sent:
 		return s.lease(l.MachineID, identity, secs), s.classify("reclaim", r.verb, l.MachineID, err)
@@ -147,21 +150,37 @@ func (s *Strategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) 
 }
 
 // Release gives l up: if l's Lease still has l.Token as its holderIdentity,
-// it clears the holder (the ID is free at once; the lease manager has
-// stopped the factories before it releases) and sets the hand-off evidence
-// to the release time if that is earlier, conditioned on the
+// it clears the holder (the ID is free at once), conditioned on the
 // resourceVersion read. The Lease object stays (k8slease never deletes
-// one). Releasing a lease that is gone, released, or held by someone else
-// does nothing and returns nil. An unknown outcome wraps [lease.ErrRetry];
+// one).
+//
+// The hand-off evidence drops only when this strategy granted l (Acquire,
+// Claim or Reclaim): its holder stopped its factories before it released
+// (the lease manager does), so the evidence becomes the release time on
+// this process's clock if that is earlier. A release of any other lease,
+// such as an operator freeing the ID of a holder that is gone (a token
+// from [Strategy.List], as once lease free --force does), keeps the
+// evidence that holder wrote: nothing else bounds its timestamps, and its
+// clock may be ahead of the releasing process's. The next holder's first
+// timestamp then waits for that evidence, at most the holder's lease
+// duration after its last renewal.
+//
+// Releasing a lease that is gone, released, or held by someone else does
+// nothing and returns nil. An unknown outcome wraps [lease.ErrRetry];
 // releasing again is safe.
 func (s *Strategy) Release(ctx context.Context, l lease.Lease) error {
 	if checkLease("release", l) != nil {
 		return nil // not ours to release
 	}
-	r, err := s.rewrite(ctx, l.MachineID, l.Token, release)
+	edit := free
+	if s.granted.own(l.MachineID, l.Token) {
+		edit = release
+	}
+	r, err := s.rewrite(ctx, l.MachineID, l.Token, edit)
 	if err != nil {
 		return s.classify("release", r.verb, l.MachineID, err)
 	}
+	s.granted.forget(l.MachineID, l.Token)
 	return nil
 }
 

@@ -2,6 +2,7 @@ package k8slease
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"time"
 
@@ -27,6 +28,9 @@ type Strategy struct {
 	opts   Options
 	seen   sightings
 	left   leftovers
+	// granted are the tokens this strategy handed out: only their
+	// releases lower the hand-off evidence.
+	granted grants
 	// wall reads the wall clock for what the strategy writes (renewTime,
 	// acquireTime, the hand-off evidence); tests skew it. Expiry uses
 	// time.Now's monotonic reading only.
@@ -96,9 +100,16 @@ func (s *Strategy) Check(ctx context.Context) error {
 // Lease (Acquire creates one), its Lease was released (holder cleared),
 // or this strategy has seen its record unchanged for the recorded
 // duration (Acquire takes it over with an update conditioned on the
-// resourceVersion it timed). Errors wrap [lease.ErrExhausted] (every ID
-// held), [lease.ErrConflict] (racing contenders took every candidate),
-// [lease.ErrConfig] or [lease.ErrRetry] (see the package documentation).
+// resourceVersion it timed).
+//
+// A claim that a contender beat (409) only shows that the view it came
+// from is out of date: Acquire tries up to Options.Candidates free IDs of
+// one view, then looks at the pool again, and keeps going until it wins
+// an ID or a consistent read finds every ID held. Errors
+// wrap [lease.ErrExhausted] (a consistent read saw every ID held; the
+// message names the namespace and the count), [lease.ErrConflict] (ctx
+// ended after contenders took the IDs tried), [lease.ErrConfig] or
+// [lease.ErrRetry] (see the package documentation).
 //
 // A process that has only just looked cannot tell a dead holder from a
 // live one: with every ID held, ErrExhausted says when the first record
@@ -118,47 +129,59 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, e
 	// a stale view costs at worst a 409 (every write is conditional). An
 	// answer that every ID is held is confirmed with a consistent read.
 	cached := true
+	lost, tried := 0, 0 // races lost: in all, and of the current view
+	held := -1          // IDs held in the last look, -1 before one
 	for {
+		if lost > 0 && ctx.Err() != nil {
+			return lease.Lease{}, leasekit.Errorf("k8slease", lease.ErrConflict,
+				"acquire in namespace %s: contenders took each of the %d free machine IDs tried before %v; the last look saw %d of %d held",
+				leasekit.Quote(s.opts.Namespace), lost, context.Cause(ctx), held, Capacity)
+		}
+		if tried == s.opts.Candidates {
+			s.left.drop()
+			tried = 0
+		}
 		c, ok := s.left.take(s.opts.LowestFirst)
 		if !ok {
 			v, err := s.survey(ctx, cached)
 			if err != nil {
 				return lease.Lease{}, s.classify("acquire", "list", -1, err)
 			}
+			held = Capacity - len(v.free)
 			if len(v.free) > 0 {
 				s.left.store(v, time.Now())
+				tried = 0
 				continue
 			}
 			if cached {
 				cached = false
 				continue
 			}
-			return lease.Lease{}, s.exhausted(v)
+			return lease.Lease{}, s.exhausted(v, lost)
 		}
-		tried := 0
-		for ok && tried < s.opts.Candidates {
-			l, won, err := s.claim(ctx, "acquire", c.id, c.rec, secs)
-			if err != nil || won {
-				return l, err
-			}
-			tried++
-			c, ok = s.left.take(s.opts.LowestFirst)
+		l, won, err := s.claim(ctx, "acquire", c.id, c.rec, secs)
+		if err != nil || won {
+			return l, err
 		}
-		s.left.drop()
-		return lease.Lease{}, leasekit.Errorf("k8slease", lease.ErrConflict, "acquire in namespace %s: contenders took all %d candidates",
-			leasekit.Quote(s.opts.Namespace), tried)
+		lost++
+		tried++
 	}
 }
 
-// exhausted is Acquire's error when every ID is held.
-func (s *Strategy) exhausted(v *view) error {
+// exhausted is Acquire's error when a consistent read saw every ID held,
+// after lost races lost to contenders.
+func (s *Strategy) exhausted(v *view, lost int) error {
+	msg := fmt.Sprintf("acquire in namespace %s: no free machine ID: %d of %d held by a consistent read",
+		leasekit.Quote(s.opts.Namespace), Capacity-len(v.free), Capacity)
+	if lost > 0 {
+		msg += fmt.Sprintf(", after contenders took %d machine IDs tried", lost)
+	}
 	if v.soonest < 0 {
-		return leasekit.Errorf("k8slease", lease.ErrExhausted, "acquire in namespace %s: all %d machine IDs held",
-			leasekit.Quote(s.opts.Namespace), Capacity)
+		return leasekit.Errorf("k8slease", lease.ErrExhausted, "%s", msg)
 	}
 	return leasekit.Errorf("k8slease", lease.ErrExhausted,
-		"acquire in namespace %s: all %d machine IDs held; the first whose record stays unchanged expires in %v by this process's watch (lease.Options.AcquireTimeout must leave room for a whole lease duration: see k8slease.AcquireTimeout)",
-		leasekit.Quote(s.opts.Namespace), Capacity, v.soonest.Round(time.Millisecond))
+		"%s; the first whose record stays unchanged expires in %v by this process's watch (lease.Options.AcquireTimeout must leave room for a whole lease duration: see k8slease.AcquireTimeout)",
+		msg, v.soonest.Round(time.Millisecond))
 }
 
 // claim claims machine ID id, whose record is rec (nil: no Lease), for
@@ -180,10 +203,12 @@ func (s *Strategy) claim(ctx context.Context, op string, id int, rec *coordv1.Le
 			// No Lease: the ID was never held (k8slease never deletes
 			// one), so there is no previous holder to wait for.
 			l.PrevExpiry = time.Unix(0, 0)
+			s.granted.add(id, identity)
 			return l, true, nil
 		case apierrors.IsAlreadyExists(err):
 			return lease.Lease{}, false, nil
 		}
+		s.granted.add(id, identity)
 		return l, false, s.classify(op+" (create)", "create", id, err)
 	}
 	next := rec.DeepCopy()
@@ -192,10 +217,12 @@ func (s *Strategy) claim(ctx context.Context, op string, id int, rec *coordv1.Le
 	switch {
 	case err == nil:
 		l.PrevExpiry = evidence(rec)
+		s.granted.add(id, identity)
 		return l, true, nil
 	case apierrors.IsConflict(err), apierrors.IsNotFound(err):
 		return lease.Lease{}, false, nil
 	}
+	s.granted.add(id, identity)
 	return l, false, s.classify(op+" (update)", "update", id, err)
 }
 
