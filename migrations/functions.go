@@ -43,7 +43,10 @@ func FunctionNames() []string {
 // FunctionsSQL returns the script that [InstallFunctions] runs for d, for
 // psql -f or the mysql client (its MySQL text sets DELIMITER $$ around the
 // function bodies, as the mysql client needs). Running it again replaces
-// the functions with the same definitions. SQLite has none: [ErrConfig].
+// the functions with the same definitions. The script itself checks
+// nothing and takes no lock: unlike [InstallFunctions] it replaces (MySQL:
+// drops, then creates) a function of one of the names that once did not
+// install. SQLite has none: [ErrConfig].
 func FunctionsSQL(d Dialect) (string, error) {
 	switch d {
 	case Postgres, MySQL:
@@ -59,14 +62,20 @@ var errNoSQLiteFunctions = configError("SQLite cannot define functions in SQL; o
 
 // InstallFunctions creates the functions of [FunctionNames] in db's current
 // schema (PostgreSQL: the first schema of the search_path) or database
-// (MySQL), replacing earlier definitions. It is idempotent, and safe to run
-// at every start and from several processes at once: on PostgreSQL the
-// statements run in one transaction under an advisory lock, on MySQL under
-// GET_LOCK('once.functions') on one connection. MySQL cannot replace a
+// (MySQL), replacing once's earlier definitions. It is idempotent, and
+// safe to run at every start and from several processes at once: on
+// PostgreSQL the statements run in one transaction under an advisory
+// lock, on MySQL under GET_LOCK('once.functions') on one connection. MySQL cannot replace a
 // function in one statement (DROP FUNCTION IF EXISTS, then CREATE
 // FUNCTION), so there an install that would change nothing (every body and
 // comment as in the script) changes nothing. A zero d is detected from
 // db's driver, as for [Apply].
+//
+// A function of one of the names (of any signature) that once did not
+// install, its comment not starting "once: ", is left alone: the install
+// fails with [ErrForeignFunction], naming it and the schema, and changes
+// nothing. The check runs under the lock, in the transaction (MySQL: on
+// the connection) of the install.
 //
 // The user needs the right to create functions: PostgreSQL CREATE on the
 // schema; MySQL CREATE ROUTINE and ALTER ROUTINE, and with binary logging
@@ -82,6 +91,55 @@ func InstallFunctions(ctx context.Context, db *sql.DB, d Dialect) error {
 		return err
 	}
 	return runFunctions(ctx, db, d, "install", splitScript(src, d == Postgres))
+}
+
+// querier is a *sql.Tx or *sql.Conn: the session that holds the install
+// lock.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// checkForeign returns an [ErrForeignFunction] error when the schema
+// (database) of q has a function of one of the names of [FunctionNames],
+// of any signature, whose comment does not start "once: ": the install
+// would replace it (PostgreSQL: CREATE OR REPLACE; MySQL: DROP, then
+// CREATE), the drop drop it, and on PostgreSQL an overload of another
+// signature would make calls ambiguous. It runs under the install lock,
+// in the session of the statements, so that no other install runs between
+// the check and them.
+func checkForeign(ctx context.Context, q querier, d Dialect, what string) error {
+	names := "'" + strings.Join(FunctionNames(), "', '") + "'"
+	list := `SELECT p.oid::regprocedure::text, coalesce(obj_description(p.oid, 'pg_proc'), ''), current_schema()
+		FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+		WHERE n.nspname = current_schema() AND p.proname IN (` + names + `)
+		ORDER BY 1`
+	if d == MySQL {
+		list = `SELECT ROUTINE_NAME, coalesce(ROUTINE_COMMENT, ''), DATABASE() FROM information_schema.ROUTINES
+			WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_TYPE = 'FUNCTION' AND LOWER(ROUTINE_NAME) IN (` + names + `)
+			ORDER BY 1`
+	}
+	rows, err := q.QueryContext(ctx, list)
+	if err != nil {
+		return fmt.Errorf("migrations: %s functions (%s): read the functions of the schema: %w", what, d, err)
+	}
+	defer rows.Close()
+	e := &foreignErr{d: d, what: what}
+	for rows.Next() {
+		var fn, comment string
+		if err := rows.Scan(&fn, &comment, &e.schema); err != nil {
+			return fmt.Errorf("migrations: %s functions (%s): read the functions of the schema: %w", what, d, err)
+		}
+		if !strings.HasPrefix(comment, "once: ") {
+			e.functions = append(e.functions, fn)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("migrations: %s functions (%s): read the functions of the schema: %w", what, d, err)
+	}
+	if len(e.functions) > 0 {
+		return e
+	}
+	return nil
 }
 
 // mysqlCurrent reports whether every function of stmts (a MySQL install
@@ -139,6 +197,8 @@ func mysqlCurrent(ctx context.Context, conn *sql.Conn, stmts []string) (bool, er
 // DropFunctions drops the functions of [FunctionNames] (DROP FUNCTION IF
 // EXISTS), under the lock [InstallFunctions] takes. Objects that use them
 // (partition bounds were evaluated once and do not) make PostgreSQL refuse.
+// A function of one of the names that once did not install is left alone,
+// and nothing dropped: [ErrForeignFunction].
 func DropFunctions(ctx context.Context, db *sql.DB, d Dialect) error {
 	d, err := functionsDialect(db, d)
 	if err != nil {
@@ -183,6 +243,9 @@ func runFunctions(ctx context.Context, db *sql.DB, d Dialect, what string, stmts
 		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext($1))", lockName); err != nil {
 			return fail("lock", err)
 		}
+		if err := checkForeign(ctx, tx, d, what); err != nil {
+			return err
+		}
 		for _, s := range stmts {
 			if _, err := tx.ExecContext(ctx, s); err != nil {
 				return fail(firstWords(s), err)
@@ -211,6 +274,9 @@ func runFunctions(ctx context.Context, db *sql.DB, d Dialect, what string, stmts
 			err = fail("unlock", rerr)
 		}
 	}()
+	if err := checkForeign(ctx, conn, d, what); err != nil {
+		return err
+	}
 	if what == "install" {
 		current, err := mysqlCurrent(ctx, conn, stmts)
 		if err != nil {

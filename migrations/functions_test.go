@@ -123,12 +123,12 @@ func TestInstallFunctionsMySQLUnchanged(t *testing.T) {
 	time.Sleep(1100 * time.Millisecond) // CREATED has whole seconds
 	require.NoError(t, migrations.InstallFunctions(ctx, db, migrations.MySQL))
 	assert.Equal(t, before, created(), "an install that changes nothing recreated the functions")
-	_, err := db.ExecContext(ctx, "ALTER FUNCTION once_time COMMENT 'changed'")
+	_, err := db.ExecContext(ctx, "ALTER FUNCTION once_time COMMENT 'once: changed'")
 	require.NoError(t, err)
 	require.NoError(t, migrations.InstallFunctions(ctx, db, migrations.MySQL))
 	after := created()
 	assert.NotEqual(t, before, after, "a changed function was not replaced")
-	assert.NotContains(t, after, "changed", "a changed function was not replaced")
+	assert.NotContains(t, after, "once: changed", "a changed function was not replaced")
 }
 
 func TestInstallFunctionsRejects(t *testing.T) {

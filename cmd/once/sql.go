@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -22,9 +23,10 @@ MySQL/MariaDB: in its database), replacing the versions once installed
 before, so running it twice (or from several processes at once) is
 harmless. A function of one of these names that once did not install (its
 comment does not start "once: ") is left alone and the install refused,
-naming it. Prints nothing on success. With
---print it writes the SQL script to standard output instead, for psql -f or
-the mysql client, and connects to nothing.
+naming it; the check runs under the install's lock. Prints nothing on
+success. With --print it writes the SQL script to standard output instead,
+for psql -f or the mysql client, and connects to nothing; the script
+itself checks nothing and replaces such a function.
 
   once_format(v bigint, prefix text DEFAULT '') -> text   url64 spelling
   once_parse(s text, prefix text DEFAULT '') -> bigint    strict, as ParseAs
@@ -98,7 +100,8 @@ func sqlDialect(driver string) (migrations.Dialect, error) {
 
 // installFunctions connects to dsn, checks the connection for up to
 // pingTimeout, checks the schema the functions would go to (checkTarget)
-// and installs the functions.
+// and installs the functions, which fails (exitFail) over a function that
+// once did not install.
 func installFunctions(ctx context.Context, d migrations.Dialect, dsn string) error {
 	driver := "pgx"
 	if d == migrations.MySQL {
@@ -123,7 +126,13 @@ func installFunctions(ctx context.Context, d migrations.Dialect, dsn string) err
 	if err := checkTarget(ctx, db, d); err != nil {
 		return err
 	}
-	return migrations.InstallFunctions(ctx, db, d)
+	err = migrations.InstallFunctions(ctx, db, d)
+	if errors.Is(err, migrations.ErrForeignFunction) {
+		// The message names the function, the schema and the fix; the
+		// package name adds nothing for the command's user.
+		return errors.New(strings.TrimPrefix(err.Error(), "migrations: "))
+	}
+	return err
 }
 
 // runSQL dispatches "once sql SUBCOMMAND"; install is the only one.

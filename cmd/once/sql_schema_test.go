@@ -214,7 +214,8 @@ func TestSQLInstallForeignFunction(t *testing.T) {
 		}
 		dsn := pgWithSearchPath(t, pgIdent(name))
 		r := cli("", "sql", "install", "--driver", "postgres", "--dsn", dsn)
-		if r.code != exitFail || !strings.Contains(r.stderr, "once_format") || !strings.Contains(r.stderr, pgIdent(name)) {
+		if r.code != exitFail || !strings.Contains(r.stderr, "once_format") || !strings.Contains(r.stderr, pgIdent(name)) ||
+			!strings.HasPrefix(r.stderr, "once sql install: ") || !strings.Contains(r.stderr, "once did not install") || strings.Contains(r.stderr, "migrations:") {
 			t.Errorf("install over a foreign once_format: %v\nwant exit %d naming the function and schema", r, exitFail)
 		}
 		var s string
@@ -251,7 +252,8 @@ func TestSQLInstallForeignFunction(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := cli("", "sql", "install", "--driver", "mysql", "--dsn", dsn)
-			if r.code != exitFail || !strings.Contains(r.stderr, "once_format") || !strings.Contains(r.stderr, myIdent(name)) {
+			if r.code != exitFail || !strings.Contains(r.stderr, "once_format") || !strings.Contains(r.stderr, myIdent(name)) ||
+				!strings.HasPrefix(r.stderr, "once sql install: ") || !strings.Contains(r.stderr, "once did not install") || strings.Contains(r.stderr, "migrations:") {
 				t.Errorf("install over a foreign once_format: %v\nwant exit %d naming the function and database", r, exitFail)
 			}
 			var s string

@@ -14,62 +14,23 @@ import (
 // checkTarget refuses an install that would not do what the DSN asks: on
 // PostgreSQL, a search_path whose first schema does not exist (PostgreSQL
 // would create the functions in the next one that does); on MySQL, a DSN
-// without a database; and, in the schema the functions would go to, a
-// function of one of their names that once did not install (its comment
-// does not start "once: "), which the install would replace (PostgreSQL:
-// CREATE OR REPLACE) or drop (MySQL: DROP FUNCTION IF EXISTS).
+// without a database. A function of one of the names that once did not
+// install is the library's to refuse (migrations.ErrForeignFunction),
+// under its install lock.
 func checkTarget(ctx context.Context, db *sql.DB, d migrations.Dialect) error {
-	names := "'" + strings.Join(migrations.FunctionNames(), "', '") + "'"
 	var schema sql.NullString
-	var q string
 	if d == migrations.Postgres {
 		var path, user string
 		if err := db.QueryRowContext(ctx, "SELECT current_schema(), current_setting('search_path'), current_user").Scan(&schema, &path, &user); err != nil {
 			return fmt.Errorf("reading the search_path: %w", err)
 		}
-		if err := checkSearchPath(path, user, schema); err != nil {
-			return err
-		}
-		q = `SELECT p.oid::regprocedure::text, coalesce(obj_description(p.oid, 'pg_proc'), '')
-			FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-			WHERE n.nspname = current_schema() AND p.proname IN (` + names + `)
-			ORDER BY 1`
-	} else {
-		if err := db.QueryRowContext(ctx, "SELECT DATABASE()").Scan(&schema); err != nil {
-			return fmt.Errorf("reading the database: %w", err)
-		}
-		if !schema.Valid {
-			return usageError{fmt.Errorf("--dsn names no database to install into (USER@tcp(HOST:3306)/DB)")}
-		}
-		q = `SELECT ROUTINE_NAME, coalesce(ROUTINE_COMMENT, '') FROM information_schema.ROUTINES
-			WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_TYPE = 'FUNCTION' AND ROUTINE_NAME IN (` + names + `)
-			ORDER BY 1`
+		return checkSearchPath(path, user, schema)
 	}
-	rows, err := db.QueryContext(ctx, q)
-	if err != nil {
-		return fmt.Errorf("reading the functions of %s: %w", sqlName(d, schema.String), err)
+	if err := db.QueryRowContext(ctx, "SELECT DATABASE()").Scan(&schema); err != nil {
+		return fmt.Errorf("reading the database: %w", err)
 	}
-	defer rows.Close()
-	var foreign []string
-	for rows.Next() {
-		var fn, comment string
-		if err := rows.Scan(&fn, &comment); err != nil {
-			return err
-		}
-		if !strings.HasPrefix(comment, "once: ") {
-			foreign = append(foreign, fn)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if len(foreign) > 0 {
-		what := "schema"
-		if d == migrations.MySQL {
-			what = "database"
-		}
-		return fmt.Errorf("%s %s has %s, which once did not install (its comment does not start \"once: \"): refusing to replace it; drop or rename it, or install into another %s",
-			what, sqlName(d, schema.String), strings.Join(foreign, ", "), what)
+	if !schema.Valid {
+		return usageError{fmt.Errorf("--dsn names no database to install into (USER@tcp(HOST:3306)/DB)")}
 	}
 	return nil
 }
