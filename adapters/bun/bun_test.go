@@ -147,8 +147,8 @@ func open(t *testing.T, db at.DB) *env {
 			t.Fatalf("create table for %T: %v", m, err)
 		}
 	}
-	e := &env{db: db, b: b, log: &queryLog{}}
-	b.AddQueryHook(e.log)
+	e := &env{db: db, log: &queryLog{}}
+	e.b = b.WithQueryHook(e.log)
 	return e
 }
 

@@ -74,14 +74,13 @@ func TestQueryParts(t *testing.T) {
 	}
 
 	if hasHook(db, theKeyHook) {
-		t.Error("hook found before AddQueryHook")
+		t.Error("hook found before WithQueryHook")
 	}
-	db.AddQueryHook(theKeyHook)
-	if !hasHook(db, theKeyHook) {
-		t.Error("hook not found after AddQueryHook")
+	hooked := db.WithQueryHook(theKeyHook)
+	if !hasHook(hooked, theKeyHook) {
+		t.Error("hook not found after WithQueryHook")
 	}
-	db.ResetQueryHooks()
 	if hasHook(db, theKeyHook) {
-		t.Error("hook found after ResetQueryHooks")
+		t.Error("hook found on the db that WithQueryHook copied")
 	}
 }

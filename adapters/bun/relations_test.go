@@ -74,7 +74,7 @@ func TestRelations(t *testing.T) {
 			t.Errorf("m2m from the other side: %+v", tg)
 		}
 		// A key type as a query value: IN with a []UserID.
-		if n, err := e.b.NewSelect().Model((*Post)(nil)).Where("author_id IN (?)", bun.In([]at.UserID{ada.ID, grace.ID})).Count(ctx); err != nil || n != 3 {
+		if n, err := e.b.NewSelect().Model((*Post)(nil)).Where("author_id IN (?)", bun.List([]at.UserID{ada.ID, grace.ID})).Count(ctx); err != nil || n != 3 {
 			t.Errorf("IN with a []UserID: %d (%v)", n, err)
 		}
 	})

@@ -227,7 +227,7 @@ func (s *upsertState) keepExisting(ctx context.Context, iq *bun.InsertQuery, at 
 		return
 	}
 	rows, err := iq.DB().NewSelect().Conn(connOf(iq, iq.DB())).TableExpr("?", s.table.SQLName).
-		ColumnExpr("?", bun.Ident(s.pk.Name)).Where("? IN (?)", bun.Ident(s.pk.Name), bun.In(ask)).
+		ColumnExpr("?", bun.Ident(s.pk.Name)).Where("? IN (?)", bun.Ident(s.pk.Name), bun.List(ask)).
 		Rows(ctx)
 	if err != nil {
 		return // the keys stay zero
