@@ -129,7 +129,7 @@ func TestShutdownFinishesAcceptedCreates(t *testing.T) {
 	}
 	wg.Wait()
 
-	err, rest := p.wait(20 * time.Second)
+	rest, err := p.wait(20 * time.Second)
 	t.Logf("answers %v, %d creates refused after the listener closed; exit %v, output after SIGTERM %q", statuses, refused, err, rest)
 	if err != nil {
 		t.Errorf("exit after SIGTERM: %v\nstderr:\n%s", err, p.stderrText())

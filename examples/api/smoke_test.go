@@ -28,7 +28,7 @@ func TestSmoke(t *testing.T) {
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	err, rest := p.wait(20 * time.Second)
+	rest, err := p.wait(20 * time.Second)
 	if err != nil {
 		t.Fatalf("exit after SIGTERM: %v (%q)\nstderr:\n%s", err, rest, p.stderrText())
 	}
