@@ -16,6 +16,9 @@ import (
 // coordinator: exactly 512 start, the rest time out on exhaustion, and no
 // machine ID is held twice.
 func TestManyManagers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: 600 managers contending for 512 IDs take long")
+	}
 	synctest.Test(t, func(t *testing.T) {
 		mem := leasetest.NewMemory(512)
 		var (

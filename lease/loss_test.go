@@ -76,7 +76,7 @@ func TestRenewHangsPastDeadline(t *testing.T) {
 		if !r.f.generating() {
 			t.Fatal("factories stopped before the safe window ended")
 		}
-		time.Sleep(1)
+		time.Sleep(time.Nanosecond)
 		// Let the goroutines woken at the deadline run. Looking at the
 		// factories now would race with them: the manager disables them at
 		// the deadline and, calls taking no fake time, re-acquires and

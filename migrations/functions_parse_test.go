@@ -17,16 +17,14 @@ import (
 )
 
 // The ID types whose ParseAs once_parse must agree with, one per entry of
-// prefixes.
+// prefixes after the first (the empty prefix, which once.Parse reads).
 type (
-	fnKind0 struct{}
 	fnKind1 struct{}
 	fnKind2 struct{}
 	fnKind3 struct{}
 	fnKind4 struct{}
 )
 
-func (fnKind0) Options() once.Options { return once.Options{Prefix: prefixes[0]} }
 func (fnKind1) Options() once.Options { return once.Options{Prefix: prefixes[1]} }
 func (fnKind2) Options() once.Options { return once.Options{Prefix: prefixes[2]} }
 func (fnKind3) Options() once.Options { return once.Options{Prefix: prefixes[3]} }

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"sync"
 
+	//lint:ignore SA1019 Blowfish is NoNoncense's default 64- and 96-bit nonce cipher: the Elixir wire format needs it, so values encrypted there decrypt here and back
 	"golang.org/x/crypto/blowfish"
 )
 

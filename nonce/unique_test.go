@@ -21,6 +21,15 @@ const (
 	acrossLeasesPerWorker = 1 << 16
 )
 
+// scaled is n, or n/16 under -short (the fast path, .ci/fast): fewer
+// values, the same goroutines and checks.
+func scaled(n int) int {
+	if testing.Short() {
+		return n >> 4
+	}
+	return n
+}
+
 // draw runs workers goroutines that together draw total values from gen and
 // returns them per worker, in the order each worker got them.
 func draw[T any](t *testing.T, gen func() (T, error), workers, total int) [][]T {
@@ -110,6 +119,7 @@ func TestUniqueConcurrent(t *testing.T) {
 		}{"encrypted-" + c.name, sizes{f.Encrypted64, f.Encrypted96, f.Encrypted128}, false, encryptedTotal})
 	}
 	for _, c := range cases {
+		c.total = scaled(c.total)
 		t.Run(c.name+"/64", func(t *testing.T) {
 			checkUnique(t, draw(t, c.s.g64, uniqueWorkers, c.total), c.total, cmp.Compare[uint64], c.ordered)
 		})
@@ -139,6 +149,7 @@ func TestUniqueAcrossLeases(t *testing.T) {
 				"sortable128": f.Sortable128,
 			}
 			gen := gens[kind]
+			perWorker := scaled(acrossLeasesPerWorker)
 			var (
 				wg    sync.WaitGroup
 				stop  = make(chan struct{})
@@ -153,7 +164,7 @@ func TestUniqueAcrossLeases(t *testing.T) {
 							return
 						default:
 						}
-						if len(out[w]) == acrossLeasesPerWorker {
+						if len(out[w]) == perWorker {
 							return
 						}
 						v, err := gen()
@@ -168,7 +179,7 @@ func TestUniqueAcrossLeases(t *testing.T) {
 			for i := range 300 {
 				// Let the workers draw from every lease.
 				for last := drawn.Load(); drawn.Load() < last+50; {
-					if drawn.Load() >= uniqueWorkers*acrossLeasesPerWorker-50 {
+					if drawn.Load() >= int64(uniqueWorkers*perWorker-50) {
 						break
 					}
 					runtime.Gosched()

@@ -78,7 +78,7 @@ func TestParseFormat(t *testing.T) {
 type (
 	badPrefixKind struct{}
 	ptrKind       struct{}
-	fatKind       struct{ n int }
+	fatKind       struct{ _ int }
 )
 
 func (badPrefixKind) Options() once.Options { return once.Options{Prefix: "bad prefix"} }

@@ -145,8 +145,8 @@ func open(t *testing.T, db at.DB) *env {
 		_, err := b.NewCreateTable().Model(m).WithForeignKeys().Exec(ctx)
 		require.NoError(t, err, "create table for %T", m)
 	}
-	e := &env{db: db, b: b, log: &queryLog{}}
-	b.AddQueryHook(e.log)
+	e := &env{db: db, log: &queryLog{}}
+	e.b = b.WithQueryHook(e.log)
 	return e
 }
 

@@ -79,9 +79,8 @@ func TestQueryParts(t *testing.T) {
 	assert.True(t, ok && c == tx.Tx, "connOf in a transaction: %T", connOf(tx.NewInsert().Model(m), db))
 	assert.Same(t, db, connOf(db.NewInsert().Model(m), db), "connOf without a transaction")
 
-	assert.False(t, hasHook(db, theKeyHook), "hook found before AddQueryHook")
-	db.AddQueryHook(theKeyHook)
-	assert.True(t, hasHook(db, theKeyHook), "hook not found after AddQueryHook")
-	db.ResetQueryHooks()
-	assert.False(t, hasHook(db, theKeyHook), "hook found after ResetQueryHooks")
+	assert.False(t, hasHook(db, theKeyHook), "hook found before WithQueryHook")
+	hooked := db.WithQueryHook(theKeyHook)
+	assert.True(t, hasHook(hooked, theKeyHook), "hook not found after WithQueryHook")
+	assert.False(t, hasHook(db, theKeyHook), "hook found on the db that WithQueryHook copied")
 }

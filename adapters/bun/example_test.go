@@ -49,7 +49,7 @@ func Example() {
 	if _, err := db.NewInsert().Model(&items).Exec(ctx); err != nil { // one INSERT, IDs filled first
 		panic(err)
 	}
-	n, _ := db.NewSelect().Model((*Item)(nil)).Where("id IN (?)", bun.In([]ItemID{items[0].ID, items[1].ID})).Count(ctx)
+	n, _ := db.NewSelect().Model((*Item)(nil)).Where("id IN (?)", bun.List([]ItemID{items[0].ID, items[1].ID})).Count(ctx)
 	fmt.Println(n, items[0].ID != items[1].ID, items[0].ID.String()[:4])
 	// Output: 2 true itm_
 }

@@ -31,7 +31,10 @@ func Register(db *bun.DB, models ...any) error {
 		return configError("unsupported dialect %s", db.Dialect().Name())
 	}
 	if !hasHook(db, theKeyHook) {
-		db.AddQueryHook(theKeyHook)
+		// WithQueryHook returns a copy of db with the hook (a bun.DB is a
+		// small value around state its copies share); *db becomes that
+		// copy, so the caller's db runs the hook.
+		*db = *db.WithQueryHook(theKeyHook)
 	}
 	for i, m := range models {
 		t := reflect.TypeOf(m)

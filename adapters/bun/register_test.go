@@ -43,7 +43,7 @@ func TestWithoutRegister(t *testing.T) {
 			b = bun.NewDB(db.SQL, sqlitedialect.New())
 		}
 		log := &queryLog{}
-		b.AddQueryHook(log)
+		b = b.WithQueryHook(log)
 		ctx := context.Background()
 		// bun declares the table from the unprepared model.
 		_, err := b.NewCreateTable().Model((*Account)(nil)).Exec(ctx)

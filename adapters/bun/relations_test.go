@@ -81,7 +81,7 @@ func TestRelations(t *testing.T) {
 			}
 		}
 		// A key type as a query value: IN with a []UserID.
-		if n, err := e.b.NewSelect().Model((*Post)(nil)).Where("author_id IN (?)", bun.In([]at.UserID{ada.ID, grace.ID})).Count(ctx); assert.NoError(t, err, "IN with a []UserID") {
+		if n, err := e.b.NewSelect().Model((*Post)(nil)).Where("author_id IN (?)", bun.List([]at.UserID{ada.ID, grace.ID})).Count(ctx); assert.NoError(t, err, "IN with a []UserID") {
 			assert.Equal(t, int64(3), n, "IN with a []UserID")
 		}
 	})

@@ -250,7 +250,7 @@ func (s *upsertState) existing(ctx context.Context, iq *bun.InsertQuery, ids []o
 		ask[i] = v.Interface()
 	}
 	rows, err := iq.DB().NewSelect().Conn(connOf(iq, iq.DB())).TableExpr("?", s.table.SQLName).
-		ColumnExpr("?", bun.Ident(s.pk.Name)).Where("? IN (?)", bun.Ident(s.pk.Name), bun.In(ask)).
+		ColumnExpr("?", bun.Ident(s.pk.Name)).Where("? IN (?)", bun.Ident(s.pk.Name), bun.List(ask)).
 		Rows(ctx)
 	if err != nil {
 		return nil, false

@@ -142,8 +142,8 @@ func TestHookSkipsFieldsWithoutIDs(t *testing.T) {
 // ends (and, not knowing, asks for the fields).
 type selfMutation struct {
 	plainMutation
-	p selfPtr
-	s selfSlice
+	_ selfPtr
+	_ selfSlice
 }
 
 type selfPtr *selfPtr

@@ -40,7 +40,8 @@ func TestNilArguments(t *testing.T) {
 			return err
 		}},
 		{"NamedExec(nil ctx)", "ctx", func() error {
-			_, err := oncesqlx.NamedExec(nil, x, insert, &User{}) //nolint:staticcheck // the nil context is the case under test
+			var nilCtx context.Context // the case under test
+			_, err := oncesqlx.NamedExec(nilCtx, x, insert, &User{})
 			return err
 		}},
 		{"ColumnType(nil, UserID{})", "db", func() error {

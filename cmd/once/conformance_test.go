@@ -163,9 +163,9 @@ func TestConvertNormalize(t *testing.T) {
 
 // maskCase is one 64-bit masked vector group: a key and a cipher.
 type maskCase struct {
-	keyHex, cipher  string
-	plain, masked   []string // hex
-	plainU, url64Bf []string // blowfish only: url64 masked spelling
+	keyHex, cipher string
+	plain, masked  []string // hex
+	url64Bf        []string // blowfish only: url64 masked spelling
 }
 
 func maskCases(t *testing.T) []maskCase {

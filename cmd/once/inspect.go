@@ -66,7 +66,7 @@ so unmask IDs known to be masked.`,
 					return dst, err
 				}
 				p := nonce.Split64(id.Uint64(), ep)
-				if ahead := p.Time.Sub(time.Now()); ahead > maxAhead {
+				if ahead := time.Until(p.Time); ahead > maxAhead {
 					return dst, notPlain(v, p.Time, k.given())
 				}
 				return appendInspect(dst, v, id.Uint64(), p), nil

@@ -133,8 +133,8 @@ func (p *apiProcess) kill() {
 }
 
 // wait waits up to timeout for the exit (SIGKILL after it); it returns the
-// exit error and the lines printed meanwhile.
-func (p *apiProcess) wait(timeout time.Duration) (error, []string) {
+// lines printed meanwhile and the exit error.
+func (p *apiProcess) wait(timeout time.Duration) ([]string, error) {
 	var rest []string
 	t := time.After(timeout)
 	for {
@@ -142,12 +142,12 @@ func (p *apiProcess) wait(timeout time.Duration) (error, []string) {
 		case l, ok := <-p.lines:
 			if !ok {
 				<-p.exited
-				return p.err, rest
+				return rest, p.err
 			}
 			rest = append(rest, l)
 		case <-t:
 			p.kill()
-			return fmt.Errorf("no exit within %v", timeout), rest
+			return rest, fmt.Errorf("no exit within %v", timeout)
 		}
 	}
 }

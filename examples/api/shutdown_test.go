@@ -121,7 +121,7 @@ func TestShutdownFinishesAcceptedCreates(t *testing.T) {
 	}
 	wg.Wait()
 
-	err, rest := p.wait(20 * time.Second)
+	rest, err := p.wait(20 * time.Second)
 	t.Logf("answers %v, %d creates refused after the listener closed; exit %v, output after SIGTERM %q", statuses, refused, err, rest)
 	assert.NoError(t, err, "exit after SIGTERM; stderr:\n%s", p.stderrText())
 	assert.Empty(t, bodies, "accepted creates answered other than 201: %v", statuses)

@@ -27,7 +27,7 @@ func TestSmoke(t *testing.T) {
 	checkRoutes(t, p.base)
 
 	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
-	err, rest := p.wait(20 * time.Second)
+	rest, err := p.wait(20 * time.Second)
 	require.NoError(t, err, "exit after SIGTERM (%q)\nstderr:\n%s", rest, p.stderrText())
 	assert.Contains(t, strings.Join(rest, "\n"), "lease released", "output after SIGTERM")
 	_, err = http.Get(p.base + "/")

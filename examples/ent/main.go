@@ -73,7 +73,7 @@ func openDB(url string) (*sql.DB, string, error) {
 		db, err := sql.Open("sqlite", "file:"+path+"?_pragma=foreign_keys(1)&_pragma=busy_timeout(10000)")
 		return db, "sqlite3", err
 	}
-	return nil, "", errors.New("DATABASE_URL: want postgres://..., mysql://... or sqlite:...")
+	return nil, "", errors.New("DATABASE_URL: want postgres://..., mysql://... or sqlite:PATH")
 }
 
 // run is the program: url is DATABASE_URL, leaseTable the lease table (""

@@ -40,7 +40,7 @@ func openDB(ctx context.Context, url string) (*sql.DB, *pgxpool.Pool, error) {
 		db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)")
 		return db, nil, err
 	}
-	return nil, nil, errors.New("DATABASE_URL: want postgres://..., mysql://..., user@tcp(host:3306)/db or sqlite:...")
+	return nil, nil, errors.New("DATABASE_URL: want postgres://..., mysql://..., user@tcp(host:3306)/db or sqlite:PATH")
 }
 
 // readme:end open

@@ -34,8 +34,7 @@ func RenewalRacingTheDeadline(t *testing.T) {
 		deadline time.Time
 		mu       sync.Mutex
 	)
-	var r *rig
-	r = startRig(t, cl.mustStrategy(t, false), rigOptions{beforeExtend: func(time.Time) {
+	r := startRig(t, cl.mustStrategy(t, false), rigOptions{beforeExtend: func(time.Time) {
 		mu.Lock()
 		armed := !deadline.IsZero()
 		dl := deadline

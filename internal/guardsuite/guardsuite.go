@@ -101,6 +101,9 @@ func (p *process) generating() (int, bool) {
 //     its manager ends with ErrLost.
 func SameOrdinal(t *testing.T, coordinators []Coordinator) {
 	testonly.Need(t)
+	if testing.Short() {
+		t.Skip("-short: the crash and takeover cases wait out guard leases of seconds")
+	}
 	for _, c := range coordinators {
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()

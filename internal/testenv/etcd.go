@@ -35,6 +35,7 @@ func EtcdEndpoints() []string {
 // it when ONCE_TEST_REQUIRE=1.
 func Etcd(t testing.TB) []string {
 	t.Helper()
+	Short(t, "etcd")
 	eps := EtcdEndpoints()
 	if len(eps) == 0 {
 		Unavailable(t, "ONCE_TEST_ETCD_ENDPOINTS names no endpoint")

@@ -4,7 +4,9 @@
 // default loopback address, overridable by an environment variable. When the
 // service cannot be reached the test is skipped with a one-line reason, unless
 // ONCE_TEST_REQUIRE=1, in which case it fails: a green CI run means every
-// integration test ran.
+// integration test ran. With -short (the fast path, .ci/fast) every accessor
+// skips before it connects, and so do the tests' helpers that start private
+// servers ([Short]): -short runs no service, even with ONCE_TEST_REQUIRE=1.
 //
 //	ONCE_TEST_REQUIRE=1          fail instead of skip when a service is down
 //	ONCE_TEST_POSTGRES_DSN       default postgres://postgres@127.0.0.1:5432/test?sslmode=disable
@@ -48,6 +50,16 @@ const (
 
 // Required reports whether ONCE_TEST_REQUIRE=1: unreachable services fail tests.
 func Required() bool { return os.Getenv("ONCE_TEST_REQUIRE") == "1" }
+
+// Short skips t under -short, whose runs use no service; what names the
+// service t needs, a shared one or a private server the test starts. The
+// accessors here call it, and so do the tests' helpers that start servers.
+func Short(t testing.TB, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: needs " + what)
+	}
+}
 
 // Unavailable skips t with reason, or fails it when services are required.
 func Unavailable(t testing.TB, reason string) {
@@ -120,6 +132,7 @@ func SQLite(t testing.TB) *sql.DB {
 
 func open(t testing.TB, driver, dsn, what string) *sql.DB {
 	t.Helper()
+	Short(t, what)
 	db, err := sql.Open(driver, dsn)
 	if err != nil {
 		t.Fatalf("testenv: open %s: %v", what, err)
@@ -170,6 +183,7 @@ func RedisAddr(s Server) string {
 // Redis returns the address of s after checking that it answers PING.
 func Redis(t testing.TB, s Server) string {
 	t.Helper()
+	Short(t, s.String())
 	addr := RedisAddr(s)
 	if err := ping(addr); err != nil {
 		reason := s.String() + " unreachable at " + addr + ": " + firstLine(err.Error())

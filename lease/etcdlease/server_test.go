@@ -27,6 +27,7 @@ type etcdServer struct {
 // package, which .ci/etcd.sh installs).
 func etcdBinary(t testing.TB) string {
 	t.Helper()
+	testenv.Short(t, "a private etcd server")
 	name := os.Getenv("ONCE_TEST_ETCD_BIN")
 	if name == "" {
 		name = "etcd"

@@ -18,7 +18,6 @@ type faulty struct {
 	m     *Memory
 	fault string
 	det   bool // claims to be deterministic
-	calls int  // det-different-ids: how many contenders so far
 	id    int  // det-different-ids: this contender's ID
 }
 

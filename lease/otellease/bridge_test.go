@@ -63,7 +63,7 @@ func collect(t *testing.T, r *sdkmetric.ManualReader) map[string]float64 {
 func key(name string, set attribute.Set) string {
 	var kv []string
 	for _, a := range set.ToSlice() {
-		kv = append(kv, string(a.Key)+"="+a.Value.Emit())
+		kv = append(kv, string(a.Key)+"="+a.Value.String())
 	}
 	sort.Strings(kv)
 	return name + "{" + strings.Join(kv, ",") + "}"

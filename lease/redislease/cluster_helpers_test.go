@@ -36,6 +36,7 @@ type clusterBinaries struct {
 // ../shared/tools/kv-servers.sh installs under $KV_DIR (/opt/once-kv).
 func redis7Binaries(t *testing.T) clusterBinaries {
 	t.Helper()
+	testenv.Short(t, "a private Redis 7 cluster")
 	server, err1 := exec.LookPath("redis-server")
 	cli, err2 := exec.LookPath("redis-cli")
 	if err1 != nil || err2 != nil {
@@ -46,6 +47,7 @@ func redis7Binaries(t *testing.T) clusterBinaries {
 
 func redis8Binaries(t *testing.T) clusterBinaries {
 	t.Helper()
+	testenv.Short(t, "a private Redis 8 cluster")
 	dir := os.Getenv("KV_DIR")
 	if dir == "" {
 		dir = "/opt/once-kv"
@@ -131,9 +133,9 @@ func startCluster(t *testing.T, bins clusterBinaries) *testCluster {
 }
 
 // everyShardReplicated reports, as an error, whether the node's CLUSTER
-// SLOTS lists a replica for every slot range.
+// SHARDS names an online replica for every slot range.
 func everyShardReplicated(ctx context.Context, c *redis.Client) error {
-	slots, err := c.ClusterSlots(ctx).Result()
+	slots, err := slotOwners(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -141,11 +143,52 @@ func everyShardReplicated(ctx context.Context, c *redis.Client) error {
 		return fmt.Errorf("no slots")
 	}
 	for _, s := range slots {
-		if len(s.Nodes) < 2 {
-			return fmt.Errorf("slots %d-%d have no replica yet", s.Start, s.End)
+		if len(s.replicas) == 0 {
+			return fmt.Errorf("slots %d-%d have no replica yet", s.start, s.end)
 		}
 	}
 	return nil
+}
+
+// slotRange is a range of hash slots, the master that serves it and that
+// master's online replicas (what CLUSTER SLOTS lists, read from CLUSTER
+// SHARDS).
+type slotRange struct {
+	start, end int64
+	master     string
+	replicas   []string
+}
+
+// slotOwners returns the slot ranges of the cluster as the node c talks
+// to sees them. A replica counts once it is online: neither failed nor
+// still loading its first copy of the master's data. Of two masters in
+// one shard (a failed one and its promoted replica), the online one
+// serves the slots.
+func slotOwners(ctx context.Context, c interface {
+	ClusterShards(context.Context) *redis.ClusterShardsCmd
+}) ([]slotRange, error) {
+	shards, err := c.ClusterShards(ctx).Result()
+	if err != nil {
+		return nil, err
+	}
+	var out []slotRange
+	for _, sh := range shards {
+		var master string
+		var replicas []string
+		for _, n := range sh.Nodes {
+			addr := net.JoinHostPort(n.IP, strconv.FormatInt(n.Port, 10))
+			switch {
+			case n.Role == "master" && (master == "" || n.Health == "online"):
+				master = addr
+			case n.Role == "replica" && n.Health == "online":
+				replicas = append(replicas, addr)
+			}
+		}
+		for _, r := range sh.Slots {
+			out = append(out, slotRange{r.Start, r.End, master, replicas})
+		}
+	}
+	return out, nil
 }
 
 // freePorts returns n distinct loopback ports that nobody listened on a
@@ -280,17 +323,16 @@ func (tc *testCluster) shard(t *testing.T, ctx context.Context, c *redis.Cluster
 	if err != nil {
 		t.Fatal(err)
 	}
-	slots, err := c.ClusterSlots(ctx).Result()
+	slots, err := slotOwners(ctx, c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range slots {
-		if int64(s.Start) <= slot && slot <= int64(s.End) && len(s.Nodes) > 0 {
-			master = s.Nodes[0].Addr
-			if len(s.Nodes) > 1 {
-				replica = s.Nodes[1].Addr
+		if s.start <= slot && slot <= s.end && s.master != "" {
+			if len(s.replicas) > 0 {
+				replica = s.replicas[0]
 			}
-			return master, replica
+			return s.master, replica
 		}
 	}
 	t.Fatalf("no node serves slot %d", slot)

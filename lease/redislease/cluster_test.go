@@ -132,13 +132,13 @@ func contend(t *testing.T, tc *testCluster, mode redislease.Mode, name string) {
 // replica.
 func pickMaster(t *testing.T, ctx context.Context, tc *testCluster, c *redis.ClusterClient) (master, replica string) {
 	t.Helper()
-	slots, err := c.ClusterSlots(ctx).Result()
+	slots, err := slotOwners(ctx, c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range slots {
-		if len(s.Nodes) > 1 {
-			return s.Nodes[0].Addr, s.Nodes[1].Addr
+		if s.master != "" && len(s.replicas) > 0 {
+			return s.master, s.replicas[0]
 		}
 	}
 	t.Fatalf("no master with a replica left: %+v", slots)

@@ -58,6 +58,9 @@ func TestDeadPortIsRetry(t *testing.T) {
 	t.Parallel()
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
+			if testing.Short() && m != redislease.ModeKey {
+				t.Skip("-short: go-redis's default redials take seconds")
+			}
 			t.Parallel()
 			dsn := testenv.DeadAddr(t)
 			if m == redislease.ModeKey {

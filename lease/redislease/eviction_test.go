@@ -39,6 +39,7 @@ func serverBinary(srv testenv.Server) string {
 // missing) and returns a client on it.
 func privateServer(t *testing.T, srv testenv.Server, args ...string) *redis.Client {
 	t.Helper()
+	testenv.Short(t, "a private "+srv.String()+" server")
 	bin := serverBinary(srv)
 	if _, err := os.Stat(bin); bin == "" || err != nil {
 		testenv.Unavailable(t, fmt.Sprintf("%v server binary not found (run /work/shared/tools/kv-servers.sh fetch)", srv))

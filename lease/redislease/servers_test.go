@@ -130,6 +130,7 @@ func readCommand(r *bufio.Reader) ([]string, error) {
 // returns its address.
 func privateRedis(t *testing.T, args ...string) string {
 	t.Helper()
+	testenv.Short(t, "a private Redis 7 server")
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		testenv.Unavailable(t, "redis-server binary not found")
@@ -158,46 +159,4 @@ func startServer(t *testing.T, bin string, args ...string) string {
 			t.Fatalf("private server %s on %s did not start: %v", bin, addr, err)
 		}
 	}
-}
-
-// delayProxy forwards to upstream, delaying every server reply by delay.
-func delayProxy(t *testing.T, upstream string, delay time.Duration) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	t.Cleanup(func() { l.Close(); wg.Wait() })
-	wg.Go(func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			u, err := net.Dial("tcp", upstream)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			wg.Go(func() { io.Copy(u, c); u.Close() })
-			wg.Go(func() {
-				defer c.Close()
-				buf := make([]byte, 64<<10)
-				for {
-					n, err := u.Read(buf)
-					if n > 0 {
-						time.Sleep(delay)
-						if _, werr := c.Write(buf[:n]); werr != nil {
-							return
-						}
-					}
-					if err != nil {
-						return
-					}
-				}
-			})
-		}
-	})
-	return l.Addr().String()
 }

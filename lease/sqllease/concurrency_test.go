@@ -33,6 +33,9 @@ func racePool(d migrations.Dialect) int {
 // give): exactly 512 win, all distinct, the other 88 get ErrExhausted, and
 // the table agrees.
 func TestConcurrentAcquire(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: 600 strategies contending for 512 rows take long")
+	}
 	forEach(t, func(t *testing.T, d migrations.Dialect, db *sql.DB) {
 		db.SetMaxOpenConns(racePool(d))
 		table := newTable(t, db, d)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -151,10 +152,11 @@ func (c *lossyConn) PrepareContext(ctx context.Context, q string) (driver.Stmt, 
 }
 
 func (c *lossyConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	if b, ok := c.Conn.(driver.ConnBeginTx); ok {
-		return b.BeginTx(ctx, opts)
+	b, ok := c.Conn.(driver.ConnBeginTx)
+	if !ok {
+		return nil, fmt.Errorf("lossy: %T has no BeginTx", c.Conn)
 	}
-	return c.Conn.Begin() //nolint:staticcheck // drivers without BeginTx
+	return b.BeginTx(ctx, opts)
 }
 
 // drain reads rows to the end (the statement completes on the server) and

@@ -37,6 +37,9 @@ func (f *countingFactory) Disable()               { f.enabled.Store(false) }
 // is then stopped by ending its context, rather than left to wait out its
 // acquire timeout); closing the winners frees every row.
 func TestManagers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: 600 managers contending for 512 rows take long")
+	}
 	forEach(t, testManagers)
 }
 

@@ -30,6 +30,7 @@ func privateMariaDB(t *testing.T, tz string) *sql.DB {
 // "test" as root (whose password is empty) and returns the port.
 func startMariaDB(t *testing.T, env []string, args ...string) string {
 	t.Helper()
+	testenv.Short(t, "a private MariaDB server")
 	install, err1 := exec.LookPath("mariadb-install-db")
 	server, err2 := exec.LookPath("mariadbd")
 	if err1 != nil || err2 != nil {

@@ -87,6 +87,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "hotloop:", sinkErr)
 		os.Exit(1)
 	}
+	if sinkU == 0 && sinkID.IsZero() {
+		fmt.Fprintln(os.Stderr, "hotloop: the loop drew no value")
+		os.Exit(1)
+	}
 }
 
 type loop struct {

@@ -211,7 +211,6 @@ func runDB(ctx context.Context, c config, dbName string, stderr io.Writer) (_ []
 	defer func() { err = errors.Join(err, e.close()) }()
 
 	rounds := map[string][]sample{}
-	var order []string
 	for round := range c.rounds {
 		for _, orm := range c.orms {
 			ins := e.inserters[orm]
@@ -229,9 +228,6 @@ func runDB(ctx context.Context, c config, dbName string, stderr io.Writer) (_ []
 					}
 					fmt.Fprintf(stderr, "ormbench: round %d/%d %-28s %7d rows %6.2fs %8.0f rows/s %6.2f cpu-µs/row %6.1f allocs/row\n",
 						round+1, c.rounds, id, rows, s.seconds, float64(rows)/s.seconds, s.cpuUsPerRow, s.allocsPerRow)
-					if _, seen := rounds[id]; !seen {
-						order = append(order, id)
-					}
 					rounds[id] = append(rounds[id], s)
 				}
 			}
