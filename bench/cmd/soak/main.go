@@ -4,6 +4,7 @@
 //	soak [run flags]          start workers on a coordinator, inject a seeded fault schedule, check, report
 //	soak check FILE...        check records (exit 1 on a duplicate, overlap or out-of-window ID)
 //	soak worker               one worker process (started by soak run)
+//	soak report DIR           render DIR/report.md and DIR/timeline.svg again from DIR/report.json
 //	soak gen -n N -o FILE     write a synthetic clean record of N IDs (for sizing the checker)
 //
 // See docs/reliability.md.
@@ -27,12 +28,14 @@ func main() {
 		status, err = check(args)
 	case "gen":
 		err = gen(args)
+	case "report":
+		err = report(args)
 	case "worker":
 		err = worker(args)
 	case "run":
 		status, err = runSoak(args)
 	default:
-		err = fmt.Errorf("unknown command %q (run, check, worker, gen)", cmd)
+		err = fmt.Errorf("unknown command %q (run, check, report, worker, gen)", cmd)
 		status = 2
 	}
 	if err != nil {

@@ -31,8 +31,8 @@ type Config struct {
 	RenewInterval time.Duration
 	MeanGap       time.Duration
 	Faults        []string // kinds to draw from (default: all the coordinator supports)
-	Bin           string   // the soak binary, for worker mode
-	Log           io.Writer
+	Bin           string   `json:"-"` // the soak binary, for worker mode
+	Log           io.Writer `json:"-"`
 }
 
 // Applied is a fault as it happened.
