@@ -30,8 +30,8 @@ type Config struct {
 	LeaseDuration time.Duration
 	RenewInterval time.Duration
 	MeanGap       time.Duration
-	Faults        []string // kinds to draw from (default: all the coordinator supports)
-	Bin           string   `json:"-"` // the soak binary, for worker mode
+	Faults        []string  // kinds to draw from (default: all the coordinator supports)
+	Bin           string    `json:"-"` // the soak binary, for worker mode
 	Log           io.Writer `json:"-"`
 }
 
