@@ -110,6 +110,17 @@ func setupCoord(ctx context.Context, name, dir, ns string) (*coord, error) {
 		c.restartKind = "coordinator-restart"
 		c.restart = func(ctx context.Context, _ []*faultproxy.Proxy) error { return s.restart(ctx) }
 		c.cleanup = s.kill
+	case "redis-cluster":
+		// Cluster clients follow the nodes' own addresses: no proxies.
+		cl, err := startCluster(ctx, dir, ns)
+		if err != nil {
+			return nil, err
+		}
+		c.network = false
+		c.target = func(string) string { return strings.Join(cl.addrs(), ",") }
+		c.restartKind = "cluster-failover"
+		c.restart = func(ctx context.Context, _ []*faultproxy.Proxy) error { return cl.failover(ctx) }
+		c.cleanup = cl.kill
 	default:
 		return nil, fmt.Errorf("coordinator %q is not supported by the runner", name)
 	}

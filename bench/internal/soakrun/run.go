@@ -93,7 +93,11 @@ type runner struct {
 // DefaultFaults lists the kinds a coordinator supports.
 func DefaultFaults(coordinator string) []string {
 	k := []string{SIGKILL, SIGKILLNoState, SIGSTOP, Restart}
-	if coordinator != "sqlite" {
+	switch coordinator {
+	case "sqlite":
+	case "redis-cluster":
+		k = append(k, CoordRestart) // a failover; the cluster client goes to the nodes directly
+	default:
 		k = append(k, Partition, Blackhole, Stall, LostReplies, CoordRestart)
 	}
 	return k

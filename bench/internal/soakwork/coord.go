@@ -58,8 +58,10 @@ func connect(ctx context.Context, coord, target, ns string) (lease.Strategy, fun
 		}
 		return s, c.Close, nil
 	case "redis-cluster":
-		c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(target, ","), DialTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second, ContextTimeoutEnabled: true})
-		s, err := redislease.New(c, redislease.Options{Mode: redislease.ModeKey, Name: ns})
+		c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(target, ","), DialTimeout: time.Second, ReadTimeout: 2 * time.Second, WriteTimeout: time.Second, ContextTimeoutEnabled: true})
+		// Every claim and renewal waits for the one replica a failover
+		// may promote.
+		s, err := redislease.New(c, redislease.Options{Mode: redislease.ModeKey, Name: ns, WaitReplicas: 1})
 		if err != nil {
 			c.Close()
 			return nil, nil, err
