@@ -84,15 +84,21 @@ func Run(cfg Config) error {
 		}
 	}
 
-	// The events the checker needs, from the manager's hook. acquired and
-	// renewed are counted from when their request was sent.
+	// The events the checker needs, from the manager's hook (one call at
+	// a time, from its goroutine). acquired and renewed carry the time of
+	// the operation's start event, which precedes its request: the
+	// factories are activated before the end event is delivered, so IDs
+	// may precede the end event.
+	var opStart time.Time
 	events := func(e lease.Event) {
 		now := time.Now()
 		switch {
+		case e.Kind == lease.EventStart && (e.Op == lease.OpAcquire || e.Op == lease.OpReclaim || e.Op == lease.OpRenew):
+			opStart = now
 		case e.Kind == lease.EventEnd && (e.Op == lease.OpAcquire || e.Op == lease.OpReclaim) && e.Result == "ok":
-			rec.Event(e.MachineID, soakrec.Acquired, now.Add(-e.Duration), e.Op)
+			rec.Event(e.MachineID, soakrec.Acquired, sent(opStart, now, e.Duration), e.Op)
 		case e.Kind == lease.EventEnd && e.Op == lease.OpRenew && e.Result == "ok":
-			rec.Event(e.MachineID, soakrec.Renewed, now.Add(-e.Duration), "")
+			rec.Event(e.MachineID, soakrec.Renewed, sent(opStart, now, e.Duration), "")
 		case e.Kind == lease.EventEnd && e.Op == lease.OpRelease && e.Result == "ok":
 			rec.Event(e.MachineID, soakrec.Released, now, e.Source)
 		case e.Kind == lease.EventLost:
@@ -206,4 +212,13 @@ func drawer(o once.Options) (func() (uint64, error), error) {
 		}
 		return back.Uint64(), nil
 	}, nil
+}
+
+// sent is a time at or before the request of the operation that ended at
+// end, taking d: its start event's, or end minus d if that is earlier.
+func sent(start, end time.Time, d time.Duration) time.Time {
+	if t := end.Add(-d); start.IsZero() || t.Before(start) {
+		return t
+	}
+	return start
 }
