@@ -53,6 +53,7 @@ func runSoak(args []string) (int, error) {
 	c.Bin, c.Log = bin, os.Stdout
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	signal.Ignore(syscall.SIGHUP) // runs outlive the shell that started them
 	fmt.Printf("soak: %s, %d workers, %v, seed %d, at most %d IDs/s each, lease %v, renew interval %v, out %s\n",
 		c.Coordinator, c.Procs, c.Duration, c.Seed, c.Rate, c.LeaseDuration, c.RenewInterval, c.Out)
 	out, err := soakrun.Run(ctx, c)

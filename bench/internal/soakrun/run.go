@@ -196,6 +196,10 @@ func (s *slot) startLocked() error {
 		"-lease", cfg.LeaseDuration.String(), "-renew", cfg.RenewInterval.String())
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.Env = append(os.Environ(), "ONCE_KEY=soak-key-0123456789abcdef0123456789abcdef")
+	// A process group of its own: a SIGSTOPped worker in the runner's
+	// group would have the kernel send the group SIGHUP and SIGCONT
+	// when the group is orphaned (the runner's parent exits).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		return err
 	}
