@@ -74,8 +74,8 @@ func printResult(w io.Writer, r *soakcheck.Result) {
 			if l.Recovery < 0 {
 				rec = "not recovered"
 			}
-			fmt.Fprintf(w, "    %-4s incarnations %d, generating %.1f%% of the time, longest outage %.3fs, recovery after the last fault %s, %d IDs\n",
-				l.Proc, l.Incarnations, 100*l.Share, l.LongestOutage, rec, l.IDs)
+			fmt.Fprintf(w, "    %-4s incarnations %d, generating %.1f%% of the time (lease held %.1f%%), longest outage %.1fs (without a lease %.3fs), recovery after the last fault %s, %d IDs\n",
+				l.Proc, l.Incarnations, 100*l.Share, 100*l.HeldShare, l.LongestOutage, l.HeldLongestOutage, rec, l.IDs)
 		}
 	}
 	fmt.Fprintf(w, "  machine IDs not released by their last holder: %d", len(r.Leaked))

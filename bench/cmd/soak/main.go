@@ -4,7 +4,7 @@
 //	soak [run flags]          start workers on a coordinator, inject a seeded fault schedule, check, report
 //	soak check FILE...        check records (exit 1 on a duplicate, overlap or out-of-window ID)
 //	soak worker               one worker process (started by soak run)
-//	soak report DIR           render DIR/report.md and DIR/timeline.svg again from DIR/report.json
+//	soak report [-recheck] DIR  render DIR/report.md and DIR/timeline.svg again from DIR/report.json
 //	soak gen -n N -o FILE     write a synthetic clean record of N IDs (for sizing the checker)
 //
 // See docs/reliability.md.

@@ -189,14 +189,24 @@ type Fault struct {
 }
 
 // Liveness is one worker slot's (all its incarnations') availability.
+//
+// Share, LongestOutage and Recovery come from the IDs: the run is cut in
+// Bucket slices, and a slice counts as generating when the slot emitted
+// an ID in it (workers draw every 10ms). HeldShare and HeldLongestOutage
+// come from the lease windows (a SIGSTOPped process's window stays open).
 type Liveness struct {
-	Proc          string  `json:"proc"`
-	Incarnations  int     `json:"incarnations"`
-	Share         float64 `json:"share"`
-	LongestOutage float64 `json:"longest_outage_s"`
-	Recovery      float64 `json:"recovery_after_last_fault_s"`
-	IDs           int64   `json:"ids"`
+	Proc              string  `json:"proc"`
+	Incarnations      int     `json:"incarnations"`
+	Share             float64 `json:"share"`
+	LongestOutage     float64 `json:"longest_outage_s"`
+	Recovery          float64 `json:"recovery_after_last_fault_s"`
+	HeldShare         float64 `json:"held_share"`
+	HeldLongestOutage float64 `json:"held_longest_outage_s"`
+	IDs               int64   `json:"ids"`
 }
+
+// Bucket is the time resolution of the ID-based liveness figures.
+const Bucket = 100 * time.Millisecond
 
 // Leak is a machine ID whose last holder did not release it.
 type Leak struct {
@@ -236,6 +246,11 @@ type checker struct {
 	lastProc []byte
 	lastPID  int64
 	lastIdx  uint32
+
+	slotOf  []int      // proc index -> slot index
+	slots   []string   // slot names, sorted
+	buckets [][]uint64 // per slot: bit i set when an ID was drawn in bucket i
+	nb      int64
 }
 
 // ErrInput is a file the checker cannot read.
@@ -298,6 +313,7 @@ func Check(files []string, o Options) (*Result, error) {
 		}
 	}
 	c.windows()
+	c.setupBuckets()
 	if err := c.shardPass(); err != nil {
 		return nil, err
 	}
@@ -630,12 +646,14 @@ func (c *checker) place(e *entry) {
 		return 1
 	})
 	if k == 0 || hs[k-1].end < e.t0 {
+		c.mark(e)
 		c.res.OutOfWindow++
 		if len(c.res.OutOfWindowEx) < c.o.Examples {
 			c.res.OutOfWindowEx = append(c.res.OutOfWindowEx, Stray{Who: c.who(e), ID: strconv.FormatUint(e.id, 10), Detail: c.nearest(p, int(e.machine), e)})
 		}
 		return
 	}
+	c.mark(e)
 	h := hs[k-1]
 	h.n[e.kind]++
 	h.minT1, h.maxT0, h.minT0 = min(h.minT1, e.t1), max(h.maxT0, e.t0), min(h.minT0, e.t0)
@@ -720,6 +738,53 @@ func (c *checker) overlaps() {
 	}
 }
 
+func (c *checker) span() (s, e int64) {
+	s, e = c.runS, c.runE
+	if s == 0 {
+		s = c.minT
+	}
+	if e == 0 {
+		e = c.maxT
+	}
+	return s, e
+}
+
+func (c *checker) setupBuckets() {
+	idx := map[string]int{}
+	for _, p := range c.procs {
+		if _, ok := idx[p.name]; !ok {
+			idx[p.name] = 0
+			c.slots = append(c.slots, p.name)
+		}
+	}
+	slices.Sort(c.slots)
+	for i, n := range c.slots {
+		idx[n] = i
+	}
+	for _, p := range c.procs {
+		c.slotOf = append(c.slotOf, idx[p.name])
+	}
+	s, e := c.span()
+	if e > s {
+		c.nb = min((e-s)/int64(Bucket)+1, 1<<26)
+		for range c.slots {
+			c.buckets = append(c.buckets, make([]uint64, (c.nb+63)/64))
+		}
+	}
+}
+
+func (c *checker) mark(e *entry) {
+	if c.nb == 0 {
+		return
+	}
+	s, _ := c.span()
+	i := (e.t0 - s) / int64(Bucket)
+	if i < 0 || i >= c.nb {
+		return
+	}
+	c.buckets[c.slotOf[e.proc]][i/64] |= 1 << (i % 64)
+}
+
 // liveness measures each worker slot over the run: the share of time one
 // of its incarnations held a window, its longest time without one, how
 // long after the last fault it held one for good, and the machine IDs left
@@ -793,16 +858,10 @@ func (c *checker) liveness() {
 		if reached {
 			final = union[len(union)-1].a
 		}
-		l := Liveness{Proc: name, Incarnations: incs[name], Share: float64(covered) / float64(e-s), LongestOutage: time.Duration(gap).Seconds(), IDs: ids[name]}
-		if lastFault > 0 {
-			if !reached {
-				l.Recovery = -1
-				c.res.Unrecov = append(c.res.Unrecov, name)
-			} else {
-				l.Recovery = time.Duration(max(final-lastFault, 0)).Seconds()
-				c.res.Recovery = max(c.res.Recovery, l.Recovery)
-			}
-		}
+		_ = final
+		_ = reached
+		l := Liveness{Proc: name, Incarnations: incs[name], HeldShare: float64(covered) / float64(e-s), HeldLongestOutage: time.Duration(gap).Seconds(), IDs: ids[name]}
+		c.generated(&l, s, lastFault)
 		c.res.Liveness = append(c.res.Liveness, l)
 	}
 	// The latest holding of each machine ID, and whether its holder
@@ -831,4 +890,42 @@ func (c *checker) liveness() {
 	}
 	slices.SortFunc(c.res.Leaked, func(a, b Leak) int { return a.MachineID - b.MachineID })
 	c.res.Processes = len(c.procs)
+}
+
+// generated fills the ID-based figures of slot l.Proc: the share of
+// buckets with an ID, the longest run without one, and how long after
+// the last fault the run of buckets with IDs that reaches the end began
+// (-1: the slot was not generating at the end).
+func (c *checker) generated(l *Liveness, s, lastFault int64) {
+	if c.nb == 0 {
+		return
+	}
+	k, _ := slices.BinarySearch(c.slots, l.Proc)
+	bits := c.buckets[k]
+	var marked, run, longest, runStart int64
+	for i := range c.nb {
+		if bits[i/64]&(1<<(i%64)) != 0 {
+			if run > 0 || i == 0 {
+				runStart = i
+			}
+			marked++
+			run = 0
+			continue
+		}
+		run++
+		longest = max(longest, run)
+	}
+	l.Share = float64(marked) / float64(c.nb)
+	l.LongestOutage = (time.Duration(longest) * Bucket).Seconds()
+	if lastFault == 0 {
+		return
+	}
+	// The last 2s may be quiet: the run ends as the workers shut down.
+	if run > int64(2*time.Second/Bucket) || marked == 0 {
+		l.Recovery = -1
+		c.res.Unrecov = append(c.res.Unrecov, l.Proc)
+		return
+	}
+	l.Recovery = time.Duration(max(s+runStart*int64(Bucket)-lastFault, 0)).Seconds()
+	c.res.Recovery = max(c.res.Recovery, l.Recovery)
 }

@@ -95,13 +95,14 @@ func (r Report) Markdown() []byte {
 		fmt.Fprintf(&b, "| %v | %s%s | %s | %v | %s |\n", f.At.Round(time.Millisecond), f.Kind, extra, f.Target, f.For.Round(time.Millisecond), got)
 	}
 	fmt.Fprintf(&b, "\nInitial clock offsets of the workers' nonce factories: %v.\n", roundAll(o.Plan.Offsets))
-	b.WriteString("\n## Liveness\n\n| worker | incarnations | could generate | longest outage | recovery after the last fault | IDs |\n|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "\n## Liveness\n\nGenerating: %v slices of the run with an ID drawn by the slot; lease held: inside a window from the events (a SIGSTOPped worker's window stays open).\n\n", soakcheck.Bucket)
+	b.WriteString("| worker | incarnations | generating | longest outage | lease held | longest without a lease | recovery after the last fault | IDs |\n|---|---|---|---|---|---|---|---|\n")
 	for _, l := range c.Liveness {
 		rec := fmt.Sprintf("%.3f s", l.Recovery)
 		if l.Recovery < 0 {
 			rec = "not recovered"
 		}
-		fmt.Fprintf(&b, "| %s | %d | %.1f%% | %.3f s | %s | %d |\n", l.Proc, l.Incarnations, 100*l.Share, l.LongestOutage, rec, l.IDs)
+		fmt.Fprintf(&b, "| %s | %d | %.1f%% | %.1f s | %.1f%% | %.3f s | %s | %d |\n", l.Proc, l.Incarnations, 100*l.Share, l.LongestOutage, 100*l.HeldShare, l.HeldLongestOutage, rec, l.IDs)
 	}
 	fmt.Fprintf(&b, "\nLast fault ended %v after the start; slowest recovery %.3f s.\n", time.Duration(c.LastFault-o.Start.UnixNano()).Round(time.Millisecond), c.Recovery)
 	fmt.Fprintf(&b, "Machine IDs not released by their last holder at the end: %d", len(c.Leaked))
