@@ -110,6 +110,35 @@ func setupCoord(ctx context.Context, name, dir, ns string) (*coord, error) {
 		c.restartKind = "coordinator-restart"
 		c.restart = func(ctx context.Context, _ []*faultproxy.Proxy) error { return s.restart(ctx) }
 		c.cleanup = s.kill
+	case "kubernetes":
+		// The shared kube-apiserver: each worker gets a copy of the
+		// kubeconfig whose server is its proxy; a "restart" resets every
+		// connection (the server itself is shared and not restarted).
+		kc := envOr("ONCE_TEST_KUBECONFIG", "/tmp/once-k8s/kubeconfig")
+		b, err := os.ReadFile(kc)
+		if err != nil {
+			return nil, fmt.Errorf("kubeconfig: %w", err)
+		}
+		c.server = "127.0.0.1:6443"
+		if i := strings.Index(string(b), "https://"); i >= 0 {
+			if j := strings.IndexAny(string(b[i+8:]), "\"/ \n"); j >= 0 {
+				c.server = string(b[i+8 : i+8+j])
+			}
+		}
+		n := 0
+		c.target = func(a string) string {
+			n++
+			p := filepath.Join(dir, fmt.Sprintf("kubeconfig.%d", n))
+			os.WriteFile(p, []byte(strings.ReplaceAll(string(b), "https://"+c.server, "https://"+a)), 0o600)
+			return p
+		}
+		c.restartKind = "coordinator-reset-connections"
+		c.restart = func(ctx context.Context, ps []*faultproxy.Proxy) error {
+			for _, p := range ps {
+				p.ResetAll()
+			}
+			return nil
+		}
 	case "redis-cluster":
 		// Cluster clients follow the nodes' own addresses: no proxies.
 		cl, err := startCluster(ctx, dir, ns)

@@ -15,13 +15,14 @@ import (
 	_ "github.com/once-go/once/internal/sqlitedrv" // registers "sqlite"
 	"github.com/once-go/once/lease"
 	"github.com/once-go/once/lease/etcdlease"
+	"github.com/once-go/once/lease/k8slease"
 	"github.com/once-go/once/lease/redislease"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
 )
 
 // Coordinators the soak runs on.
-var Coordinators = []string{"postgres", "mariadb", "mysql9", "sqlite", "redis7", "redis8", "valkey9", "redis-cluster", "etcd"}
+var Coordinators = []string{"postgres", "mariadb", "mysql9", "sqlite", "redis7", "redis8", "valkey9", "redis-cluster", "etcd", "kubernetes"}
 
 // connect opens the coordinator the way a service does (its own client,
 // the table created at every start) and returns the strategy and a
@@ -67,6 +68,14 @@ func connect(ctx context.Context, coord, target, ns string) (lease.Strategy, fun
 			return nil, nil, err
 		}
 		return s, c.Close, nil
+	case "kubernetes":
+		// target is a kubeconfig file (the runner's copy points at the
+		// worker's proxy); ns the Lease name prefix.
+		s, err := k8slease.Open(target, k8slease.Options{Prefix: strings.ReplaceAll(ns, "_", "-")})
+		if err != nil {
+			return nil, nil, err
+		}
+		return s, func() error { return nil }, nil
 	case "etcd":
 		c, err := clientv3.New(clientv3.Config{Endpoints: strings.Split(target, ","), DialTimeout: 2 * time.Second})
 		if err != nil {
