@@ -132,6 +132,11 @@ func setupCoord(ctx context.Context, name, dir, ns string) (*coord, error) {
 			os.WriteFile(p, []byte(strings.ReplaceAll(string(b), "https://"+c.server, "https://"+a)), 0o600)
 			return p
 		}
+		// Best effort: the run's Lease objects go with kubectl when it is
+		// installed.
+		c.cleanup = func() {
+			exec.Command("kubectl", "--kubeconfig", kc, "delete", "leases", "-l", "once-go.github.io/pool="+strings.ReplaceAll(ns, "_", "-")).Run()
+		}
 		c.restartKind = "coordinator-reset-connections"
 		c.restart = func(ctx context.Context, ps []*faultproxy.Proxy) error {
 			for _, p := range ps {
