@@ -188,7 +188,11 @@ func (cl *cluster) failover(ctx context.Context) error {
 			}
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("no replica of %s promoted in 60s", addr)
+			err := fmt.Errorf("no replica of %s promoted in 60s", addr)
+			if serr := victim.start(cl.server); serr != nil {
+				err = fmt.Errorf("%w; restarting it: %v", err, serr)
+			}
+			return err
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

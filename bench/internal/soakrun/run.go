@@ -82,12 +82,13 @@ type slot struct {
 }
 
 type runner struct {
-	cfg    Config
-	c      *coord
-	slots  []*slot
-	mu     sync.Mutex
-	out    *Outcome
-	faults *os.File
+	coordMu sync.Mutex // one coordinator fault at a time
+	cfg     Config
+	c       *coord
+	slots   []*slot
+	mu      sync.Mutex
+	out     *Outcome
+	faults  *os.File
 }
 
 // DefaultFaults lists the kinds a coordinator supports.
@@ -308,6 +309,11 @@ func (r *runner) apply(ctx context.Context, f Fault) {
 		time.Sleep(f.For)
 		s.proxy.Heal()
 	case CoordRestart:
+		// One coordinator fault at a time: a failover or restart can take
+		// longer than the gap the schedule leaves after it.
+		r.coordMu.Lock()
+		defer r.coordMu.Unlock()
+		a.Start = time.Now()
 		var ps []*faultproxy.Proxy
 		for _, s := range r.slots {
 			ps = append(ps, s.proxy)
