@@ -1,0 +1,116 @@
+package soakrun
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"time"
+)
+
+// Fault kinds.
+const (
+	SIGKILL        = "sigkill"         // SIGKILL, restarted at once with its state file
+	SIGKILLNoState = "sigkill-nostate" // SIGKILL, state file deleted, restarted
+	SIGSTOP        = "sigstop"         // SIGSTOP longer than the lease, then SIGCONT
+	Restart        = "restart"         // SIGTERM (the documented shutdown), restarted with a new clock offset
+	Partition      = "partition"       // fault proxy resets every connection
+	Blackhole      = "blackhole"       // fault proxy holds every byte
+	Stall          = "stall"           // a short black hole: a latency spike, held bytes flow on
+	LostReplies    = "lost-replies"    // requests applied, replies swallowed
+	CoordRestart   = "coordinator"     // the coordinator restarts (or kills our sessions)
+)
+
+// Fault is one entry of the schedule.
+type Fault struct {
+	At     time.Duration `json:"at"`
+	Kind   string        `json:"kind"`
+	Target string        `json:"target"` // a worker slot, or "coordinator"
+	For    time.Duration `json:"for,omitempty"`
+	Offset time.Duration `json:"clock_offset,omitempty"` // the restarted worker's clock offset (restart)
+}
+
+func (f Fault) String() string {
+	s := fmt.Sprintf("%8s  %-16s %-12s", f.At.Round(time.Millisecond), f.Kind, f.Target)
+	if f.For > 0 {
+		s += " for " + f.For.Round(time.Millisecond).String()
+	}
+	if f.Kind == Restart {
+		s += " clock offset " + f.Offset.String()
+	}
+	return s
+}
+
+// Plan is a run's seeded schedule: the same seed and parameters give the
+// same plan.
+type Plan struct {
+	Seed    uint64          `json:"seed"`
+	Offsets []time.Duration `json:"initial_clock_offsets"`
+	Faults  []Fault         `json:"faults"`
+}
+
+// MaxClockOffset bounds the workers' clock offsets: two workers then
+// differ by less than the manager's default HandoffSkew (1s), which the
+// hand-off guard allows for.
+const MaxClockOffset = 400 * time.Millisecond
+
+func offset(r *rand.Rand) time.Duration {
+	return time.Duration(r.Int64N(int64(2*MaxClockOffset)+1)) - MaxClockOffset
+}
+
+// MakePlan draws the schedule: faults from 8s after the start until 20s
+// before the end, on average meanGap apart, each on a worker slot not
+// already under a fault (coordinator faults one at a time).
+func MakePlan(seed uint64, procs int, duration, meanGap, leaseDur time.Duration, kinds []string) Plan {
+	r := rand.New(rand.NewPCG(seed, seed^0x5eed))
+	p := Plan{Seed: seed}
+	for range procs {
+		p.Offsets = append(p.Offsets, offset(r))
+	}
+	busy := make([]time.Duration, procs+1) // the last is the coordinator
+	end := duration - 20*time.Second
+	for t := 8 * time.Second; ; {
+		t += time.Duration(r.ExpFloat64() * float64(meanGap))
+		if t >= end || len(kinds) == 0 {
+			break
+		}
+		f := Fault{At: t, Kind: kinds[r.IntN(len(kinds))]}
+		slot := r.IntN(procs)
+		switch f.Kind {
+		case SIGSTOP:
+			f.For = leaseDur + 5*time.Second + time.Duration(r.Int64N(int64(10*time.Second)))
+		case Partition, Blackhole:
+			// Half shorter than the safe window (renewals retry through
+			// it), half longer (the factory must stop at its deadline).
+			f.For = 500*time.Millisecond + time.Duration(r.Int64N(int64(leaseDur)))
+		case Stall:
+			f.For = 200*time.Millisecond + time.Duration(r.Int64N(int64(1300*time.Millisecond)))
+		case LostReplies:
+			f.For = 200*time.Millisecond + time.Duration(r.Int64N(int64(3*time.Second)))
+		case Restart:
+			f.Offset = offset(r)
+		case CoordRestart:
+			slot = procs
+		}
+		if busy[slot] > t {
+			continue
+		}
+		busy[slot] = t + f.For + 2*time.Second
+		if slot == procs {
+			f.Target = "coordinator"
+		} else {
+			f.Target = fmt.Sprintf("w%d", slot+1)
+		}
+		p.Faults = append(p.Faults, f)
+	}
+	slices.SortFunc(p.Faults, func(a, b Fault) int { return int(a.At - b.At) })
+	return p
+}
+
+// Print writes the plan, one fault a line.
+func (p Plan) Print(w io.Writer) {
+	fmt.Fprintf(w, "schedule (seed %d): initial clock offsets %v\n", p.Seed, p.Offsets)
+	for _, f := range p.Faults {
+		fmt.Fprintln(w, "  "+f.String())
+	}
+}

@@ -1,0 +1,92 @@
+package soakwork
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	_ "github.com/go-sql-driver/mysql" // registers "mysql"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
+	"github.com/redis/go-redis/v9"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	_ "github.com/once-go/once/internal/sqlitedrv" // registers "sqlite"
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/etcdlease"
+	"github.com/once-go/once/lease/k8slease"
+	"github.com/once-go/once/lease/redislease"
+	"github.com/once-go/once/lease/sqllease"
+	"github.com/once-go/once/migrations"
+)
+
+// Coordinators the soak runs on.
+var Coordinators = []string{"postgres", "mariadb", "mysql9", "sqlite", "redis7", "redis8", "valkey9", "redis-cluster", "etcd", "kubernetes"}
+
+// connect opens the coordinator the way a service does (its own client,
+// the table created at every start) and returns the strategy and a
+// closer.
+func connect(ctx context.Context, coord, target, ns string) (lease.Strategy, func() error, error) {
+	switch coord {
+	case "postgres", "mariadb", "mysql9", "sqlite":
+		driver := map[string]string{"postgres": "pgx", "mariadb": "mysql", "mysql9": "mysql", "sqlite": "sqlite"}[coord]
+		db, err := sql.Open(driver, target)
+		if err != nil {
+			return nil, nil, err
+		}
+		db.SetMaxOpenConns(4)
+		if err := migrations.Apply(ctx, db, 0, ns); err != nil {
+			db.Close()
+			return nil, nil, fmt.Errorf("migrations.Apply: %w", err)
+		}
+		s, err := sqllease.New(db, sqllease.Options{Table: ns})
+		if err != nil {
+			db.Close()
+			return nil, nil, err
+		}
+		return s, db.Close, nil
+	case "redis7", "redis8", "valkey9":
+		mode := redislease.ModeHash
+		if coord == "redis7" {
+			mode = redislease.ModeKey
+		}
+		c := redis.NewClient(&redis.Options{Addr: target, DialTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second, ContextTimeoutEnabled: true})
+		s, err := redislease.New(c, redislease.Options{Mode: mode, Name: ns})
+		if err != nil {
+			c.Close()
+			return nil, nil, err
+		}
+		return s, c.Close, nil
+	case "redis-cluster":
+		c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(target, ","), DialTimeout: time.Second, ReadTimeout: 2 * time.Second, WriteTimeout: time.Second, ContextTimeoutEnabled: true})
+		// Every claim and renewal waits for the one replica a failover
+		// may promote.
+		s, err := redislease.New(c, redislease.Options{Mode: redislease.ModeKey, Name: ns, WaitReplicas: 1})
+		if err != nil {
+			c.Close()
+			return nil, nil, err
+		}
+		return s, c.Close, nil
+	case "kubernetes":
+		// target is a kubeconfig file (the runner's copy points at the
+		// worker's proxy); ns the Lease name prefix.
+		s, err := k8slease.Open(target, k8slease.Options{Prefix: strings.ReplaceAll(ns, "_", "-")})
+		if err != nil {
+			return nil, nil, err
+		}
+		return s, func() error { return nil }, nil
+	case "etcd":
+		c, err := clientv3.New(clientv3.Config{Endpoints: strings.Split(target, ","), DialTimeout: 2 * time.Second})
+		if err != nil {
+			return nil, nil, err
+		}
+		s, err := etcdlease.New(c, etcdlease.Options{Prefix: ns + "/"})
+		if err != nil {
+			c.Close()
+			return nil, nil, err
+		}
+		return s, c.Close, nil
+	}
+	return nil, nil, fmt.Errorf("unknown coordinator %q (one of %s)", coord, strings.Join(Coordinators, ", "))
+}
