@@ -376,3 +376,43 @@ while :; do sleep 0.1; done`})...)
 	}
 	t.Logf("stopped hold's stderr:\n%s", p.errb.String())
 }
+
+// supervisorOf returns the PID of hold's supervisor: its child named
+// supervisorName.
+func supervisorOf(t *testing.T, hold int) int {
+	t.Helper()
+	for _, p := range descendants(hold) {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(p.pid) + "/cmdline")
+		if p.ppid == hold && strings.HasPrefix(string(b), supervisorName+"\x00") {
+			return p.pid
+		}
+	}
+	t.Fatalf("hold (PID %d) has no child named %s", hold, supervisorName)
+	return 0
+}
+
+// TestLeaseHoldTreeSupervisorKilled: should CMD's supervisor be killed
+// (SIGKILL), CMD dies with it and hold, a subreaper too, adopts the rest of
+// the tree (a daemon ignoring SIGTERM), kills it and releases the machine
+// ID only once none of it is left.
+func TestLeaseHoldTreeSupervisorKilled(t *testing.T) {
+	st := sqlTables()[2].setup(t) // SQLite
+	p := startHold(t, slices.Concat(st.flags, shortLease, []string{"--", "sh", "-c", `
+echo "pids $ONCE_MACHINE_ID $$ ` + daemonSh + `"
+while :; do sleep 0.1; done`})...)
+	id, pids := p.treeLine(t)
+	ownSession(t, pids[1])
+	if err := syscall.Kill(supervisorOf(t, p.cmd.Process.Pid), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	code := p.wait()
+	if code != 128+int(syscall.SIGKILL) || !strings.Contains(p.errb.String(), "supervisor ended") {
+		t.Errorf("hold: exit %d, want 137 and the supervisor's end on stderr; stderr: %s", code, p.errb.String())
+	}
+	if l := living(pids); len(l) > 0 {
+		t.Errorf("CMD's processes %v (of %v) alive after hold exited", l, pids)
+	}
+	if st.heldUntil(t, id).After(time.Now().UTC()) {
+		t.Errorf("machine ID %d still held after hold exited", id)
+	}
+}

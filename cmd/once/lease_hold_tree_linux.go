@@ -13,9 +13,20 @@ import (
 )
 
 // treeNote is what the help says of the processes CMD starts on Linux.
-const treeNote = `On Linux every process CMD starts is stopped, wherever it goes (its
-own process group or session, a daemon's double fork): CMD runs under a
-supervisor process (shown as ` + supervisorName + `) that adopts
+const treeNote = `On Linux the SIGKILL reaches every process CMD started, wherever it
+went (another process group or session, a daemon's double fork): CMD
+runs under a supervisor process (shown as ` + supervisorName + `),
+a child subreaper that adopts them all. When CMD exits, whatever it left
+running gets SIGKILL, and the lease is released only once none of it is
+left; while one survives SIGKILL (stuck in the kernel) hold keeps
+renewing and says so. When hold ends, even by SIGKILL, the supervisor
+stops the tree (SIGTERM, SIGKILL after --grace). A stopped hold (SIGSTOP,
+Ctrl-Z) or a hung one can neither renew nor stop CMD: the supervisor,
+which hold tells the end of the safe window at every renewal, stops the
+tree by itself by then, before the lease expires, so no other holder gets
+the machine ID while CMD's processes live. Not covered: processes started
+for CMD outside its tree (by systemd-run, a container runtime, ssh), and
+hold and the supervisor both killed with SIGKILL or both stopped.` + supervisorName + `) that adopts
 them as a child subreaper. When CMD exits, whatever it left running gets
 SIGKILL; the lease is released only once none of them is left, and while
 one survives SIGKILL (stuck in the kernel) hold keeps renewing and says so.
@@ -120,7 +131,16 @@ func runCmd(e *env, who string, w *leaseWatch, m *lease.Manager, sigs <-chan os.
 				tell("stop %d lease manager ended (%v)", syscall.SIGTERM, m.Err())
 			}
 		case <-backstop.c:
-			if !time.Now().Before(cur.validUntil.Add(supervisorSlack)) {
+			// A supervisor that has exited (a zombie: hold was stopped
+			// meanwhile) is seen on exited next. Until hold reaps it, its
+			// PID names no other process.
+			p, ok := readStat(c.Process.Pid)
+			select {
+			case <-exited:
+				ok = false
+			default:
+			}
+			if ok && p.state != 'Z' && !time.Now().Before(cur.validUntil.Add(supervisorSlack)) {
 				errorf(e, who, "CMD's supervisor (PID %d) still running %v after the end of the lease's safe window: SIGKILL to it",
 					c.Process.Pid, supervisorSlack)
 				c.Process.Kill()
