@@ -38,14 +38,15 @@ stops CMD, sending SIGTERM to its process group and SIGKILL after --grace
 DUR, when the lease is lost, when the lease has not been renewed and less
 than --grace is left of its safe window, or (passing the signal on instead
 of SIGTERM) when hold gets SIGINT or SIGTERM; SIGKILL comes at the end of
-the safe window in any case. When CMD exits, anything it left running in
-its group is killed, the lease is released and hold exits with CMD's
-status (128+N if signal N ended it; 127 if CMD is not found, 126 if it
-cannot be run). On Linux CMD also gets SIGKILL if hold itself is killed;
-elsewhere it would outlive hold's lease. CMD does not own the terminal:
-give it its input from a file or pipe. For example:
+the safe window in any case. When CMD exits, anything it left running is
+killed, the lease is released and hold exits with CMD's status (128+N if
+signal N ended it; 127 if CMD is not found, 126 if it cannot be run). CMD
+does not own the terminal: give it its input from a file or pipe. For
+example:
 
   once lease hold --driver postgres --dsn "$DSN" -- once gen --kind sortable -n 1000
+
+` + treeNote + `
 
 The hand-off wait: a machine ID's previous holder may have emitted values
 with timestamps up to the clock skew allowed between hosts (1s) past its
