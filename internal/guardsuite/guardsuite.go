@@ -176,7 +176,7 @@ func SameOrdinal(t *testing.T, coordinators []Coordinator) {
 			if third.err != nil {
 				t.Fatalf("successor after a crash: %v", third.err)
 			}
-			if early := sent.Add(last.TTL).Sub(time.Now()); early > 0 {
+			if early := time.Until(sent.Add(last.TTL)); early > 0 {
 				t.Errorf("successor got machine ID 7 %v before its crashed predecessor's guard lease ran out", early)
 			}
 			if _, ok := third.generating(); !ok {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -20,7 +21,7 @@ func check(args []string) (int, error) {
 	shard := fs.Int64("shard-mb", 8, "target size of one shard in memory, MiB")
 	fs.Parse(args)
 	if fs.NArg() == 0 {
-		return 2, fmt.Errorf("usage: soak check [-tmp DIR] [-json FILE] FILE...")
+		return 2, errors.New("usage: soak check [-tmp DIR] [-json FILE] FILE")
 	}
 	r, err := soakcheck.Check(fs.Args(), soakcheck.Options{TempDir: *tmp, ShardBytes: *shard << 20})
 	if err != nil {

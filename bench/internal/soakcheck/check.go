@@ -73,10 +73,9 @@ func (e *entry) get(b []byte) {
 }
 
 type event struct {
-	kind   string
-	mid    int
-	t      int64
-	detail string
+	kind string
+	mid  int
+	t    int64
 }
 
 // proc is one process incarnation (proc name and pid).
