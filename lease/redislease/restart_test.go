@@ -138,3 +138,46 @@ func TestRestartKeepsRenewedLease(t *testing.T) {
 		})
 	}
 }
+
+// TestRestartKeepsReleaseHold releases a lease shortly before its expiry
+// with a release hold that outlasts it, then kills and restarts the server
+// on the same directory after the lease's own expiry and before the hold's
+// end: the ID must still be held, as it would have been without the
+// restart.
+func TestRestartKeepsReleaseHold(t *testing.T) {
+	cases := []struct {
+		name string
+		mode redislease.Mode
+		bin  string
+	}{
+		{"Redis8/hash", redislease.ModeHash, "redis8"},
+		{"Valkey9/hash", redislease.ModeHash, "valkey9"},
+		{"Redis8/key", redislease.ModeKey, "redis8"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			testenv.Short(t, "a private server restarted under a release hold")
+			srv := &durableServer{bin: kvBinary(t, tc.bin), addr: testenv.DeadAddr(t), dir: t.TempDir()}
+			srv.start(t)
+			t.Cleanup(srv.kill)
+			c := redis.NewClient(&redis.Options{Addr: srv.addr, ContextTimeoutEnabled: true})
+			t.Cleanup(func() { c.Close() })
+			ctx := ctxT(t)
+			a := strategyOpts(t, c, redislease.Options{Mode: tc.mode, Name: "restart_test", LowestFirst: true, ReleaseHold: 5 * time.Second})
+			l, err := a.Acquire(ctx, time.Second)
+			require.NoError(t, err, "claim")
+			time.Sleep(500 * time.Millisecond)
+			require.NoError(t, a.Release(ctx, l), "release")
+			// Past the lease's own expiry, within the hold.
+			time.Sleep(1500 * time.Millisecond)
+			srv.kill()
+			srv.start(t)
+			b := strategy(t, c, tc.mode, "restart_test", true)
+			other, err := b.Acquire(ctx, time.Second)
+			require.NoError(t, err, "second strategy's claim")
+			assert.NotEqual(t, l.MachineID, other.MachineID,
+				"after the restart a second strategy acquired machine ID %d within its release hold", l.MachineID)
+		})
+	}
+}
