@@ -13,8 +13,8 @@ var _ lease.Claimer = (*Strategy)(nil)
 
 // Claim leases machine ID id for d if it is free: it runs Acquire's
 // script once with id as the only candidate (SET NX PX in key mode,
-// HSETEX FNX in hash mode, both refusing the other mode's data). An ID
-// that is held is [lease.ErrConflict] naming the ID and NAME; the other
+// HSETEX of a free field in hash mode, both refusing the other mode's
+// data). An ID that is held is [lease.ErrConflict] naming the ID and NAME; the other
 // errors are Acquire's, and an unknown outcome returns the lease the claim
 // may have written beside [lease.ErrRetry], for the caller to release.
 func (s *Strategy) Claim(ctx context.Context, id int, d time.Duration) (lease.Lease, error) {

@@ -101,7 +101,7 @@ func TestHashLayout(t *testing.T) {
 				t.Fatalf("HPTTL after renew = %v, want > 90000", ttls)
 			}
 		}
-		// Release shortens both fields to the hold (HSETEX FXX PX 1000):
+		// Release shortens both fields to the hold (HSETEX PX 1000):
 		// the layout stays, with one TTL of at most the hold.
 		if err := s.Release(ctx, l); err != nil {
 			t.Fatal(err)
@@ -113,7 +113,7 @@ func TestHashLayout(t *testing.T) {
 		if len(ttls) != 2 || ttls[0] <= 0 || ttls[0] > 1000 || ttls[1] <= 0 || ttls[1] > 1000 || ttls[0]-ttls[1] > 5 || ttls[1]-ttls[0] > 5 {
 			t.Fatalf("HPTTL after release = %v, want one TTL in (0, 1000]", ttls)
 		}
-		// Without a hold, Release removes both fields (HSETEX FXX PX 0).
+		// Without a hold, Release removes both fields (HDEL).
 		del := strategyOpts(t, c, redislease.Options{Mode: redislease.ModeHash, Name: name, ReleaseHold: noHold})
 		if err := del.Release(ctx, l); err != nil {
 			t.Fatal(err)

@@ -49,12 +49,16 @@ var (
 	//go:embed scripts/hash_reclaim.lua
 	hashReclaimLua    string
 	hashReclaimScript = redis.NewScript(hashReclaimLua)
+
+	//go:embed scripts/hash_release.lua
+	hashReleaseLua    string
+	hashReleaseScript = redis.NewScript(hashReleaseLua)
 )
 
 // modeScripts are the scripts each mode runs (Check loads them).
 var modeScripts = map[Mode][]*redis.Script{
 	ModeKey:  {acquireScript, renewScript, releaseScript, reclaimScript},
-	ModeHash: {hashAcquireScript, hashRenewScript, hashReclaimScript},
+	ModeHash: {hashAcquireScript, hashRenewScript, hashReclaimScript, hashReleaseScript},
 }
 
 // scriptReply decodes {n, time_s, time_us} and the acquire scripts'

@@ -1,6 +1,12 @@
 -- Hash mode acquire: claim one machine ID, the caller's candidate, with
 -- the Elixir library's layout ("<id>" -> token, "token.<id>.<token>" ->
--- "<id>", one HSETEX FNX with one TTL).
+-- "<id>", one HSETEX with one TTL) when "<id>" is free.
+--
+-- The script checks the field itself and writes with a plain HSETEX, never
+-- FNX: Redis 8 logs the write to its append-only file and replicas as
+-- HSETEX with the absolute expiry (PXAT), and a conditional write replayed
+-- there, once that expiry has passed, can set nothing and make every later
+-- renewal of the lease find no field (the renew script does the same).
 --
 -- KEYS[1]      NAME (the hash)
 -- KEYS[2..n+1] {NAME}:0 .. {NAME}:n-1, the key-mode keys (checked, never written)
@@ -19,9 +25,12 @@ if redis.call('EXISTS', unpack(KEYS, 2)) > 0 then
   return {-2, now[1], now[2], 0}
 end
 local c = ARGV[1]
-if redis.call('HSETEX', KEYS[1], 'FNX', 'PX', ARGV[3], 'FIELDS', 2,
-    c, ARGV[2], 'token.' .. c .. '.' .. ARGV[2], c) == 1 or
-    redis.call('HGET', KEYS[1], c) == ARGV[2] then
+local v = redis.call('HGET', KEYS[1], c)
+if not v then
+  redis.call('HSETEX', KEYS[1], 'PX', ARGV[3], 'FIELDS', 2,
+    c, ARGV[2], 'token.' .. c .. '.' .. ARGV[2], c)
+end
+if not v or v == ARGV[2] then
   return {tonumber(c), now[1], now[2], 0}
 end
 local free = {}
