@@ -26,6 +26,9 @@ func RenewalRacingTheDeadline(t *testing.T) {
 			c = e
 		}
 	}
+	if c.Name == "" {
+		t.Fatal("faultsuite: RenewalRacingTheDeadline runs on the sqlite coordinator, which this package's suite lacks")
+	}
 	sp := c.Setup(t, false)
 	cl := c.open(t, sp, nil, 2)
 	var (
