@@ -25,14 +25,15 @@ import (
 //   - it was never drawn before (seen collects values across holders and
 //     checks; who names this holder in failure messages).
 //
+// A draw takes time: the generator reads the clock, then calls the
+// factory, which may take its lease state at any instant until the call
+// returns. A value passes if it is valid under the state at the draw's
+// start or under any state the lifecycle calls set before its end (an
+// activate that began while the draw was in flight, say).
+//
 // It returns how many values it checked.
-func checkDraws(t *testing.T, who string, draws []draw, life []lifeEvent, skew time.Duration, seen map[uint64]string) int {
+func checkDraws(t testing.TB, who string, draws []draw, life []lifeEvent, skew time.Duration, seen map[uint64]string) int {
 	t.Helper()
-	type leaseState struct {
-		on     bool
-		id     int
-		nb, vu time.Time
-	}
 	var (
 		cur    leaseState
 		i, n   int
@@ -45,35 +46,22 @@ func checkDraws(t *testing.T, who string, draws []draw, life []lifeEvent, skew t
 	}
 	for _, d := range draws {
 		for i < len(life) && !life[i].at.After(d.start) {
-			e := life[i]
+			cur = cur.apply(life[i])
 			i++
-			switch e.kind {
-			case lifeActivate:
-				cur = leaseState{on: e.err == nil, id: e.id, nb: e.notBefore, vu: e.validUntil}
-			case lifeEnable:
-				cur.on, cur.vu = e.err == nil, e.validUntil
-			case lifeExtend:
-				cur.vu = e.validUntil
-			case lifeDisable:
-				cur.on = false
-			}
 		}
 		if d.err != nil {
 			continue
 		}
 		n++
-		p := nonce.Split64(d.v, time.Time{})
-		switch {
-		case !cur.on:
-			fail("value %#x drawn at %s while the factory held no lease", d.v, clock(d.start))
-		case !cur.vu.IsZero() && !d.start.Before(cur.vu):
-			fail("value %#x drawn at %s, %v after the lease's deadline %s", d.v, clock(d.start), d.start.Sub(cur.vu), clock(cur.vu))
-		case p.MachineID != cur.id:
-			fail("value %#x carries machine ID %d, the lease is for %d", d.v, p.MachineID, cur.id)
-		case !cur.vu.IsZero() && p.Time.After(cur.vu.Add(skew)):
-			fail("value %#x has timestamp %s after the deadline %s (skew %v)", d.v, clock(p.Time), clock(cur.vu.Add(skew)), skew)
-		case !cur.nb.IsZero() && p.Time.Before(cur.nb):
-			fail("value %#x has timestamp %s before the hand-off guard's notBefore %s", d.v, clock(p.Time), clock(cur.nb))
+		problem := cur.check(d, skew)
+		for j, alt := i, cur; problem != "" && j < len(life) && !life[j].at.After(d.end); j++ {
+			alt = alt.apply(life[j])
+			if alt.check(d, skew) == "" {
+				problem = ""
+			}
+		}
+		if problem != "" {
+			fail("%s", problem)
 		}
 		if prev, dup := seen[d.v]; dup {
 			fail("value %#x (drawn at %s) was already drawn by %s", d.v, clock(d.start), prev)
@@ -84,6 +72,47 @@ func checkDraws(t *testing.T, who string, draws []draw, life []lifeEvent, skew t
 		t.Errorf("%s: %d faults in all", who, faults)
 	}
 	return n
+}
+
+// leaseState is the factory's lease as the lifecycle calls so far set it.
+type leaseState struct {
+	on     bool
+	id     int
+	nb, vu time.Time
+}
+
+// apply returns the state after lifecycle call e.
+func (s leaseState) apply(e lifeEvent) leaseState {
+	switch e.kind {
+	case lifeActivate:
+		return leaseState{on: e.err == nil, id: e.id, nb: e.notBefore, vu: e.validUntil}
+	case lifeEnable:
+		s.on, s.vu = e.err == nil, e.validUntil
+	case lifeExtend:
+		s.vu = e.validUntil
+	case lifeDisable:
+		s.on = false
+	}
+	return s
+}
+
+// check says what is wrong with value draw d under state s ("" if
+// nothing): the lease rules checkDraws lists.
+func (s leaseState) check(d draw, skew time.Duration) string {
+	p := nonce.Split64(d.v, time.Time{})
+	switch {
+	case !s.on:
+		return fmt.Sprintf("value %#x drawn at %s while the factory held no lease", d.v, clock(d.start))
+	case !s.vu.IsZero() && !d.start.Before(s.vu):
+		return fmt.Sprintf("value %#x drawn at %s, %v after the lease's deadline %s", d.v, clock(d.start), d.start.Sub(s.vu), clock(s.vu))
+	case p.MachineID != s.id:
+		return fmt.Sprintf("value %#x carries machine ID %d, the lease is for %d", d.v, p.MachineID, s.id)
+	case !s.vu.IsZero() && p.Time.After(s.vu.Add(skew)):
+		return fmt.Sprintf("value %#x has timestamp %s after the deadline %s (skew %v)", d.v, clock(p.Time), clock(s.vu.Add(skew)), skew)
+	case !s.nb.IsZero() && p.Time.Before(s.nb):
+		return fmt.Sprintf("value %#x has timestamp %s before the hand-off guard's notBefore %s", d.v, clock(p.Time), clock(s.nb))
+	}
+	return ""
 }
 
 // clock formats t for failure messages.
@@ -118,6 +147,20 @@ func summarise(draws []draw, from, to time.Time) refusals {
 		r.values++
 	}
 	return r
+}
+
+// strays counts the values drawn from `from` on that were over before
+// grant began: none of them can be the new lease's. (A draw still in
+// flight when the grant began may rightly carry it; checkDraws checks
+// those.)
+func strays(draws []draw, from, grant time.Time) int {
+	n := 0
+	for _, d := range draws {
+		if d.err == nil && !d.start.Before(from) && d.end.Before(grant) {
+			n++
+		}
+	}
+	return n
 }
 
 // lastValueBefore returns the start of the last value drawn before t.

@@ -200,9 +200,8 @@ func testOutage(t *testing.T, r *rig, fault, heal func(), what string) []timedEv
 	case !errors.Is(first.err, nonce.ErrDisabled):
 		t.Errorf("refusal error %v, want nonce.ErrDisabled", first.err)
 	}
-	gap := summarise(draws, deadline, react.at)
-	if gap.values > 0 {
-		t.Errorf("%d values drawn between the deadline and the new lease", gap.values)
+	if n := strays(draws, deadline, react.at); n > 0 {
+		t.Errorf("%d values drawn between the deadline and the new lease", n)
 	}
 	// The manager reports the loss: locally expired, or timed out when
 	// the call hung.
