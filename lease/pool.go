@@ -28,23 +28,29 @@ func (m *Manager) countFree(source string) {
 	if due := m.sent.Add(m.tm.renewAfter(m.o.RenewInterval, m.cur.TTL)); due.Before(deadline) {
 		deadline = due
 	}
-	ctx, cancel := context.WithDeadline(m.leaseCtx, deadline)
-	defer cancel()
 	type listed struct {
 		slots []Slot
 		err   error
 	}
-	ch := make(chan listed, 1)
-	began := time.Now()
-	go func() {
-		slots, err := lister.List(ctx)
-		ch <- listed{slots, err}
-	}()
 	var r listed
-	select {
-	case r = <-ch:
-	case <-ctx.Done():
-		r.err = fmt.Errorf("%w: listing the held machine IDs took longer than %v", ErrTimeout, time.Since(began).Round(time.Millisecond))
+	began := time.Now()
+	if budget := deadline.Sub(began); budget <= 0 {
+		// The renewal took longer than the renew interval: the next one
+		// is due now, and comes first.
+		r.err = fmt.Errorf("%w: no time left before the next renewal to list the held machine IDs", ErrTimeout)
+	} else {
+		ctx, cancel := context.WithDeadline(m.leaseCtx, deadline)
+		defer cancel()
+		ch := make(chan listed, 1)
+		go func() {
+			slots, err := lister.List(ctx)
+			ch <- listed{slots, err}
+		}()
+		select {
+		case r = <-ch:
+		case <-ctx.Done():
+			r.err = fmt.Errorf("%w: listing the held machine IDs took longer than %v", ErrTimeout, budget.Round(time.Millisecond))
+		}
 	}
 	if m.leaseCtx.Err() != nil {
 		return // lost or closing: the count does not matter now

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -145,6 +146,48 @@ func TestPoolCountFailureHarmless(t *testing.T) {
 		}
 		if n := len(r.rec.of(lease.EventEnd, lease.OpRenew)); n != 3 || m.Err() != nil {
 			t.Errorf("%d renewals in 90 minutes, Err %v", n, m.Err())
+		}
+	})
+}
+
+// TestPoolNotCountedPastTheNextRenewal: a renewal that took longer than
+// the renew interval leaves no time to count before the next renewal is
+// due; the manager does not list, and says so, instead of timing out a
+// List it gave no time.
+func TestPoolNotCountedPastTheNextRenewal(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 512)
+		var lists atomic.Int32
+		var slow atomic.Bool
+		slow.Store(true)
+		r.s.set(func(f *fake) {
+			f.renew = func(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+				if slow.Swap(false) {
+					time.Sleep(lease.DefaultRenewInterval + time.Minute)
+				}
+				return f.mem.Renew(ctx, l, d)
+			}
+		})
+		m, err := lease.Start(t.Context(), listing{fake: r.s, list: func(ctx context.Context) ([]lease.Slot, error) {
+			lists.Add(1)
+			return r.s.mem.List(ctx)
+		}}, r.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close(context.Background())
+		// The renewal due at 30m answers at 61m; the next is due at once.
+		time.Sleep(2*lease.DefaultRenewInterval + 2*time.Minute)
+		synctest.Wait()
+		ev := r.pool()
+		if len(ev) != 3 || ev[0].Err != nil || ev[2].Err != nil {
+			t.Fatalf("pool events %+v, want three: counted after Start, not after the slow renewal, counted after the next", ev)
+		}
+		if !errors.Is(ev[1].Err, lease.ErrTimeout) || !strings.Contains(ev[1].Err.Error(), "no time left before the next renewal") {
+			t.Errorf("pool event after the slow renewal: %v; want ErrTimeout saying no time was left", ev[1].Err)
+		}
+		if n := lists.Load(); n != 2 {
+			t.Errorf("List called %d times, want 2 (not after the slow renewal)", n)
 		}
 	})
 }
