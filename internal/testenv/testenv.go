@@ -120,6 +120,11 @@ func SQLiteDSN(path string) string {
 }
 
 // SQLite opens a fresh SQLite database file (embedded, always available).
+// Its first connection is opened before the pool is returned: it switches
+// the new file to WAL, which takes an exclusive lock that SQLite does not
+// wait for (busy_timeout notwithstanding), so connections opening at the
+// same moment on a file still in rollback mode could fail with
+// SQLITE_BUSY. Once the file is in WAL mode the pragma changes nothing.
 func SQLite(t testing.TB) *sql.DB {
 	t.Helper()
 	db, err := sql.Open(sqlitedrv.DriverName, SQLiteDSN(SQLitePath(t)))
@@ -127,6 +132,9 @@ func SQLite(t testing.TB) *sql.DB {
 		t.Fatalf("testenv: open sqlite: %v", err)
 	}
 	t.Cleanup(func() { db.Close() })
+	if err := db.Ping(); err != nil {
+		t.Fatalf("testenv: open sqlite: %v", err)
+	}
 	return db
 }
 
