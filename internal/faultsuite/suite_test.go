@@ -12,6 +12,7 @@ func TestContenders600(t *testing.T)            { faultsuite.Contenders600(t) }
 func TestHandoffSkew(t *testing.T)              { faultsuite.HandoffSkew(t) }
 func TestHandoffSkewBeyondMargin(t *testing.T)  { faultsuite.HandoffSkewBeyondMargin(t) }
 func TestHandoffRelease(t *testing.T)           { faultsuite.HandoffRelease(t) }
+func TestHandoffForcedFree(t *testing.T)        { faultsuite.HandoffForcedFree(t) }
 func TestRenewalRacingTheDeadline(t *testing.T) { faultsuite.RenewalRacingTheDeadline(t) }
 func TestPartitionShort(t *testing.T)           { faultsuite.PartitionShort(t) }
 func TestPartitionLong(t *testing.T)            { faultsuite.PartitionLong(t) }
