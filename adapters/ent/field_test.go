@@ -1,12 +1,11 @@
 package oncent_test
 
 import (
-	"errors"
-	"maps"
 	"strings"
 	"testing"
 
 	"entgo.io/ent/dialect"
+	"github.com/stretchr/testify/assert"
 
 	oncent "github.com/once-go/once/adapters/ent"
 	"github.com/once-go/once/once"
@@ -64,11 +63,13 @@ func TestSchemaTypes(t *testing.T) {
 		{oncent.Field[once.Typed[Hex32Kind]]("a"), "once.Typed[enttestkind.Hex32Kind]", types("varchar(13)", "varbinary(13)", "text")},
 	} {
 		d := c.f.Descriptor()
-		if d.Err != nil || d.Info.Ident != c.ident || !maps.Equal(d.SchemaType, c.want) {
-			t.Errorf("%s: %v, %s, %v; want %s, %v", c.ident, d.Err, d.Info.Ident, d.SchemaType, c.ident, c.want)
-		}
-		if c.ident != "once.ID" && (d.Info.PkgPath != "github.com/once-go/once/adapters/ent_test" || d.Info.PkgName != "enttestkind" || d.Info.RType.Ident != c.ident) {
-			t.Errorf("%s: package %s as %s, RType %s", c.ident, d.Info.PkgPath, d.Info.PkgName, d.Info.RType.Ident)
+		assert.NoError(t, d.Err, c.ident)
+		assert.Equal(t, c.ident, d.Info.Ident, "%s: Info.Ident", c.ident)
+		assert.Equal(t, c.want, d.SchemaType, "%s: SchemaType", c.ident)
+		if c.ident != "once.ID" {
+			assert.Equal(t, "github.com/once-go/once/adapters/ent_test", d.Info.PkgPath, "%s: package path", c.ident)
+			assert.Equal(t, "enttestkind", d.Info.PkgName, "%s: package name", c.ident)
+			assert.Equal(t, c.ident, d.Info.RType.Ident, "%s: RType", c.ident)
 		}
 	}
 }
@@ -76,17 +77,25 @@ func TestSchemaTypes(t *testing.T) {
 func TestBuilder(t *testing.T) {
 	d := oncent.Field[UserID]("editor_id").Optional().Unique().Comment("c").
 		StorageKey("editor").StructTag(`json:"e"`).Descriptor()
-	if d.Name != "editor_id" || !d.Optional || !d.Nillable || !d.Unique || d.Immutable || d.Comment != "c" ||
-		d.StorageKey != "editor" || d.Tag != `json:"e"` || d.Default != nil {
-		t.Errorf("field: %+v", d)
-	}
-	if d := oncent.Field[UserID]("a").Nillable().Descriptor(); !d.Nillable || d.Optional {
-		t.Errorf("Nillable: %+v", d)
-	}
+	assert.Equal(t, "editor_id", d.Name, "field: Name")
+	assert.True(t, d.Optional, "field: Optional")
+	assert.True(t, d.Nillable, "field: Nillable")
+	assert.True(t, d.Unique, "field: Unique")
+	assert.False(t, d.Immutable, "field: Immutable")
+	assert.Equal(t, "c", d.Comment, "field: Comment")
+	assert.Equal(t, "editor", d.StorageKey, "field: StorageKey")
+	assert.Equal(t, `json:"e"`, d.Tag, "field: Tag")
+	assert.Equal(t, nil, d.Default, "field: Default") // the nil interface: assert.Nil would pass a nil func too
+	n := oncent.Field[UserID]("a").Nillable().Descriptor()
+	assert.True(t, n.Nillable, "Nillable: Nillable")
+	assert.False(t, n.Optional, "Nillable: Optional")
 	id := oncent.ID[UserID]().Descriptor()
+	assert.Equal(t, "id", id.Name, "ID: Name")
+	assert.True(t, id.Immutable, "ID: Immutable")
+	assert.False(t, id.Optional, "ID: Optional")
 	def, ok := id.Default.(func() UserID)
-	if id.Name != "id" || !id.Immutable || id.Optional || !ok || !def().IsZero() {
-		t.Errorf("ID: %+v", id)
+	if assert.True(t, ok, "ID: Default is a %T, want a func() UserID", id.Default) {
+		assert.True(t, def().IsZero(), "ID: Default() = %v, want the zero ID", def())
 	}
 }
 
@@ -101,8 +110,11 @@ func TestConfigErrors(t *testing.T) {
 		{oncent.ID[once.Typed[BadKind]](), "oncent: field id: ", once.ErrConfig},
 	} {
 		err := c.f.Descriptor().Err
-		if !errors.Is(err, oncent.ErrConfig) || !strings.HasPrefix(err.Error(), c.want) || c.also != nil && !errors.Is(err, c.also) {
-			t.Errorf("%v; want oncent.ErrConfig beginning %q", err, c.want)
+		if assert.ErrorIs(t, err, oncent.ErrConfig, c.want) {
+			assert.True(t, strings.HasPrefix(err.Error(), c.want), "%v; want oncent.ErrConfig beginning %q", err, c.want)
+		}
+		if c.also != nil {
+			assert.ErrorIs(t, err, c.also, c.want)
 		}
 	}
 }

@@ -2,10 +2,11 @@ package oncent_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 
 	"entgo.io/ent"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	oncent "github.com/once-go/once/adapters/ent"
 	"github.com/once-go/once/once"
@@ -63,24 +64,19 @@ func TestHookFieldCheckCost(t *testing.T) {
 	ctx := context.Background()
 	n, s, id := int64(100_000), "a payload that is not an ID", UserID(once.FromUint64(7))
 	m := &rowMutation{op: ent.OpCreate, id: &id, n: &n, s: &s, names: []string{"n", "s"}}
-	if _, err := h.Mutate(ctx, m); err != nil {
-		t.Fatal(err)
-	}
-	if allocs := testing.AllocsPerRun(100, func() {
-		if _, err := h.Mutate(ctx, m); err != nil {
-			t.Fatal(err)
-		}
-	}); allocs != 0 {
-		t.Errorf("create with non-ID fields: %v allocations per call, want 0", allocs)
-	}
+	_, err := h.Mutate(ctx, m)
+	require.NoError(t, err)
+	allocs := testing.AllocsPerRun(100, func() {
+		_, err := h.Mutate(ctx, m)
+		require.NoError(t, err)
+	})
+	assert.Zero(t, allocs, "create with non-ID fields: allocations per call")
 	zero := UserID{}
 	bad := &rowMutation{op: ent.OpUpdate, n: &n, s: &s, boss: &zero, names: []string{"n", "s", "boss_id"}}
-	if _, err := h.Mutate(ctx, bad); !errors.Is(err, once.ErrInvalid) {
-		t.Errorf("update setting boss_id to the zero ID after creates of the same type: %v, want once.ErrInvalid", err)
-	}
-	if _, err := oncent.Hook[UserID]()(next).Mutate(ctx, &rowMutation{op: ent.OpCreate, boss: &zero, names: []string{"boss_id"}}); !errors.Is(err, once.ErrInvalid) {
-		t.Errorf("create with a zero boss_id: %v, want once.ErrInvalid", err)
-	}
+	_, err = h.Mutate(ctx, bad)
+	assert.ErrorIs(t, err, once.ErrInvalid, "update setting boss_id to the zero ID after creates of the same type")
+	_, err = oncent.Hook[UserID]()(next).Mutate(ctx, &rowMutation{op: ent.OpCreate, boss: &zero, names: []string{"boss_id"}})
+	assert.ErrorIs(t, err, once.ErrInvalid, "create with a zero boss_id")
 }
 
 // plainMutation is shaped like the generated mutation of an entity whose
@@ -126,14 +122,11 @@ func TestHookSkipsFieldsWithoutIDs(t *testing.T) {
 	n, s := int64(1), "x"
 	for _, op := range []ent.Op{ent.OpCreate, ent.OpUpdateOne, ent.OpCreate} {
 		m := &plainMutation{op: op, n: &n, s: &s}
-		if _, err := h.Mutate(context.Background(), m); err != nil {
-			t.Fatal(err)
-		}
-		if m.fields != 0 {
-			t.Errorf("%v: Fields called %d times", op, m.fields)
-		}
-		if op == ent.OpCreate && m.id == nil {
-			t.Errorf("%v: key not filled", op)
+		_, err := h.Mutate(context.Background(), m)
+		require.NoError(t, err, op)
+		assert.Zero(t, m.fields, "%v: calls of Fields", op)
+		if op == ent.OpCreate {
+			assert.NotNil(t, m.id, "%v: key not filled", op)
 		}
 	}
 }
@@ -155,7 +148,6 @@ func TestHookSelfReferentialFieldTypes(t *testing.T) {
 	next := ent.MutateFunc(func(context.Context, ent.Mutation) (ent.Value, error) { return nil, nil })
 	n, s := int64(1), "x"
 	m := &selfMutation{plainMutation: plainMutation{op: ent.OpCreate, n: &n, s: &s}}
-	if _, err := oncent.Hook[UserID]()(next).Mutate(context.Background(), m); err != nil {
-		t.Fatal(err)
-	}
+	_, err := oncent.Hook[UserID]()(next).Mutate(context.Background(), m)
+	assert.NoError(t, err)
 }

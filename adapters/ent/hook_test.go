@@ -2,13 +2,14 @@ package oncent_test
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"entgo.io/ent"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	oncent "github.com/once-go/once/adapters/ent"
 	"github.com/once-go/once/nonce"
@@ -50,13 +51,9 @@ type otherMutation struct{ ent.Mutation }
 func generator(t *testing.T, activated bool) {
 	t.Helper()
 	f, err := nonce.New(nonce.Config{MachineID: 7, AwaitLease: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if activated {
-		if err := f.Activate(7, time.Time{}, time.Time{}); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, f.Activate(7, time.Time{}, time.Time{}))
 	}
 	once.SetGenerator(f)
 	t.Cleanup(func() { once.SetGenerator(nil) })
@@ -89,13 +86,16 @@ func TestHook(t *testing.T) {
 	} {
 		before := c.m.id
 		reached, err := mutate(c.m)
-		switch {
-		case err != nil || !reached:
-			t.Errorf("%s: %v, next ran: %v", c.name, err, reached)
-		case c.keep && c.m.id != before:
-			t.Errorf("%s: ID %v changed to %v", c.name, before, c.m.id)
-		case !c.keep && (c.m.id.IsZero() || !c.m.set):
-			t.Errorf("%s: no ID set", c.name)
+		noErr := assert.NoError(t, err, c.name)
+		ran := assert.True(t, reached, "%s: next did not run", c.name)
+		if !noErr || !ran {
+			continue
+		}
+		if c.keep {
+			assert.Equal(t, before, c.m.id, "%s: ID %v changed to %v", c.name, before, c.m.id)
+		} else {
+			assert.False(t, c.m.id.IsZero(), "%s: no ID set", c.name)
+			assert.True(t, c.m.set, "%s: no ID set", c.name)
 		}
 	}
 }
@@ -112,32 +112,39 @@ func TestHookErrors(t *testing.T) {
 		c.set(t)
 		m := &mutation{op: ent.OpCreate}
 		reached, err := mutate(m)
-		if !errors.Is(err, c.want) || !strings.HasPrefix(err.Error(), "oncent: new ID for User: ") || reached || m.set {
-			t.Errorf("%s: %v, next ran: %v, ID set: %v; want %v", c.name, err, reached, m.set, c.want)
+		if prefix := "oncent: new ID for User: "; assert.ErrorIs(t, err, c.want, c.name) {
+			assert.True(t, strings.HasPrefix(err.Error(), prefix), "%s: %v, want the prefix %q", c.name, err, prefix)
 		}
+		assert.False(t, reached, "%s: next ran", c.name)
+		assert.False(t, m.set, "%s: ID set", c.name)
 	}
 	generator(t, true)
 	for _, op := range []ent.Op{ent.OpCreate, ent.OpUpdate, ent.OpUpdateOne} {
 		m := &mutation{op: op, fields: map[string]ent.Value{"email": "a@example.com", "boss_id": UserID{}}}
 		reached, err := mutate(m)
-		if !errors.Is(err, once.ErrInvalid) || !strings.HasPrefix(err.Error(), "oncent: User.boss_id is the zero ID") || reached {
-			t.Errorf("%s with a zero ID field: %v, next ran: %v; want once.ErrInvalid", op, err, reached)
+		if prefix := "oncent: User.boss_id is the zero ID"; assert.ErrorIs(t, err, once.ErrInvalid, "%s with a zero ID field", op) {
+			assert.True(t, strings.HasPrefix(err.Error(), prefix), "%s with a zero ID field: %v, want the prefix %q", op, err, prefix)
 		}
+		assert.False(t, reached, "%s with a zero ID field: next ran", op)
 		m.fields["boss_id"] = UserID(once.FromUint64(3))
-		if reached, err := mutate(m); err != nil || !reached {
-			t.Errorf("%s with an ID field: %v, next ran: %v", op, err, reached)
-		}
+		reached, err = mutate(m)
+		assert.NoError(t, err, "%s with an ID field", op)
+		assert.True(t, reached, "%s with an ID field: next did not run", op)
 	}
 	reached, err := mutate(&otherMutation{})
-	if !errors.Is(err, oncent.ErrConfig) || !strings.HasPrefix(err.Error(), "oncent: hook for ") || reached {
-		t.Errorf("mutation without a UserID key: %v, next ran: %v; want oncent.ErrConfig", err, reached)
+	if prefix := "oncent: hook for "; assert.ErrorIs(t, err, oncent.ErrConfig, "mutation without a UserID key") {
+		assert.True(t, strings.HasPrefix(err.Error(), prefix), "mutation without a UserID key: %v, want the prefix %q", err, prefix)
 	}
+	assert.False(t, reached, "mutation without a UserID key: next ran")
 }
 
 func TestMixin(t *testing.T) {
 	var m oncent.Mixin[UserID]
 	fields, hooks := m.Fields(), m.Hooks()
-	if len(fields) != 1 || fields[0].Descriptor().Name != "id" || !fields[0].Descriptor().Immutable || len(hooks) != 1 {
-		t.Errorf("mixin: %d fields, %d hooks", len(fields), len(hooks))
+	assert.Len(t, hooks, 1, "mixin: hooks")
+	if assert.Len(t, fields, 1, "mixin: fields") {
+		d := fields[0].Descriptor()
+		assert.Equal(t, "id", d.Name, "mixin: the field's name")
+		assert.True(t, d.Immutable, "mixin: the id field is not immutable")
 	}
 }

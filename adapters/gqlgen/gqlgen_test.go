@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"strconv"
 	"testing"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	oncegql "github.com/once-go/once/adapters/gqlgen"
 	"github.com/once-go/once/nonce"
@@ -48,24 +49,23 @@ func marshal[T once.IDType](id T) (string, error) {
 // a generator and invalid options.
 func TestMarshal(t *testing.T) {
 	id := UserID(once.FromUint64(14702248913163780097))
-	if got, err := marshal(id); err != nil || got != `"usr_zAjhfZyAAAE"` {
-		t.Errorf("Marshal = %s, %v", got, err)
-	}
+	got, err := marshal(id)
+	assert.NoError(t, err, "Marshal")
+	assert.Equal(t, `"usr_zAjhfZyAAAE"`, got, "Marshal")
 	q := once.Typed[quoteKind](once.FromUint64(1 << 63))
-	got, err := marshal(q)
+	got, err = marshal(q)
+	assert.NoError(t, err, "Marshal of %q", q.String())
 	var s string
-	if err != nil || json.Unmarshal([]byte(got), &s) != nil || s != q.String() {
-		t.Errorf("Marshal of %q = %s, %v", q.String(), got, err)
+	if assert.NoError(t, json.Unmarshal([]byte(got), &s), "Marshal of %q = %s: not a JSON string", q.String(), got) {
+		assert.Equal(t, q.String(), s, "Marshal of %q = %s", q.String(), got)
 	}
-	if got, err := marshal(UserID{}); !errors.Is(err, once.ErrInvalid) || got != "" {
-		t.Errorf("Marshal of the zero ID = %q, %v; want ErrInvalid", got, err)
-	}
-	if _, err := marshal(once.Typed[maskedKind](once.FromUint64(1))); !errors.Is(err, once.ErrNoGenerator) {
-		t.Errorf("Marshal of a masked ID without a generator: %v", err)
-	}
-	if _, err := marshal(once.Typed[rawKind](once.FromUint64(1))); !errors.Is(err, once.ErrConfig) {
-		t.Errorf("Marshal of a raw-format ID: %v", err)
-	}
+	got, err = marshal(UserID{})
+	assert.ErrorIs(t, err, once.ErrInvalid, "Marshal of the zero ID")
+	assert.Empty(t, got, "Marshal of the zero ID")
+	_, err = marshal(once.Typed[maskedKind](once.FromUint64(1)))
+	assert.ErrorIs(t, err, once.ErrNoGenerator, "Marshal of a masked ID without a generator")
+	_, err = marshal(once.Typed[rawKind](once.FromUint64(1)))
+	assert.ErrorIs(t, err, once.ErrConfig, "Marshal of a raw-format ID")
 }
 
 // TestUnmarshal: a canonical string parses; a wrong prefix, non-canonical
@@ -73,38 +73,33 @@ func TestMarshal(t *testing.T) {
 // once.ErrInvalid.
 func TestUnmarshal(t *testing.T) {
 	ctx := context.Background()
-	if id, err := oncegql.Unmarshal[UserID](ctx, "usr_zAjhfZyAAAE"); err != nil || id.Uint64() != 14702248913163780097 {
-		t.Errorf("Unmarshal = %v, %v", id, err)
-	}
+	id, err := oncegql.Unmarshal[UserID](ctx, "usr_zAjhfZyAAAE")
+	assert.NoError(t, err, "Unmarshal")
+	assert.Equal(t, uint64(14702248913163780097), id.Uint64(), "Unmarshal = %v", id)
 	for _, v := range []any{"org_zAjhfZyAAAE", "usr_zAjhfZyAAAB", "usr_AAAAAAAAAAA", "USR_zAjhfZyAAAE", "usr_zAjhfZyAAAE ", "", "usr_",
 		nil, int64(5), 5.0, json.Number("5"), true, []any{"usr_zAjhfZyAAAE"}, map[string]any{"id": "usr_zAjhfZyAAAE"}} {
 		id, err := oncegql.Unmarshal[UserID](ctx, v)
-		if !errors.Is(err, once.ErrInvalid) || !id.IsZero() {
-			t.Errorf("Unmarshal(%#v) = %v, %v; want ErrInvalid", v, id, err)
-		}
+		assert.ErrorIs(t, err, once.ErrInvalid, "Unmarshal(%#v) = %v", v, id)
+		assert.True(t, id.IsZero(), "Unmarshal(%#v) = %v, %v; want the zero ID", v, id, err)
 	}
-	if _, err := oncegql.Unmarshal[once.Typed[rawKind]](ctx, "AAAAAAAAAAE"); !errors.Is(err, once.ErrConfig) {
-		t.Errorf("Unmarshal into a raw-format type: %v", err)
-	}
+	_, err = oncegql.Unmarshal[once.Typed[rawKind]](ctx, "AAAAAAAAAAE")
+	assert.ErrorIs(t, err, once.ErrConfig, "Unmarshal into a raw-format type")
 }
 
 // TestMasked: with a generator bound, a masked ID round-trips.
 func TestMasked(t *testing.T) {
 	f, err := nonce.New(nonce.Config{BaseKey: []byte("0123456789abcdef0123456789abcdef")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	binding.Set(f)
 	defer binding.Set(nil)
 	id := once.Typed[maskedKind](once.FromUint64(7))
 	got, err := marshal(id)
-	if err != nil || got == `"m_AAAAAAAAAAc"` {
-		t.Fatalf("Marshal = %s, %v", got, err)
-	}
+	require.NoError(t, err, "Marshal")
+	require.NotEqual(t, `"m_AAAAAAAAAAc"`, got, "Marshal: the ID is not masked")
 	s, _ := strconv.Unquote(got)
-	if back, err := oncegql.Unmarshal[once.Typed[maskedKind]](context.Background(), s); err != nil || back != id {
-		t.Errorf("Unmarshal(%s) = %v, %v", got, back, err)
-	}
+	back, err := oncegql.Unmarshal[once.Typed[maskedKind]](context.Background(), s)
+	assert.NoError(t, err, "Unmarshal(%s)", got)
+	assert.Equal(t, id, back, "Unmarshal(%s) = %v, want %v", got, back, id)
 }
 
 // FuzzUnmarshal: any string either parses as ParseAs does and marshals back
@@ -116,19 +111,15 @@ func FuzzUnmarshal(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		id, err := oncegql.Unmarshal[UserID](context.Background(), s)
 		want, werr := once.ParseAs[UserID](s)
-		if id != want || (err == nil) != (werr == nil) {
-			t.Fatalf("Unmarshal(%q) = %v, %v; ParseAs = %v, %v", s, id, err, want, werr)
-		}
+		assert.Equal(t, want, id, "Unmarshal(%q) = %v, %v; ParseAs = %v, %v", s, id, err, want, werr)
+		assert.Equal(t, werr != nil, err != nil, "Unmarshal(%q) = %v, %v; ParseAs = %v, %v: failed or not", s, id, err, want, werr)
 		if err != nil {
-			if !errors.Is(err, once.ErrInvalid) {
-				t.Fatalf("Unmarshal(%q): %v", s, err)
-			}
+			assert.ErrorIs(t, err, once.ErrInvalid, "Unmarshal(%q)", s)
 			return
 		}
 		got, err := marshal(id)
-		if err != nil || got != strconv.Quote(s) {
-			t.Fatalf("Marshal(Unmarshal(%q)) = %s, %v", s, got, err)
-		}
+		require.NoError(t, err, "Marshal(Unmarshal(%q))", s)
+		assert.Equal(t, strconv.Quote(s), got, "Marshal(Unmarshal(%q))", s)
 	})
 }
 

@@ -5,6 +5,10 @@ go 1.26.0
 require (
 	github.com/danielgtaylor/huma/v2 v2.37.2
 	github.com/once-go/once v0.1.0
+	github.com/stretchr/testify v1.12.1
 )
 
-require golang.org/x/crypto v0.59.0 // indirect
+require (
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/crypto v0.59.0 // indirect
+)

@@ -3,7 +3,6 @@ package oncehuma_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -12,6 +11,8 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	oncehuma "github.com/once-go/once/adapters/huma"
 	"github.com/once-go/once/once"
@@ -52,12 +53,8 @@ type putOutput struct{ Body Item }
 func newAPI(t *testing.T) (http.Handler, huma.API, *int) {
 	t.Helper()
 	config := huma.DefaultConfig("test", "1.0.0")
-	if err := oncehuma.Register[UserID](config.Components.Schemas); err != nil {
-		t.Fatal(err)
-	}
-	if err := oncehuma.Register[TagID](config.Components.Schemas); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, oncehuma.Register[UserID](config.Components.Schemas))
+	require.NoError(t, oncehuma.Register[TagID](config.Components.Schemas))
 	mux := http.NewServeMux()
 	api := humago.New(mux, config)
 	calls := new(int)
@@ -82,9 +79,7 @@ func do(h http.Handler, method, path, body string) *httptest.ResponseRecorder {
 func TestDocument(t *testing.T) {
 	h, _, _ := newAPI(t)
 	w := do(h, "GET", "/openapi.json", "")
-	if w.Code != 200 {
-		t.Fatalf("GET /openapi.json: %d %s", w.Code, w.Body)
-	}
+	require.Equal(t, 200, w.Code, "GET /openapi.json: %s", w.Body)
 	var doc struct {
 		Paths map[string]map[string]struct {
 			Parameters []struct {
@@ -98,31 +93,28 @@ func TestDocument(t *testing.T) {
 			}
 		}
 	}
-	if err := json.Unmarshal(w.Body.Bytes(), &doc); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &doc))
 	user, _ := once.SchemaOf(UserID{})
 	tag, _ := once.SchemaOf(TagID{})
 	check := func(where string, s map[string]any, want once.Schema) {
 		t.Helper()
 		ext, _ := s[once.SchemaExtension].(map[string]any)
-		if s["type"] != "string" || s["pattern"] != want.Pattern || s["format"] != once.SchemaFormat ||
-			s["minLength"] != float64(want.MinLength) || s["maxLength"] != float64(want.MaxLength) ||
-			ext["prefix"] != want.Prefix || ext["format"] != want.Format.String() || ext["mask"] != want.Mask {
-			t.Errorf("%s: schema %v, want that of %+v", where, s, want)
-		}
+		assert.Equal(t, "string", s["type"], "%s: type in schema %v", where, s)
+		assert.Equal(t, want.Pattern, s["pattern"], "%s: pattern in schema %v", where, s)
+		assert.Equal(t, once.SchemaFormat, s["format"], "%s: format in schema %v", where, s)
+		assert.Equal(t, float64(want.MinLength), s["minLength"], "%s: minLength in schema %v", where, s)
+		assert.Equal(t, float64(want.MaxLength), s["maxLength"], "%s: maxLength in schema %v", where, s)
+		assert.Equal(t, want.Prefix, ext["prefix"], "%s: %s prefix in schema %v", where, once.SchemaExtension, s)
+		assert.Equal(t, want.Format.String(), ext["format"], "%s: %s format in schema %v", where, once.SchemaExtension, s)
+		assert.Equal(t, want.Mask, ext["mask"], "%s: %s mask in schema %v", where, once.SchemaExtension, s)
 	}
 	params := doc.Paths["/items/{id}"]["put"].Parameters
-	if len(params) != 1 {
-		t.Fatalf("parameters %+v", params)
-	}
+	require.Len(t, params, 1, "parameters of PUT /items/{id}")
 	check("path parameter id", params[0].Schema, user)
 	item := doc.Components.Schemas["Item"].Properties
 	check("owner", item["owner"], user)
 	check("editor (*UserID)", item["editor"], user)
-	if item["editor"]["description"] != "who edited it last" {
-		t.Errorf("editor: the doc tag is not the description: %v", item["editor"]["description"])
-	}
+	assert.Equal(t, "who edited it last", item["editor"]["description"], "editor: the doc tag is not the description")
 	items, _ := item["tags"]["items"].(map[string]any)
 	check("tags ([]TagID) items", items, tag)
 }
@@ -138,9 +130,9 @@ func TestValidation(t *testing.T) {
 		return `{"owner":"` + owner + `","tags":["` + tag + `"],"comment":"x"}`
 	}
 	w := do(h, "PUT", "/items/"+owner, body(owner, tag))
-	if w.Code != 200 || *calls != 1 || !strings.Contains(w.Body.String(), owner) {
-		t.Fatalf("valid request: %d %s (handler ran %d times)", w.Code, w.Body, *calls)
-	}
+	require.Equal(t, 200, w.Code, "valid request: %s (handler ran %d times)", w.Body, *calls)
+	require.Equal(t, 1, *calls, "valid request: %d %s: handler runs", w.Code, w.Body)
+	require.Contains(t, w.Body.String(), owner, "valid request: the answer")
 	for _, c := range []struct{ path, body, want string }{
 		{owner, body("org_zAjhfZyAAAE", tag), "body.owner"},
 		{owner, body("usr_zAjhfZyAAAB", tag), "body.owner"},          // spare bits
@@ -152,11 +144,11 @@ func TestValidation(t *testing.T) {
 	} {
 		*calls = 0
 		w := do(h, "PUT", "/items/"+c.path, c.body)
-		if w.Code != http.StatusUnprocessableEntity || *calls != 0 || !strings.Contains(w.Body.String(), `"location":"`+c.want+`"`) {
-			t.Errorf("PUT /items/%s %s: %d %s (handler ran %d times), want 422 at %s", c.path, c.body, w.Code, w.Body, *calls, c.want)
-		}
-		if strings.HasPrefix(c.want, "body") && !strings.Contains(w.Body.String(), "expected string to be ID: ") {
-			t.Errorf("%s: %s, want huma's pattern message", c.want, w.Body)
+		assert.Equal(t, http.StatusUnprocessableEntity, w.Code, "PUT /items/%s %s: %s", c.path, c.body, w.Body)
+		assert.Zero(t, *calls, "PUT /items/%s %s: handler runs", c.path, c.body)
+		assert.Contains(t, w.Body.String(), `"location":"`+c.want+`"`, "PUT /items/%s %s: want 422 at %s", c.path, c.body, c.want)
+		if strings.HasPrefix(c.want, "body") {
+			assert.Contains(t, w.Body.String(), "expected string to be ID: ", "%s: want huma's pattern message", c.want)
 		}
 	}
 }
@@ -165,22 +157,19 @@ func TestValidation(t *testing.T) {
 // nothing is registered.
 func TestRegisterErrors(t *testing.T) {
 	r := huma.NewMapRegistry("#/components/schemas/", huma.DefaultSchemaNamer)
-	if err := oncehuma.Register[once.Typed[rawKind]](r); !errors.Is(err, once.ErrConfig) || !strings.HasPrefix(err.Error(), "oncehuma: ") {
-		t.Errorf("Register of a raw-format type: %v, want oncehuma: ... ErrConfig", err)
+	err := oncehuma.Register[once.Typed[rawKind]](r)
+	if assert.ErrorIs(t, err, once.ErrConfig, "Register of a raw-format type") {
+		assert.True(t, strings.HasPrefix(err.Error(), "oncehuma: "), "Register of a raw-format type: %v, want the prefix %q", err, "oncehuma: ")
 	}
-	if err := oncehuma.Register[UserID](nil); !errors.Is(err, oncehuma.ErrNilRegistry) {
-		t.Errorf("Register(nil) = %v", err)
-	}
+	assert.ErrorIs(t, oncehuma.Register[UserID](nil), oncehuma.ErrNilRegistry, "Register(nil)")
 }
 
 // TestPlainID: the package's plain ID registers too.
 func TestPlainID(t *testing.T) {
 	r := huma.NewMapRegistry("#/components/schemas/", huma.DefaultSchemaNamer)
-	if err := oncehuma.Register[once.ID](r); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, oncehuma.Register[once.ID](r))
 	want, _ := once.SchemaOf(once.ID{})
-	if s := r.Schema(reflect.TypeFor[once.ID](), true, ""); s.Pattern != want.Pattern {
-		t.Errorf("ID: pattern %q", s.Pattern)
-	}
+	s := r.Schema(reflect.TypeFor[once.ID](), true, "")
+	require.NotNil(t, s, "ID: schema")
+	assert.Equal(t, want.Pattern, s.Pattern, "ID: pattern")
 }

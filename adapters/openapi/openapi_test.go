@@ -1,13 +1,14 @@
 package onceopenapi_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/dlclark/regexp2"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3gen"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	onceopenapi "github.com/once-go/once/adapters/openapi"
 	"github.com/once-go/once/once"
@@ -45,9 +46,7 @@ type Item struct {
 func generate(t *testing.T) *openapi3.Schema {
 	t.Helper()
 	ref, err := openapi3gen.NewSchemaRefForValue(&Item{}, nil, openapi3gen.SchemaCustomizer(onceopenapi.Customizer))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return ref.Value
 }
 
@@ -72,15 +71,20 @@ func TestCustomizer(t *testing.T) {
 	} {
 		g := c.got
 		ext, _ := g.Extensions[once.SchemaExtension].(map[string]any)
-		if !g.Type.Is("string") || g.Pattern != c.want.Pattern || g.Format != once.SchemaFormat ||
-			g.MinLength != uint64(c.want.MinLength) || *g.MaxLength != uint64(c.want.MaxLength) ||
-			g.Example != c.want.Example || ext["prefix"] != c.want.Prefix || g.Nullable != c.nullable {
-			t.Errorf("%s: %+v, want the schema of %+v (nullable %v)", name, g, c.want, c.nullable)
+		assert.True(t, g.Type.Is("string"), "%s: type %v, want string", name, g.Type)
+		assert.Equal(t, c.want.Pattern, g.Pattern, "%s: pattern", name)
+		assert.Equal(t, once.SchemaFormat, g.Format, "%s: format", name)
+		assert.Equal(t, uint64(c.want.MinLength), g.MinLength, "%s: minLength", name)
+		if assert.NotNil(t, g.MaxLength, "%s: maxLength", name) {
+			assert.Equal(t, uint64(c.want.MaxLength), *g.MaxLength, "%s: maxLength", name)
 		}
+		assert.Equal(t, c.want.Example, g.Example, "%s: example", name)
+		assert.Equal(t, c.want.Prefix, ext["prefix"], "%s: %s prefix", name, once.SchemaExtension)
+		assert.Equal(t, c.nullable, g.Nullable, "%s: nullable", name)
 	}
-	if c := s.Properties["comment"].Value; !c.Type.Is("string") || c.Pattern != "" {
-		t.Errorf("comment: %+v", c)
-	}
+	c := s.Properties["comment"].Value
+	assert.True(t, c.Type.Is("string"), "comment: type %v, want string", c.Type)
+	assert.Empty(t, c.Pattern, "comment: pattern")
 }
 
 // TestValidate: kin-openapi's validator, with Go's regexp and with
@@ -99,9 +103,7 @@ func TestValidate(t *testing.T) {
 	})
 	for _, opts := range [][]openapi3.SchemaValidationOption{nil, {ecma}} {
 		for _, num := range []string{"n1", "n-9223372036854775808", "n9223372036854775807"} {
-			if err := s.VisitJSON(item(owner, num), opts...); err != nil {
-				t.Errorf("valid item (number %s): %v", num, err)
-			}
+			assert.NoError(t, s.VisitJSON(item(owner, num), opts...), "valid item (number %s, ECMAScript engine: %v)", num, opts != nil)
 		}
 		for _, c := range []struct{ owner, num string }{
 			{"org_zAjhfZyAAAE", "n1"},
@@ -115,9 +117,7 @@ func TestValidate(t *testing.T) {
 			{owner, "n9223372036854775808"}, // 2^63
 			{owner, "n-9223372036854775809"},
 		} {
-			if err := s.VisitJSON(item(c.owner, c.num), opts...); err == nil {
-				t.Errorf("item with owner %q, number %q validates (ECMAScript engine: %v)", c.owner, c.num, opts != nil)
-			}
+			assert.Error(t, s.VisitJSON(item(c.owner, c.num), opts...), "item with owner %q, number %q validates (ECMAScript engine: %v)", c.owner, c.num, opts != nil)
 		}
 	}
 }
@@ -136,7 +136,8 @@ func TestCustomizerError(t *testing.T) {
 		ID once.Typed[rawKind] `json:"id"`
 	}
 	_, err := openapi3gen.NewSchemaRefForValue(&bad{}, nil, openapi3gen.SchemaCustomizer(onceopenapi.Customizer))
-	if !errors.Is(err, once.ErrConfig) || !strings.Contains(err.Error(), "rawKind") || !strings.HasPrefix(err.Error(), "onceopenapi: ") {
-		t.Errorf("err = %v", err)
+	if assert.ErrorIs(t, err, once.ErrConfig) {
+		assert.ErrorContains(t, err, "rawKind")
+		assert.True(t, strings.HasPrefix(err.Error(), "onceopenapi: "), "err = %v, want the prefix %q", err, "onceopenapi: ")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/stretchr/testify/require"
 )
 
 // The test databases, read from the same variables with the same defaults
@@ -58,14 +59,11 @@ func openPostgres(t *testing.T) testDB {
 	dsn := env("ONCE_TEST_POSTGRES_DSN", defaultPostgresDSN)
 	admin := reach(t, "pgx", dsn, "PostgreSQL")
 	name := unique("ent")
-	if _, err := admin.Exec("CREATE SCHEMA " + name); err != nil {
-		t.Fatal(err)
-	}
+	_, err := admin.Exec("CREATE SCHEMA " + name)
+	require.NoError(t, err, "CREATE SCHEMA %s", name)
 	t.Cleanup(func() { admin.Exec("DROP SCHEMA " + name + " CASCADE") })
 	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err, "ONCE_TEST_POSTGRES_DSN")
 	q := u.Query()
 	q.Set("search_path", name)
 	u.RawQuery = q.Encode()
@@ -86,14 +84,11 @@ func openMySQL9(t *testing.T) testDB {
 func openMySQL(t *testing.T, name, dsn string) testDB {
 	admin := reach(t, "mysql", dsn, name)
 	db := unique("ent")
-	if _, err := admin.Exec("CREATE DATABASE " + db); err != nil {
-		t.Fatal(err)
-	}
+	_, err := admin.Exec("CREATE DATABASE " + db)
+	require.NoError(t, err, "%s: CREATE DATABASE %s", name, db)
 	t.Cleanup(func() { admin.Exec("DROP DATABASE " + db) })
 	cfg, err := mysql.ParseDSN(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err, "%s DSN", name)
 	cfg.DBName = db
 	return opened(t, testDB{name: name, url: "mysql://" + cfg.FormatDSN()})
 }
@@ -101,9 +96,7 @@ func openMySQL(t *testing.T, name, dsn string) testDB {
 // opened fills in the dialect and a pool, as the program opens the URL.
 func opened(t *testing.T, db testDB) testDB {
 	pool, dialect, err := openDB(db.url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err, "%s: openDB", db.name)
 	t.Cleanup(func() { pool.Close() })
 	db.sql, db.dialect = pool, dialect
 	return db
@@ -119,7 +112,7 @@ func reach(t *testing.T, driver, dsn, what string) *sql.DB {
 	if err != nil {
 		reason := what + " unreachable: " + strings.SplitN(err.Error(), "\n", 2)[0]
 		if os.Getenv("ONCE_TEST_REQUIRE") == "1" {
-			t.Fatalf("ONCE_TEST_REQUIRE=1 but %s", reason)
+			require.NoError(t, err, "ONCE_TEST_REQUIRE=1 but %s unreachable", what)
 		}
 		t.Skip(reason)
 	}

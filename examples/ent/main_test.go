@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -14,6 +13,8 @@ import (
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/once-go/once/examples/ent/ent"
 	"github.com/once-go/once/examples/ent/ent/post"
@@ -28,13 +29,11 @@ import (
 func TestRun(t *testing.T) {
 	eachDB(t, func(t *testing.T, db testDB) {
 		var out bytes.Buffer
-		if err := run(context.Background(), &out, db.url, ""); err != nil {
-			t.Fatalf("%v\n%s", err, out.String())
-		}
+		err := run(context.Background(), &out, db.url, "")
+		require.NoError(t, err, "output:\n%s", out.String())
 		rows := regexp.MustCompile(`(?m)^\{"id":"pst_[A-Za-z0-9_-]{11}","title":"[^"]+","author_id":"usr_[A-Za-z0-9_-]{11}".*\}  \d+$`).FindAllString(out.String(), -1)
-		if len(rows) != 2 || !strings.HasPrefix(out.String(), "machine ID ") {
-			t.Errorf("output:\n%s", out.String())
-		}
+		assert.Len(t, rows, 2, "post lines in the output:\n%s", out.String())
+		assert.True(t, strings.HasPrefix(out.String(), "machine ID "), "output:\n%s\nwant it to begin \"machine ID \"", out.String())
 	})
 }
 
@@ -64,9 +63,7 @@ func client(t *testing.T, db testDB) (*ent.Client, *queryLog) {
 	t.Helper()
 	l := &queryLog{}
 	c := ent.NewClient(ent.Driver(dialect.DebugWithContext(entsql.OpenDB(db.dialect, db.sql), l.log)))
-	if err := c.Schema.Create(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, c.Schema.Create(context.Background()), "%s: Schema.Create", db.name)
 	l.take()
 	return c, l
 }
@@ -79,13 +76,9 @@ var key = []byte("once ent example tests, fixed key, 32+ bytes")
 func generator(t *testing.T, activated bool) *nonce.Factory {
 	t.Helper()
 	f, err := nonce.New(nonce.Config{MachineID: 7, BaseKey: key, AwaitLease: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err, "nonce.New")
 	if activated {
-		if err := f.Activate(7, time.Time{}, time.Time{}); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, f.Activate(7, time.Time{}, time.Time{}), "Activate")
 	}
 	once.SetGenerator(f)
 	t.Cleanup(func() { once.SetGenerator(nil) })
@@ -101,18 +94,14 @@ func TestEnt(t *testing.T) {
 		c, l := client(t, db)
 
 		ada, err := c.User.Create().SetEmail("ada@example.com").Save(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err, "create ada")
 		stmts := l.take()
-		if ada.ID.IsZero() || len(stmts) != 1 || !strings.Contains(stmts[0], "INSERT") ||
-			!strings.Contains(stmts[0], ada.ID.String()) {
-			t.Fatalf("user ID %v; want one INSERT carrying it, ran %q", ada.ID, stmts)
-		}
+		require.False(t, ada.ID.IsZero(), "user ID %v; want a non-zero ID", ada.ID)
+		require.Len(t, stmts, 1, "user ID %v; want one INSERT carrying it", ada.ID)
+		require.Contains(t, stmts[0], "INSERT", "user ID %v; want one INSERT carrying it", ada.ID)
+		require.Contains(t, stmts[0], ada.ID.String(), "user ID %v; want one INSERT carrying it", ada.ID)
 		grace, err := c.User.Create().SetEmail("grace@example.com").Save(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err, "create grace")
 		l.take()
 
 		// Bulk create: the hook fills each zero ID, a caller's ID is kept.
@@ -122,121 +111,113 @@ func TestEnt(t *testing.T) {
 			c.Post.Create().SetTitle("two").SetAuthorID(ada.ID).SetEditorID(grace.ID).SetID(kept),
 			c.Post.Create().SetTitle("three").SetAuthorID(grace.ID),
 		).Save(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if stmts := l.take(); len(stmts) != 1 {
-			t.Errorf("bulk create ran %d statements, want one INSERT: %q", len(stmts), stmts)
-		}
-		if len(posts) != 3 || posts[0].ID.IsZero() || posts[1].ID != kept || posts[2].ID.IsZero() ||
-			posts[0].ID == posts[2].ID {
-			t.Fatalf("bulk IDs: %v", posts)
-		}
+		require.NoError(t, err, "bulk create")
+		assert.Len(t, l.take(), 1, "bulk create: want one INSERT")
+		require.Len(t, posts, 3, "bulk IDs: %v", posts)
+		require.False(t, posts[0].ID.IsZero(), "bulk IDs: %v; want post 0's filled", posts)
+		require.Equal(t, kept, posts[1].ID, "bulk IDs: %v; want post 1's kept: got %v, want %v", posts, posts[1].ID, kept)
+		require.False(t, posts[2].ID.IsZero(), "bulk IDs: %v; want post 2's filled", posts)
+		require.NotEqual(t, posts[0].ID, posts[2].ID, "bulk IDs: %v; want posts 0 and 2 apart", posts)
 
 		// The table holds the bigint; the API shows the masked text.
 		var stored int64
-		if err := db.sql.QueryRowContext(ctx, rebind(db.dialect, "SELECT id FROM posts WHERE title = ?"), "one").Scan(&stored); err != nil || stored != posts[0].ID.Int64() {
-			t.Errorf("stored %d (%v), want %d", stored, err, posts[0].ID.Int64())
+		if assert.NoError(t, db.sql.QueryRowContext(ctx, rebind(db.dialect, "SELECT id FROM posts WHERE title = ?"), "one").Scan(&stored), "stored ID of post one") {
+			assert.Equal(t, posts[0].ID.Int64(), stored, "stored ID of post one")
 		}
-		if s := posts[0].ID.String(); !strings.HasPrefix(s, "pst_") || s[4:] == once.ID(posts[0].ID).String() {
-			t.Errorf("post ID text %q: want pst_ and a masked value", s)
+		if s := posts[0].ID.String(); assert.True(t, strings.HasPrefix(s, "pst_"), "post ID text %q: want pst_ and a masked value", s) {
+			assert.NotEqual(t, once.ID(posts[0].ID).String(), s[4:], "post ID text %q: want pst_ and a masked value", s)
 		}
 
 		// Query by the text an API receives.
 		id, err := once.ParseAs[ids.PostID](posts[0].ID.String())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err, "ParseAs(%q)", posts[0].ID.String())
 		got, err := c.Post.Get(ctx, id)
-		if err != nil || got.Title != "one" || got.AuthorID != ada.ID || got.EditorID != nil {
-			t.Errorf("Get: %+v (%v)", got, err)
+		if assert.NoError(t, err, "Get(%v)", id) {
+			assert.Equal(t, "one", got.Title, "Get: %+v", got)
+			assert.Equal(t, ada.ID, got.AuthorID, "Get: %+v; want author %v", got, ada.ID)
+			assert.Nil(t, got.EditorID, "Get: %+v; want no editor", got)
 		}
 		n, err := c.Post.Query().Where(post.IDIn(posts[0].ID, kept)).Count(ctx)
-		if err != nil || n != 2 {
-			t.Errorf("IDIn: %d (%v)", n, err)
+		if assert.NoError(t, err, "IDIn") {
+			assert.Equal(t, 2, n, "IDIn")
 		}
 
 		// Edges: has-many, belongs-to through the foreign key, nullable
 		// foreign key, eager loading.
 		adas, err := ada.QueryPosts().Order(post.ByTitle()).All(ctx)
-		if err != nil || len(adas) != 2 || adas[0].ID != posts[0].ID || adas[1].ID != kept {
-			t.Errorf("ada's posts: %v (%v)", adas, err)
+		if assert.NoError(t, err, "ada's posts") && assert.Len(t, adas, 2, "ada's posts") {
+			assert.Equal(t, posts[0].ID, adas[0].ID, "ada's posts: %v; want %v first", adas, posts[0].ID)
+			assert.Equal(t, kept, adas[1].ID, "ada's posts: %v; want %v second", adas, kept)
 		}
 		edited, err := c.User.Query().Where(user.HasEditedWith(post.ID(kept))).Only(ctx)
-		if err != nil || edited.ID != grace.ID {
-			t.Errorf("editor of %v: %v (%v)", kept, edited, err)
+		if assert.NoError(t, err, "editor of %v", kept) {
+			assert.Equal(t, grace.ID, edited.ID, "editor of %v: %v, want %v", kept, edited, grace.ID)
 		}
 		two, err := c.Post.Query().Where(post.ID(kept)).WithAuthor().WithEditor().Only(ctx)
-		if err != nil || two.Edges.Author == nil || two.Edges.Author.ID != ada.ID ||
-			two.EditorID == nil || *two.EditorID != grace.ID || two.Edges.Editor == nil || two.Edges.Editor.ID != grace.ID {
-			t.Fatalf("post two with edges: %+v (%v)", two, err)
-		}
+		require.NoError(t, err, "post two with edges")
+		require.NotNil(t, two.Edges.Author, "post two with edges: %+v; want the author loaded", two)
+		require.Equal(t, ada.ID, two.Edges.Author.ID, "post two with edges: %+v; want author %v", two, ada.ID)
+		require.NotNil(t, two.EditorID, "post two with edges: %+v; want an editor ID", two)
+		require.Equal(t, grace.ID, *two.EditorID, "post two with edges: %+v; want editor ID %v", two, grace.ID)
+		require.NotNil(t, two.Edges.Editor, "post two with edges: %+v; want the editor loaded", two)
+		require.Equal(t, grace.ID, two.Edges.Editor.ID, "post two with edges: %+v; want editor %v", two, grace.ID)
 		nulls, err := c.Post.Query().Where(post.EditorIDIsNil()).Count(ctx)
-		if err != nil || nulls != 2 {
-			t.Errorf("posts without editor: %d (%v), want 2", nulls, err)
+		if assert.NoError(t, err, "posts without editor") {
+			assert.Equal(t, 2, nulls, "posts without editor")
 		}
 
 		// JSON: IDs as their text, the nullable one absent when nil, and
 		// back.
 		js, err := json.Marshal(two)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err, "JSON of post two")
 		want := fmt.Sprintf(`{"id":%q,"title":"two","author_id":%q,"editor_id":%q,`, kept, ada.ID, grace.ID)
-		if !strings.HasPrefix(string(js), want) {
-			t.Errorf("JSON %s, want it to begin %s", js, want)
-		}
+		assert.True(t, strings.HasPrefix(string(js), want), "JSON %s, want it to begin %s", js, want)
 		var back ent.Post
-		if err := json.Unmarshal(js, &back); err != nil || back.ID != kept || back.AuthorID != ada.ID || *back.EditorID != grace.ID {
-			t.Errorf("JSON back: %+v (%v)", back, err)
+		if assert.NoError(t, json.Unmarshal(js, &back), "JSON back from %s", js) {
+			assert.Equal(t, kept, back.ID, "JSON back: %+v; want ID %v", back, kept)
+			assert.Equal(t, ada.ID, back.AuthorID, "JSON back: %+v; want author %v", back, ada.ID)
+			if assert.NotNil(t, back.EditorID, "JSON back: %+v; want an editor", back) {
+				assert.Equal(t, grace.ID, *back.EditorID, "JSON back: %+v; want editor %v", back, grace.ID)
+			}
 		}
-		if js, err := json.Marshal(got); err != nil || strings.Contains(string(js), "editor_id") {
-			t.Errorf("JSON of a post without editor: %s (%v)", js, err)
+		if js, err := json.Marshal(got); assert.NoError(t, err, "JSON of a post without editor") {
+			assert.NotContains(t, string(js), "editor_id", "JSON of a post without editor")
 		}
 
 		// Text-stored keys, many-to-many through a join table of both IDs.
 		tags, err := c.Tag.CreateBulk(c.Tag.Create().SetName("go"), c.Tag.Create().SetName("sql")).Save(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Post.UpdateOneID(kept).AddTags(tags...).Exec(ctx); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err, "create tags")
+		require.NoError(t, c.Post.UpdateOneID(kept).AddTags(tags...).Exec(ctx), "tag post two")
 		var storedTag string
-		if err := db.sql.QueryRowContext(ctx, rebind(db.dialect, "SELECT id FROM tags WHERE name = ?"), "go").Scan(&storedTag); err != nil ||
-			"tag_"+storedTag != tags[0].ID.String() {
-			t.Errorf("stored tag ID %q (%v), want the text of %s", storedTag, err, tags[0].ID)
+		if assert.NoError(t, db.sql.QueryRowContext(ctx, rebind(db.dialect, "SELECT id FROM tags WHERE name = ?"), "go").Scan(&storedTag), "stored tag ID") {
+			assert.Equal(t, tags[0].ID.String(), "tag_"+storedTag, "stored tag ID %q, want the text of %s", storedTag, tags[0].ID)
 		}
 		tagID, err := once.ParseAs[ids.TagID](tags[1].ID.String())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err, "ParseAs(%q)", tags[1].ID.String())
 		tagged, err := c.Tag.Query().Where(tag.ID(tagID)).QueryPosts().Only(ctx)
-		if err != nil || tagged.ID != kept {
-			t.Errorf("posts tagged %s: %v (%v)", tagID, tagged, err)
+		if assert.NoError(t, err, "posts tagged %s", tagID) {
+			assert.Equal(t, kept, tagged.ID, "posts tagged %s: %v, want %v", tagID, tagged, kept)
 		}
 		ptags, err := c.Post.QueryTags(two).Order(tag.ByName()).All(ctx)
-		if err != nil || len(ptags) != 2 || ptags[0].ID != tags[0].ID || ptags[1].ID != tags[1].ID {
-			t.Errorf("tags of post two: %v (%v)", ptags, err)
+		if assert.NoError(t, err, "tags of post two") && assert.Len(t, ptags, 2, "tags of post two") {
+			assert.Equal(t, tags[0].ID, ptags[0].ID, "tags of post two: %v; want %v first", ptags, tags[0].ID)
+			assert.Equal(t, tags[1].ID, ptags[1].ID, "tags of post two: %v; want %v second", ptags, tags[1].ID)
 		}
 		// url64 is case sensitive: keys that differ in case are two keys.
 		upper, lower := once.MustParseAs[ids.TagID]("tag_AAAAAAAAAAE"), once.MustParseAs[ids.TagID]("tag_aAAAAAAAAAE")
-		if err := c.Tag.CreateBulk(c.Tag.Create().SetID(upper).SetName("upper"), c.Tag.Create().SetID(lower).SetName("lower")).Exec(ctx); err != nil {
-			t.Fatalf("keys that differ in case: %v", err)
+		err = c.Tag.CreateBulk(c.Tag.Create().SetID(upper).SetName("upper"), c.Tag.Create().SetID(lower).SetName("lower")).Exec(ctx)
+		require.NoError(t, err, "keys that differ in case")
+		if got, err := c.Tag.Get(ctx, lower); assert.NoError(t, err, "Get(%s)", lower) {
+			assert.Equal(t, "lower", got.Name, "Get(%s): %v", lower, got)
 		}
-		if got, err := c.Tag.Get(ctx, lower); err != nil || got.Name != "lower" {
-			t.Errorf("Get(%s): %v (%v)", lower, got, err)
-		}
-		if js, err := json.Marshal(tags[0]); err != nil || !strings.HasPrefix(string(js), `{"id":"tag_`) {
-			t.Errorf("tag JSON %s (%v)", js, err)
+		if js, err := json.Marshal(tags[0]); assert.NoError(t, err, "tag JSON") {
+			assert.True(t, strings.HasPrefix(string(js), `{"id":"tag_`), "tag JSON %s, want it to begin {\"id\":\"tag_", js)
 		}
 
 		// Updates keep the ID and change foreign keys.
-		if err := c.Post.UpdateOneID(posts[0].ID).SetEditorID(ada.ID).Exec(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if p, err := c.Post.Get(ctx, posts[0].ID); err != nil || p.EditorID == nil || *p.EditorID != ada.ID {
-			t.Errorf("after update: %+v (%v)", p, err)
+		require.NoError(t, c.Post.UpdateOneID(posts[0].ID).SetEditorID(ada.ID).Exec(ctx), "set the editor of post one")
+		if p, err := c.Post.Get(ctx, posts[0].ID); assert.NoError(t, err, "after update") && assert.NotNil(t, p.EditorID, "after update: %+v; want an editor", p) {
+			assert.Equal(t, ada.ID, *p.EditorID, "after update: %+v; want editor %v", p, ada.ID)
 		}
 	})
 }
@@ -249,9 +230,7 @@ func TestNoID(t *testing.T) {
 		generator(t, true)
 		c, l := client(t, db)
 		ada, err := c.User.Create().SetEmail("ada@example.com").Save(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err, "create ada")
 		for _, cs := range []struct {
 			name string
 			set  func(t *testing.T)
@@ -265,24 +244,21 @@ func TestNoID(t *testing.T) {
 				cs.set(t)
 				l.take()
 				u, err := c.User.Create().SetEmail("x@example.com").Save(ctx)
-				if !errors.Is(err, cs.want) || !strings.HasPrefix(err.Error(), "oncent: new ID for User: ") || u != nil {
-					t.Errorf("create: %v, %v; want %v", u, err, cs.want)
+				if assert.ErrorIs(t, err, cs.want, "create: %v", u) {
+					assert.True(t, strings.HasPrefix(err.Error(), "oncent: new ID for User: "), "create: %v; want it to begin \"oncent: new ID for User: \"", err)
 				}
+				assert.Nil(t, u, "create: %v, %v; want no user", u, err)
 				posts, err := c.Post.CreateBulk(
 					c.Post.Create().SetTitle("a").SetAuthor(ada).SetID(ids.PostID(once.FromUint64(5))),
 					c.Post.Create().SetTitle("b").SetAuthor(ada),
 				).Save(ctx)
-				if !errors.Is(err, cs.want) || posts != nil {
-					t.Errorf("bulk create: %v, %v; want %v", posts, err, cs.want)
-				}
-				if s := l.take(); len(s) != 0 {
-					t.Errorf("ran SQL: %q", s)
-				}
+				assert.ErrorIs(t, err, cs.want, "bulk create: %v", posts)
+				assert.Nil(t, posts, "bulk create: %v, %v; want no posts", posts, err)
+				assert.Empty(t, l.take(), "ran SQL")
 				users, _ := c.User.Query().Count(ctx)
 				posts2, _ := c.Post.Query().Count(ctx)
-				if users != 1 || posts2 != 0 {
-					t.Errorf("%d users, %d posts; want 1 and 0", users, posts2)
-				}
+				assert.Equal(t, 1, users, "%d users, %d posts; want 1 and 0", users, posts2)
+				assert.Equal(t, 0, posts2, "%d users, %d posts; want 1 and 0", users, posts2)
 			})
 		}
 	})
@@ -307,16 +283,12 @@ func TestColumns(t *testing.T) {
 				FROM sqlite_master m, pragma_table_info(m.name) c WHERE m.type = 'table' AND c.name LIKE '%id'`
 		}
 		rows, err := db.sql.Query(q)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err, "catalog query")
 		defer rows.Close()
 		got := map[string]string{}
 		for rows.Next() {
 			var col, typ string
-			if err := rows.Scan(&col, &typ); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, rows.Scan(&col, &typ), "catalog row")
 			// MariaDB spells bigint with its display width.
 			got[strings.ToLower(col)] = strings.Replace(strings.ToLower(typ), "bigint(20)", "bigint", 1)
 		}
@@ -324,9 +296,7 @@ func TestColumns(t *testing.T) {
 		wantText := map[string]string{"postgres": "character varying(11)no", "mysql": "varbinary(11)", "sqlite3": "text"}[db.dialect]
 		for col, want := range map[string]string{"users.id": want, "posts.id": want, "posts.author_id": want, "posts.editor_id": want,
 			"post_tags.post_id": want, "tags.id": wantText, "post_tags.tag_id": wantText} {
-			if got[col] != want {
-				t.Errorf("%s: %q, want %q (all: %v)", col, got[col], want, got)
-			}
+			assert.Equal(t, want, got[col], "%s (all: %v)", col, got)
 		}
 	})
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/once-go/once/examples/ent/ent/post"
 	"github.com/once-go/once/examples/ent/ent/user"
@@ -23,32 +25,27 @@ func TestIDQueries(t *testing.T) {
 		generator(t, true)
 		c, _ := client(t, db)
 		ada, err := c.User.Create().SetEmail("ada@example.com").Save(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err, "create ada")
 		posts, err := c.Post.CreateBulk(c.Post.Create().SetTitle("a").SetAuthor(ada), c.Post.Create().SetTitle("b").SetAuthor(ada)).Save(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err, "create posts")
 		const bug = "sql/scan: missing struct field for column: id"
-		if _, err := c.User.Query().IDs(ctx); err == nil || !strings.Contains(err.Error(), bug) {
-			t.Errorf("IDs: %v, want ent's %q (if ent fixed it, update the README's pattern)", err, bug)
-		}
-		if _, err := c.User.Query().Where(user.Email("ada@example.com")).Exist(ctx); err == nil || !strings.Contains(err.Error(), bug) {
-			t.Errorf("Exist: %v, want ent's %q", err, bug)
-		}
-		if _, err := ada.QueryPosts().FirstID(ctx); err == nil || !strings.Contains(err.Error(), bug) {
-			t.Errorf("FirstID: %v, want ent's %q", err, bug)
-		}
+		_, err = c.User.Query().IDs(ctx)
+		assert.ErrorContains(t, err, bug, "IDs: want ent's bug (if ent fixed it, update the README's pattern)")
+		_, err = c.User.Query().Where(user.Email("ada@example.com")).Exist(ctx)
+		assert.ErrorContains(t, err, bug, "Exist: want ent's bug")
+		_, err = ada.QueryPosts().FirstID(ctx)
+		assert.ErrorContains(t, err, bug, "FirstID: want ent's bug")
 
 		// The pattern.
-		if n, err := c.User.Query().Where(user.Email("ada@example.com")).Count(ctx); err != nil || n != 1 {
-			t.Errorf("Count for Exist: %d (%v)", n, err)
+		if n, err := c.User.Query().Where(user.Email("ada@example.com")).Count(ctx); assert.NoError(t, err, "Count for Exist") {
+			assert.Equal(t, 1, n, "Count for Exist")
 		}
 		keys, err := ada.QueryPosts().Select(post.FieldID).All(ctx)
-		if err != nil || len(keys) != 2 || keys[0].ID == keys[1].ID ||
-			keys[0].ID != posts[0].ID && keys[0].ID != posts[1].ID || keys[1].ID != posts[0].ID && keys[1].ID != posts[1].ID {
-			t.Errorf("Select(FieldID).All: %v (%v)", keys, err)
+		if assert.NoError(t, err, "Select(FieldID).All") && assert.Len(t, keys, 2, "Select(FieldID).All") {
+			want := []ids.PostID{posts[0].ID, posts[1].ID}
+			assert.NotEqual(t, keys[0].ID, keys[1].ID, "Select(FieldID).All: %v; want two keys", keys)
+			assert.Contains(t, want, keys[0].ID, "Select(FieldID).All: %v; want the posts' keys %v", keys, want)
+			assert.Contains(t, want, keys[1].ID, "Select(FieldID).All: %v; want the posts' keys %v", keys, want)
 		}
 	})
 }
@@ -62,31 +59,28 @@ func TestBulkCreate(t *testing.T) {
 		generator(t, true)
 		c, _ := client(t, db)
 		users, err := c.User.CreateBulk(c.User.Create().SetEmail("ada@example.com"), c.User.Create().SetEmail("grace@example.com")).Save(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err, "create users")
 		tags, err := c.Tag.CreateBulk(c.Tag.Create().SetName("go"), c.Tag.Create().SetName("sql"), c.Tag.Create().SetName("ids")).Save(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err, "create tags")
 		posts, err := c.Post.CreateBulk(
 			c.Post.Create().SetTitle("one").SetAuthor(users[0]).AddTags(tags[0], tags[1]),
 			c.Post.Create().SetTitle("two").SetAuthor(users[1]).SetEditor(users[0]).AddTags(tags[2]),
 			c.Post.Create().SetTitle("three").SetAuthorID(users[1].ID),
 		).Save(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err, "create posts")
 		want := map[ids.PostID][2]int{posts[0].ID: {0, 2}, posts[1].ID: {1, 1}, posts[2].ID: {1, 0}} // author, tag count
 		for id, w := range want {
 			p, err := c.Post.Query().Where(post.ID(id)).WithAuthor().WithTags().Only(ctx)
-			if err != nil || p.Edges.Author.ID != users[w[0]].ID || len(p.Edges.Tags) != w[1] {
-				t.Errorf("post %v: %+v (%v)", id, p, err)
+			if !assert.NoError(t, err, "post %v", id) {
+				continue
 			}
+			if assert.NotNil(t, p.Edges.Author, "post %v: %+v; want the author loaded", id, p) {
+				assert.Equal(t, users[w[0]].ID, p.Edges.Author.ID, "post %v: %+v; want author %v", id, p, users[w[0]].ID)
+			}
+			assert.Len(t, p.Edges.Tags, w[1], "post %v: %+v; tags", id, p)
 		}
-		var n int
-		if n, err = c.Tag.Query().Count(ctx); err != nil || n != 3 {
-			t.Errorf("tags: %d (%v)", n, err)
+		if n, err := c.Tag.Query().Count(ctx); assert.NoError(t, err, "tags") {
+			assert.Equal(t, 3, n, "tags")
 		}
 	})
 }

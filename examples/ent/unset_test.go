@@ -3,9 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/once-go/once/examples/ent/ent"
 	"github.com/once-go/once/examples/ent/ids"
@@ -21,30 +22,21 @@ func TestUnsetID(t *testing.T) {
 		generator(t, true)
 		c, l := client(t, db)
 		ada, err := c.User.Create().SetEmail("ada@example.com").Save(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err, "create ada")
 		post, err := c.Post.Create().SetTitle("Notes").SetAuthor(ada).Save(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err, "create a post")
 		l.take()
 		refused := func(what string, err error, field string) {
 			t.Helper()
-			if !errors.Is(err, once.ErrInvalid) || !strings.Contains(err.Error(), "oncent: Post."+field+" ") {
-				t.Errorf("%s: %v, want once.ErrInvalid naming Post.%s", what, err, field)
-			}
-			if s := l.take(); len(s) != 0 {
-				t.Errorf("%s: ran %q", what, s)
-			}
+			assert.ErrorIs(t, err, once.ErrInvalid, "%s: want once.ErrInvalid naming Post.%s", what, field)
+			assert.ErrorContains(t, err, "oncent: Post."+field+" ", "%s: want once.ErrInvalid naming Post.%s", what, field)
+			assert.Empty(t, l.take(), "%s: ran SQL", what)
 		}
 		_, err = c.Post.Create().SetTitle("x").SetAuthorID(ids.UserID{}).Save(ctx)
 		refused("create, zero foreign key", err, "author_id")
 
 		var in ent.Post
-		if err := json.Unmarshal([]byte(`{"title":"x","author_id":"`+ada.ID.String()+`","editor_id":""}`), &in); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.Unmarshal([]byte(`{"title":"x","author_id":"`+ada.ID.String()+`","editor_id":""}`), &in), "JSON with editor_id \"\"")
 		_, err = c.Post.Create().SetTitle(in.Title).SetAuthorID(in.AuthorID).SetNillableEditorID(in.EditorID).Save(ctx)
 		refused(`create, *T from JSON ""`, err, "editor_id")
 
@@ -56,11 +48,12 @@ func TestUnsetID(t *testing.T) {
 		err = c.Post.Update().SetNillableEditorID(in.EditorID).Exec(ctx)
 		refused(`update, *T from JSON ""`, err, "editor_id")
 
-		if n, err := c.Post.Query().Count(ctx); err != nil || n != 1 {
-			t.Errorf("%d posts (%v), want 1", n, err)
+		if n, err := c.Post.Query().Count(ctx); assert.NoError(t, err, "posts") {
+			assert.Equal(t, 1, n, "posts")
 		}
-		if p, err := c.Post.Get(ctx, post.ID); err != nil || p.AuthorID != ada.ID || p.EditorID != nil {
-			t.Errorf("post after the refused updates: %+v (%v)", p, err)
+		if p, err := c.Post.Get(ctx, post.ID); assert.NoError(t, err, "post after the refused updates") {
+			assert.Equal(t, ada.ID, p.AuthorID, "post after the refused updates: %+v; want author %v", p, ada.ID)
+			assert.Nil(t, p.EditorID, "post after the refused updates: %+v; want no editor", p)
 		}
 	})
 }

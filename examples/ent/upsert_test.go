@@ -3,9 +3,10 @@ package main
 import (
 	"context"
 	"database/sql"
-	"errors"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/once-go/once/examples/ent/ent"
 	"github.com/once-go/once/examples/ent/ent/user"
@@ -25,73 +26,61 @@ func TestUpsert(t *testing.T) {
 		generator(t, true)
 		c, _ := client(t, db)
 		ada, err := c.User.Create().SetEmail("ada@example.com").Save(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err, "create ada")
 		post, err := c.Post.Create().SetTitle("Notes").SetAuthor(ada).Save(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err, "create a post")
 		same := func() *ent.UserUpsertOne {
 			return c.User.Create().SetEmail("ada@example.com").OnConflictColumns(user.FieldEmail).UpdateNewValues()
 		}
 		if db.dialect == "mysql" {
-			if _, err := same().ID(ctx); err == nil || !strings.Contains(err.Error(), "UserUpsertOne.ID is not supported by MySQL driver") {
-				t.Errorf("UpsertOne.ID on MySQL: %v, want ent's error naming the call", err)
-			}
-			if err := same().Exec(ctx); err != nil {
-				t.Errorf("UpsertOne.Exec on MySQL: %v", err)
-			}
+			_, err := same().ID(ctx)
+			assert.ErrorContains(t, err, "UserUpsertOne.ID is not supported by MySQL driver", "UpsertOne.ID on MySQL: want ent's error naming the call")
+			assert.NoError(t, same().Exec(ctx), "UpsertOne.Exec on MySQL")
 		} else {
 			id, err := same().ID(ctx)
-			if err != nil || id != ada.ID {
-				t.Errorf("UpdateNewValues: %v (%v), want the existing %v", id, err, ada.ID)
+			if assert.NoError(t, err, "UpdateNewValues") {
+				assert.Equal(t, ada.ID, id, "UpdateNewValues: %v, want the existing %v", id, ada.ID)
 			}
 			fresh, err := c.User.Create().SetEmail("grace@example.com").OnConflictColumns(user.FieldEmail).UpdateNewValues().ID(ctx)
-			if err != nil || fresh.IsZero() || fresh == ada.ID {
-				t.Errorf("upsert of a new row: %v (%v)", fresh, err)
+			if assert.NoError(t, err, "upsert of a new row") {
+				assert.False(t, fresh.IsZero(), "upsert of a new row: %v, want a key", fresh)
+				assert.NotEqual(t, ada.ID, fresh, "upsert of a new row: %v, want a key other than ada's", fresh)
 			}
 			ignored, err := c.User.Create().SetEmail("ada@example.com").OnConflictColumns(user.FieldEmail).Ignore().ID(ctx)
-			if err != nil || ignored != ada.ID {
-				t.Errorf("Ignore: %v (%v), want the existing %v", ignored, err, ada.ID)
+			if assert.NoError(t, err, "Ignore") {
+				assert.Equal(t, ada.ID, ignored, "Ignore: %v, want the existing %v", ignored, ada.ID)
 			}
 			skipped, err := c.User.Create().SetEmail("ada@example.com").OnConflictColumns(user.FieldEmail).DoNothing().ID(ctx)
-			if !errors.Is(err, sql.ErrNoRows) || !skipped.IsZero() {
-				t.Errorf("DoNothing on an existing row: %v (%v), want the zero key and sql.ErrNoRows", skipped, err)
-			}
+			assert.ErrorIs(t, err, sql.ErrNoRows, "DoNothing on an existing row: %v, want the zero key and sql.ErrNoRows", skipped)
+			assert.True(t, skipped.IsZero(), "DoNothing on an existing row: %v (%v), want the zero key and sql.ErrNoRows", skipped, err)
 		}
 		// The key of the existing row is kept, and its posts still point
 		// to it.
 		got, err := c.User.Query().Where(user.Email("ada@example.com")).Only(ctx)
-		if err != nil || got.ID != ada.ID {
-			t.Fatalf("ada after the upserts: %v (%v), want key %v", got, err, ada.ID)
+		require.NoError(t, err, "ada after the upserts")
+		require.Equal(t, ada.ID, got.ID, "ada after the upserts: %v, want key %v", got, ada.ID)
+		if n, err := got.QueryPosts().Count(ctx); assert.NoError(t, err, "ada's posts") {
+			assert.Equal(t, 1, n, "ada's posts")
 		}
-		if n, err := got.QueryPosts().Count(ctx); err != nil || n != 1 {
-			t.Errorf("ada's posts: %d (%v)", n, err)
-		}
-		if p, err := c.Post.Get(ctx, post.ID); err != nil || p.AuthorID != ada.ID {
-			t.Errorf("post after the upserts: %v (%v)", p, err)
+		if p, err := c.Post.Get(ctx, post.ID); assert.NoError(t, err, "post after the upserts") {
+			assert.Equal(t, ada.ID, p.AuthorID, "post after the upserts: %v, want author %v", p, ada.ID)
 		}
 
 		// Bulk: UpdateNewValues keeps every existing key.
 		err = c.User.CreateBulk(c.User.Create().SetEmail("ada@example.com"), c.User.Create().SetEmail("edsger@example.com")).
 			OnConflictColumns(user.FieldEmail).UpdateNewValues().Exec(ctx)
-		if err != nil {
-			t.Fatal(err)
+		require.NoError(t, err, "bulk upsert")
+		if got, err := c.User.Query().Where(user.Email("ada@example.com")).Only(ctx); assert.NoError(t, err, "ada after the bulk upsert") {
+			assert.Equal(t, ada.ID, got.ID, "ada after the bulk upsert: %v, want %v", got, ada.ID)
 		}
-		if got, err := c.User.Query().Where(user.Email("ada@example.com")).Only(ctx); err != nil || got.ID != ada.ID {
-			t.Errorf("ada after the bulk upsert: %v (%v), want %v", got, err, ada.ID)
-		}
-		if n, err := c.User.Query().Where(user.Email("edsger@example.com")).Count(ctx); err != nil || n != 1 {
-			t.Errorf("edsger after the bulk upsert: %d (%v)", n, err)
+		if n, err := c.User.Query().Where(user.Email("edsger@example.com")).Count(ctx); assert.NoError(t, err, "edsger after the bulk upsert") {
+			assert.Equal(t, 1, n, "edsger after the bulk upsert")
 		}
 		// An upsert by key (the caller sets it) updates that row.
 		err = c.User.Create().SetID(ada.ID).SetEmail("ada.l@example.com").OnConflictColumns(user.FieldID).UpdateNewValues().Exec(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, err := c.User.Get(ctx, ada.ID); err != nil || got.Email != "ada.l@example.com" {
-			t.Errorf("upsert by key: %v (%v)", got, err)
+		require.NoError(t, err, "upsert by key")
+		if got, err := c.User.Get(ctx, ada.ID); assert.NoError(t, err, "upsert by key") {
+			assert.Equal(t, "ada.l@example.com", got.Email, "upsert by key: %v", got)
 		}
 	})
 }

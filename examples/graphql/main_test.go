@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/once-go/once/examples/internal/exampletest"
 )
 
@@ -22,18 +25,12 @@ type gqlResponse struct {
 func query(t *testing.T, base, q string, vars map[string]any) gqlResponse {
 	t.Helper()
 	body, err := json.Marshal(map[string]any{"query": q, "variables": vars})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	resp, err := http.Post(base+"/graphql", "application/json", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer resp.Body.Close()
 	var r gqlResponse
-	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&r), "%s", q)
 	return r
 }
 
@@ -49,25 +46,30 @@ func TestQueries(t *testing.T) {
 	base := exampletest.Serve(t, run)
 	r := query(t, base, `mutation { createUser(name: "Ada") { id name } }`, nil)
 	var ada user
-	if len(r.Errors) > 0 || json.Unmarshal(r.Data["createUser"], &ada) != nil || !strings.HasPrefix(ada.ID, "usr_") || len(ada.ID) != 15 {
-		t.Fatalf("createUser: %+v", r)
-	}
+	require.Empty(t, r.Errors, "createUser: %+v", r)
+	require.NoError(t, json.Unmarshal(r.Data["createUser"], &ada), "createUser: %s", r.Data["createUser"])
+	require.True(t, strings.HasPrefix(ada.ID, "usr_"), "createUser: id %q, want prefix usr_", ada.ID)
+	require.Len(t, ada.ID, 15, "createUser: id")
 	r = query(t, base, `mutation($by: UserID) { createUser(name: "Bob", invitedBy: $by) { id invitedBy { id name } } }`,
 		map[string]any{"by": ada.ID})
 	var bob user
-	if len(r.Errors) > 0 || json.Unmarshal(r.Data["createUser"], &bob) != nil || bob.InvitedBy == nil || bob.InvitedBy.ID != ada.ID {
-		t.Fatalf("createUser invited by Ada: %+v", r)
-	}
+	require.Empty(t, r.Errors, "createUser invited by Ada: %+v", r)
+	require.NoError(t, json.Unmarshal(r.Data["createUser"], &bob), "createUser invited by Ada: %s", r.Data["createUser"])
+	require.NotNil(t, bob.InvitedBy, "createUser invited by Ada: %s", r.Data["createUser"])
+	require.Equal(t, ada.ID, bob.InvitedBy.ID, "createUser invited by Ada: invitedBy")
 	r = query(t, base, `{ user(id: "`+bob.ID+`") { id name invitedBy { id invitedBy { id } } } }`, nil)
 	var got user
-	if len(r.Errors) > 0 || json.Unmarshal(r.Data["user"], &got) != nil || got.ID != bob.ID || got.Name != "Bob" ||
-		got.InvitedBy == nil || got.InvitedBy.ID != ada.ID || got.InvitedBy.InvitedBy != nil {
-		t.Fatalf("user(Bob): %+v", r)
+	require.Empty(t, r.Errors, "user(Bob): %+v", r)
+	require.NoError(t, json.Unmarshal(r.Data["user"], &got), "user(Bob): %s", r.Data["user"])
+	assert.Equal(t, bob.ID, got.ID, "user(Bob): id")
+	assert.Equal(t, "Bob", got.Name, "user(Bob): name")
+	if assert.NotNil(t, got.InvitedBy, "user(Bob): %s, want invitedBy Ada", r.Data["user"]) {
+		assert.Equal(t, ada.ID, got.InvitedBy.ID, "user(Bob): invitedBy")
+		assert.Nil(t, got.InvitedBy.InvitedBy, "user(Bob): %s, want Ada invited by no one", r.Data["user"])
 	}
 	r = query(t, base, `{ user(id: "usr_zAjhfZyAAAE") { id } }`, nil)
-	if len(r.Errors) > 0 || string(r.Data["user"]) != "null" {
-		t.Errorf("user with no row: %+v, want null", r)
-	}
+	assert.Empty(t, r.Errors, "user with no row: %+v, want null", r)
+	assert.Equal(t, "null", string(r.Data["user"]), "user with no row")
 }
 
 // TestBadIDs: a wrong prefix, a non-canonical spelling, a number or an
@@ -77,9 +79,8 @@ func TestBadIDs(t *testing.T) {
 	base := exampletest.Serve(t, run)
 	r := query(t, base, `mutation { createUser(name: "Ada") { id } }`, nil)
 	var ada user
-	if len(r.Errors) > 0 || json.Unmarshal(r.Data["createUser"], &ada) != nil {
-		t.Fatalf("createUser: %+v", r)
-	}
+	require.Empty(t, r.Errors, "createUser: %+v", r)
+	require.NoError(t, json.Unmarshal(r.Data["createUser"], &ada), "createUser: %s", r.Data["createUser"])
 	spare := ada.ID[:14] + "B"
 	for _, c := range []struct {
 		q    string
@@ -96,15 +97,17 @@ func TestBadIDs(t *testing.T) {
 		{`mutation($by: UserID) { createUser(name: "Eve", invitedBy: $by) { id } }`, map[string]any{"by": spare}, "non-zero spare bits"},
 	} {
 		r := query(t, base, c.q, c.vars)
-		if len(r.Errors) != 1 || !strings.Contains(r.Errors[0].Message, c.want) || !strings.Contains(r.Errors[0].Message, "once") {
-			t.Errorf("%s %v: %+v, want one error containing %q", c.q, c.vars, r, c.want)
+		if assert.Len(t, r.Errors, 1, "%s %v: %+v, want one error containing %q", c.q, c.vars, r, c.want) {
+			assert.Contains(t, r.Errors[0].Message, c.want, "%s %v", c.q, c.vars)
+			assert.Contains(t, r.Errors[0].Message, "once", "%s %v: want once's parse error", c.q, c.vars)
 		}
-		if v, ok := r.Data["user"]; ok && string(v) != "null" {
-			t.Errorf("%s: data %s", c.q, v)
+		if v, ok := r.Data["user"]; ok {
+			assert.Equal(t, "null", string(v), "%s: data", c.q)
 		}
 	}
-	if r := query(t, base, `mutation($by: UserID) { createUser(name: "Eve", invitedBy: $by) { id } }`,
-		map[string]any{"by": "usr_zAjhfZyAAAE"}); len(r.Errors) != 1 || !strings.Contains(r.Errors[0].Message, "no user") {
-		t.Errorf("invited by no one: %+v", r)
+	r = query(t, base, `mutation($by: UserID) { createUser(name: "Eve", invitedBy: $by) { id } }`,
+		map[string]any{"by": "usr_zAjhfZyAAAE"})
+	if assert.Len(t, r.Errors, 1, "invited by no one: %+v", r) {
+		assert.Contains(t, r.Errors[0].Message, "no user", "invited by no one")
 	}
 }

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/once-go/once/examples/internal/exampletest"
 	"github.com/once-go/once/once"
 )
@@ -17,21 +20,15 @@ func serve(t *testing.T) string { return exampletest.Serve(t, run) }
 func call(t *testing.T, method, url, body string) (int, map[string]any) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer resp.Body.Close()
 	var v map[string]any
-	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
-	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&v), "%s %s", method, url)
 	return resp.StatusCode, v
 }
 
@@ -40,16 +37,10 @@ func call(t *testing.T, method, url, body string) (int, map[string]any) {
 func TestDocument(t *testing.T) {
 	base := serve(t)
 	code, doc := call(t, "GET", base+"/openapi.json", "")
-	if code != 200 {
-		t.Fatalf("GET /openapi.json: %d", code)
-	}
+	require.Equal(t, 200, code, "GET /openapi.json")
 	want, err := once.SchemaOf(UserID{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want.Pattern != `^usr_[A-Za-z0-9_-]{10}[AEIMQUYcgkosw048]$` {
-		t.Fatalf("UserID pattern %s", want.Pattern)
-	}
+	require.NoError(t, err)
+	require.Equal(t, `^usr_[A-Za-z0-9_-]{10}[AEIMQUYcgkosw048]$`, want.Pattern, "UserID pattern")
 	var schemas []any
 	var walk func(v any, path string)
 	walk = func(v any, path string) {
@@ -57,9 +48,10 @@ func TestDocument(t *testing.T) {
 		case map[string]any:
 			if _, ok := v[once.SchemaExtension]; ok {
 				schemas = append(schemas, v)
-				if v["pattern"] != want.Pattern || v["type"] != "string" || v["minLength"] != 15.0 || v["maxLength"] != 15.0 {
-					t.Errorf("%s: %v", path, v)
-				}
+				assert.Equal(t, want.Pattern, v["pattern"], "%s: pattern of %v", path, v)
+				assert.Equal(t, "string", v["type"], "%s: type of %v", path, v)
+				assert.Equal(t, 15.0, v["minLength"], "%s: minLength of %v", path, v)
+				assert.Equal(t, 15.0, v["maxLength"], "%s: maxLength of %v", path, v)
 			}
 			for k, e := range v {
 				walk(e, path+"/"+k)
@@ -73,9 +65,7 @@ func TestDocument(t *testing.T) {
 	walk(doc, "")
 	// The path parameter, the request body's invited_by, User's id and
 	// invited_by.
-	if len(schemas) != 4 {
-		t.Errorf("%d ID schemas in the document, want 4", len(schemas))
-	}
+	assert.Len(t, schemas, 4, "ID schemas in the document")
 }
 
 // TestUsers: valid IDs work in paths and bodies; malformed ones are
@@ -85,24 +75,23 @@ func TestUsers(t *testing.T) {
 	base := serve(t)
 	code, ada := call(t, "POST", base+"/users", `{"name":"Ada"}`)
 	adaID, _ := ada["id"].(string)
-	if code != 201 || !strings.HasPrefix(adaID, "usr_") || len(adaID) != 15 {
-		t.Fatalf("POST /users: %d %v", code, ada)
-	}
+	require.Equal(t, 201, code, "POST /users: %v", ada)
+	require.True(t, strings.HasPrefix(adaID, "usr_"), "POST /users: id %q, want prefix usr_: %v", adaID, ada)
+	require.Len(t, adaID, 15, "POST /users: id")
 	code, bob := call(t, "POST", base+"/users", `{"name":"Bob","invited_by":"`+adaID+`"}`)
-	if code != 201 || bob["invited_by"] != adaID {
-		t.Fatalf("POST /users invited by Ada: %d %v", code, bob)
-	}
+	require.Equal(t, 201, code, "POST /users invited by Ada: %v", bob)
+	require.Equal(t, adaID, bob["invited_by"], "POST /users invited by Ada: %v", bob)
 	code, got := call(t, "GET", base+"/users/"+bob["id"].(string), "")
-	if code != 200 || got["name"] != "Bob" || got["invited_by"] != adaID {
-		t.Fatalf("GET Bob: %d %v", code, got)
-	}
+	require.Equal(t, 200, code, "GET Bob: %v", got)
+	assert.Equal(t, "Bob", got["name"], "GET Bob: %v", got)
+	assert.Equal(t, adaID, got["invited_by"], "GET Bob: %v", got)
 
 	noSuch := UserID(once.FromUint64(1)).String()
-	if code, v := call(t, "GET", base+"/users/"+noSuch, ""); code != 404 {
-		t.Errorf("GET /users/%s: %d %v, want 404", noSuch, code, v)
-	}
-	if code, v := call(t, "POST", base+"/users", `{"name":"Eve","invited_by":"`+noSuch+`"}`); code != 422 || !strings.Contains(v["detail"].(string), "no user") {
-		t.Errorf("invited by no one: %d %v, want the handler's 422", code, v)
+	code, v := call(t, "GET", base+"/users/"+noSuch, "")
+	assert.Equal(t, 404, code, "GET /users/%s: %v", noSuch, v)
+	code, v = call(t, "POST", base+"/users", `{"name":"Eve","invited_by":"`+noSuch+`"}`)
+	if assert.Equal(t, 422, code, "invited by no one: %v, want the handler's 422", v) {
+		assert.Contains(t, v["detail"], "no user", "invited by no one: %v, want the handler's 422", v)
 	}
 
 	spare := adaID[:14] + "B" // non-zero spare bits: not a spelling
@@ -120,8 +109,7 @@ func TestUsers(t *testing.T) {
 		if len(errs) > 0 {
 			first, _ = errs[0].(map[string]any)
 		}
-		if code != 422 || first["location"] != c.location {
-			t.Errorf("%s %s %s: %d %v, want huma's 422 at %s", c.method, c.path, c.body, code, v, c.location)
-		}
+		assert.Equal(t, 422, code, "%s %s %s: %v, want huma's 422 at %s", c.method, c.path, c.body, v, c.location)
+		assert.Equal(t, c.location, first["location"], "%s %s %s: %v, want huma's 422 at %s", c.method, c.path, c.body, v, c.location)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/once-go/once/examples/internal/exampletest"
 	"github.com/once-go/once/examples/openapi/ids"
@@ -21,21 +23,15 @@ func serve(t *testing.T) string { return exampletest.Serve(t, run) }
 func call(t *testing.T, method, url, body string) (int, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return resp.StatusCode, string(b)
 }
 
@@ -51,24 +47,24 @@ type userJSON struct {
 // Go type.
 func TestSpecSchema(t *testing.T) {
 	doc, err := openapi3.NewLoader().LoadFromData(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := doc.Validate(context.Background()); err != nil {
-		t.Fatalf("openapi.yaml: %v", err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, doc.Validate(context.Background()), "openapi.yaml")
 	want, err := once.SchemaOf(ids.UserID{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	s := doc.Components.Schemas["UserID"].Value
 	ext, _ := s.Extensions[once.SchemaExtension].(map[string]any)
-	if !s.Type.Is("string") || s.Format != once.SchemaFormat || s.Pattern != want.Pattern ||
-		s.MinLength != uint64(want.MinLength) || s.MaxLength == nil || *s.MaxLength != uint64(want.MaxLength) ||
-		s.Description != want.Description || s.Example != want.Example ||
-		ext["prefix"] != want.Prefix || ext["format"] != want.Format.String() || ext["mask"] != want.Mask {
-		t.Errorf("openapi.yaml UserID:\n%+v\nwant the fields of\n%+v", s, want)
+	assert.True(t, s.Type.Is("string"), "openapi.yaml UserID type %v, want string", s.Type)
+	assert.Equal(t, once.SchemaFormat, s.Format, "openapi.yaml UserID format")
+	assert.Equal(t, want.Pattern, s.Pattern, "openapi.yaml UserID pattern")
+	assert.Equal(t, uint64(want.MinLength), s.MinLength, "openapi.yaml UserID minLength")
+	if assert.NotNil(t, s.MaxLength, "openapi.yaml UserID maxLength") {
+		assert.Equal(t, uint64(want.MaxLength), *s.MaxLength, "openapi.yaml UserID maxLength")
 	}
+	assert.Equal(t, want.Description, s.Description, "openapi.yaml UserID description")
+	assert.Equal(t, want.Example, s.Example, "openapi.yaml UserID example")
+	assert.Equal(t, want.Prefix, ext["prefix"], "openapi.yaml UserID %s.prefix", once.SchemaExtension)
+	assert.Equal(t, want.Format.String(), ext["format"], "openapi.yaml UserID %s.format", once.SchemaExtension)
+	assert.Equal(t, want.Mask, ext["mask"], "openapi.yaml UserID %s.mask", once.SchemaExtension)
 }
 
 // TestServers: through each generated server, valid IDs work in the path
@@ -77,33 +73,32 @@ func TestSpecSchema(t *testing.T) {
 // once's parse error, before the handler (which answers 404 or 422).
 func TestServers(t *testing.T) {
 	base := serve(t)
-	if code, body := call(t, "GET", base+"/openapi.yaml", ""); code != 200 || !strings.Contains(body, "x-ogen-type") {
-		t.Errorf("GET /openapi.yaml: %d", code)
-	}
+	code, body := call(t, "GET", base+"/openapi.yaml", "")
+	assert.Equal(t, 200, code, "GET /openapi.yaml")
+	assert.Contains(t, body, "x-ogen-type", "GET /openapi.yaml")
 	for _, server := range []string{"/oapi", "/ogen"} {
 		t.Run(server[1:], func(t *testing.T) {
 			api := base + server
 			code, body := call(t, "POST", api+"/users", `{"name":"Ada"}`)
 			var ada, bob, got userJSON
-			if code != 201 || json.Unmarshal([]byte(body), &ada) != nil || !strings.HasPrefix(ada.ID, "usr_") || len(ada.ID) != 15 {
-				t.Fatalf("POST /users: %d %s", code, body)
-			}
+			require.Equal(t, 201, code, "POST /users: %s", body)
+			require.NoError(t, json.Unmarshal([]byte(body), &ada), "POST /users: %s", body)
+			require.True(t, strings.HasPrefix(ada.ID, "usr_"), "POST /users: id %q, want prefix usr_", ada.ID)
+			require.Len(t, ada.ID, 15, "POST /users: id")
 			code, body = call(t, "POST", api+"/users", `{"name":"Bob","invited_by":"`+ada.ID+`"}`)
-			if code != 201 || json.Unmarshal([]byte(body), &bob) != nil || bob.InvitedBy != ada.ID {
-				t.Fatalf("POST /users invited by Ada: %d %s", code, body)
-			}
+			require.Equal(t, 201, code, "POST /users invited by Ada: %s", body)
+			require.NoError(t, json.Unmarshal([]byte(body), &bob), "POST /users invited by Ada: %s", body)
+			require.Equal(t, ada.ID, bob.InvitedBy, "POST /users invited by Ada: %s", body)
 			code, body = call(t, "GET", api+"/users/"+bob.ID, "")
-			if code != 200 || json.Unmarshal([]byte(body), &got) != nil || got != bob {
-				t.Fatalf("GET Bob: %d %s, want %+v", code, body, bob)
-			}
+			require.Equal(t, 200, code, "GET Bob: %s", body)
+			require.NoError(t, json.Unmarshal([]byte(body), &got), "GET Bob: %s", body)
+			assert.Equal(t, bob, got, "GET Bob: %s", body)
 
 			noSuch := "usr_zAjhfZyAAAE" // a valid spelling that no user has
-			if code, body := call(t, "GET", api+"/users/"+noSuch, ""); code != 404 {
-				t.Errorf("GET /users/%s: %d %s, want 404", noSuch, code, body)
-			}
-			if code, body := call(t, "POST", api+"/users", `{"name":"Eve","invited_by":"`+noSuch+`"}`); code != 422 {
-				t.Errorf("invited by no one: %d %s, want 422", code, body)
-			}
+			code, body = call(t, "GET", api+"/users/"+noSuch, "")
+			assert.Equal(t, 404, code, "GET /users/%s: %s", noSuch, body)
+			code, body = call(t, "POST", api+"/users", `{"name":"Eve","invited_by":"`+noSuch+`"}`)
+			assert.Equal(t, 422, code, "invited by no one: %s", body)
 
 			spare := ada.ID[:14] + "B"
 			for _, c := range []struct{ method, path, body string }{
@@ -116,9 +111,8 @@ func TestServers(t *testing.T) {
 				{"POST", "/users", `{"name":"Eve","invited_by":"` + ada.ID + `="}`},
 			} {
 				code, body := call(t, c.method, api+c.path, c.body)
-				if code != 400 || !strings.Contains(body, "once: invalid ID") {
-					t.Errorf("%s %s %s: %d %s, want 400 with once's parse error", c.method, c.path, c.body, code, body)
-				}
+				assert.Equal(t, 400, code, "%s %s %s: %s, want 400 with once's parse error", c.method, c.path, c.body, body)
+				assert.Contains(t, body, "once: invalid ID", "%s %s %s: want once's parse error", c.method, c.path, c.body)
 			}
 		})
 	}

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -50,13 +52,9 @@ func kubeconfig(t *testing.T) (string, kubernetes.Interface) {
 		return "", nil
 	}
 	cfg, _, err := k8slease.LoadConfig(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cs, err := k8slease.NewClientset(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	if err := cs.Discovery().RESTClient().Get().AbsPath("/readyz").Do(ctx).Error(); err != nil {
@@ -72,9 +70,8 @@ func namespace(t *testing.T, cs kubernetes.Interface) string {
 	t.Helper()
 	name := strings.ReplaceAll(testenv.Unique(t, "ex"), "_", "-")
 	ctx := context.Background()
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+	require.NoError(t, err, "namespace %s", name)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
@@ -138,17 +135,15 @@ func waitListening(t *testing.T, lines <-chan string, failed <-chan error) (id, 
 	for {
 		select {
 		case l, ok := <-lines:
-			if !ok {
-				t.Fatal("the program's output ended before it listened")
-			}
+			require.True(t, ok, "the program's output ended before it listened")
 			t.Log(l)
 			if m := listening.FindStringSubmatch(l); m != nil {
 				return m[1], m[2], m[3]
 			}
 		case err := <-failed:
-			t.Fatalf("the program ended early: %v", err)
+			require.Failf(t, "the program ended early", "error: %v", err)
 		case <-time.After(60 * time.Second):
-			t.Fatal("not listening after 60s")
+			require.Fail(t, "not listening after 60s")
 		}
 	}
 }
@@ -172,35 +167,27 @@ func TestExample(t *testing.T) {
 		done := make(chan error, 1)
 		go func() { done <- run(ctx, out) }()
 		id, leaseName, base := waitListening(t, out.lines, done)
-		if seen[id] {
-			t.Fatalf("pod %d got machine ID %s, already held by the other", i, id)
-		}
+		require.False(t, seen[id], "pod %d got machine ID %s, already held by the other", i, id)
 		seen[id] = true
 		resp, err := http.Get(base + "/id")
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var body map[string]string
 		json.NewDecoder(resp.Body).Decode(&body)
 		resp.Body.Close()
-		if _, err := once.ParseAs[OrderID](body["id"]); err != nil {
-			t.Errorf("GET /id: %v %v", body, err)
-		}
+		_, err = once.ParseAs[OrderID](body["id"])
+		assert.NoError(t, err, "GET /id: %v", body)
 		if i == 0 {
 			continue // keep the first pod running while the second starts
 		}
 		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("run: %v", err)
-		}
+		assert.NoError(t, <-done, "run")
 		name := strings.TrimPrefix(leaseName, ns+"/")
 		rec, err := cs.CoordinationV1().Leases(ns).Get(context.Background(), name, metav1.GetOptions{})
-		if err != nil || rec.Spec.HolderIdentity != nil {
-			t.Errorf("after shutdown Lease %s: %v, %v; want it released", name, rec, err)
+		if assert.NoError(t, err, "after shutdown Lease %s", name) {
+			assert.Nil(t, rec.Spec.HolderIdentity, "after shutdown Lease %s: %v; want it released", name, rec)
 		}
-		if b, _ := os.ReadFile(state); len(strings.TrimSpace(string(b))) != 0 {
-			t.Errorf("state file still holds a lease after a clean shutdown: %s", b)
-		}
+		b, _ := os.ReadFile(state)
+		assert.Empty(t, strings.TrimSpace(string(b)), "state file still holds a lease after a clean shutdown")
 	}
 }
 
@@ -218,12 +205,8 @@ func startChild(t *testing.T, env ...string) *child {
 	c.cmd = exec.Command(os.Args[0], "-test.run=^$")
 	c.cmd.Env = append(append(os.Environ(), childEnv+"=1"), env...)
 	stdout, err := c.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, c.cmd.Start())
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
@@ -258,31 +241,19 @@ func TestCrashRestart(t *testing.T) {
 	id1, name := start(state)
 	name = strings.TrimPrefix(name, ns+"/")
 	before, err := cs.CoordinationV1().Leases(ns).Get(context.Background(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t0 := time.Now()
 	id2, _ := start(state)
 	t.Logf("restart with the state file: machine ID %s, then %s (%v to listen again)", id1, id2, time.Since(t0).Round(time.Millisecond))
-	if id2 != id1 {
-		t.Fatalf("restarted with its state file, the program took machine ID %s; it held %s", id2, id1)
-	}
+	require.Equal(t, id1, id2, "restarted with its state file, the program took another machine ID than the one it held")
 	after, err := cs.CoordinationV1().Leases(ns).Get(context.Background(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *after.Spec.HolderIdentity == *before.Spec.HolderIdentity || *after.Spec.LeaseTransitions != *before.Spec.LeaseTransitions {
-		t.Errorf("reclaim: holder %q -> %q, transitions %d -> %d; want a new token and no takeover",
-			*before.Spec.HolderIdentity, *after.Spec.HolderIdentity, *before.Spec.LeaseTransitions, *after.Spec.LeaseTransitions)
-	}
+	require.NoError(t, err)
+	assert.NotEqual(t, *before.Spec.HolderIdentity, *after.Spec.HolderIdentity, "reclaim: holder; want a new token")
+	assert.Equal(t, *before.Spec.LeaseTransitions, *after.Spec.LeaseTransitions, "reclaim: transitions; want no takeover")
 	id3, _ := start(filepath.Join(t.TempDir(), "lease"))
 	leases, err := cs.CoordinationV1().Leases(ns).List(context.Background(), metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Logf("restart without it: machine ID %s; %d Leases held", id3, len(leases.Items))
-	if id3 == id1 || len(leases.Items) != 2 {
-		t.Errorf("a restart without the state file took machine ID %s (the killed one held %s), %d Leases; want another ID and 2 Leases",
-			id3, id1, len(leases.Items))
-	}
+	assert.NotEqual(t, id1, id3, "a restart without the state file took the killed one's machine ID")
+	assert.Equal(t, 2, len(leases.Items), "Leases after a restart without the state file (machine ID %s, the killed one held %s); want another ID and 2 Leases", id3, id1)
 }

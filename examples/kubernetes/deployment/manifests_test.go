@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -29,9 +31,7 @@ func TestManifests(t *testing.T) {
 		kinds := map[string]int{}
 		for _, obj := range decodeAll(t, file) {
 			kind, err := create(cs, ns, obj)
-			if err != nil {
-				t.Errorf("%s: %s: %v", file, kind, err)
-			}
+			assert.NoError(t, err, "%s: %s", file, kind)
 			kinds[kind]++
 		}
 		t.Logf("%s: %v accepted", file, kinds)
@@ -42,9 +42,7 @@ func TestManifests(t *testing.T) {
 func decodeAll(t *testing.T, file string) []any {
 	t.Helper()
 	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	var out []any
 	rd := utilyaml.NewYAMLReader(bufio.NewReader(f))
@@ -53,16 +51,12 @@ func decodeAll(t *testing.T, file string) []any {
 		if err == io.EOF {
 			return out
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err, "%s", file)
 		if strings.TrimSpace(string(doc)) == "" {
 			continue
 		}
 		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(doc, nil, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
+		require.NoError(t, err, "%s", file)
 		out = append(out, obj)
 	}
 }
