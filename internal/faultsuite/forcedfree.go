@@ -58,12 +58,7 @@ func HandoffForcedFree(t *testing.T) {
 		}
 		released := time.Now()
 		freeAt := awaitFree(t, ctx, sp, id)
-		r := startRig(t, cl.mustStrategy(t, false), newHolderLease(c, releaseNewSkew))
-		if got := r.m.MachineID(); got != id {
-			t.Fatalf("new holder got machine ID %d, want the freed %d", got, id)
-		}
-		r.gen.waitValues(t, time.Now(), 50, 5*time.Second)
-		newDraws := r.close()
+		r, newDraws := startNewHolder(t, c, cl, id, releaseNewSkew)
 
 		// The killed holder's clock when it was gone: at or above anything
 		// it drew.

@@ -67,6 +67,19 @@ func newHolderLease(c Coordinator, skew time.Duration) rigOptions {
 	return o
 }
 
+// startNewHolder starts a hand-off's new holder on c, skewed by skew, the
+// moment id is free; it fails the test unless the holder gets id, and
+// returns the rig, closed after 50 values, with what it drew.
+func startNewHolder(t *testing.T, c Coordinator, cl *Client, id int, skew time.Duration) (*rig, []draw) {
+	t.Helper()
+	r := startRig(t, cl.mustStrategy(t, false), newHolderLease(c, skew))
+	if got := r.m.MachineID(); got != id {
+		t.Fatalf("new holder got machine ID %d, want the old holder's %d", got, id)
+	}
+	r.gen.waitValues(t, time.Now(), 50, 5*time.Second)
+	return r, r.close()
+}
+
 // TestHandoffSkew: a holder process with a skewed clock holds the only
 // free ID and is cut off its coordinator (it generates until its
 // deadline); an in-process holder with a clock skewed the other way starts
@@ -117,12 +130,7 @@ func testHandoff(t *testing.T, c Coordinator, oldSkew, newSkew time.Duration, st
 	}
 	time.Sleep(time.Until(exp))
 	freeAt := awaitFree(t, ctx, sp, id)
-	r := startRig(t, cl.mustStrategy(t, false), newHolderLease(c, newSkew))
-	if got := r.m.MachineID(); got != id {
-		t.Fatalf("new holder got machine ID %d, want the old holder's %d", got, id)
-	}
-	r.gen.waitValues(t, time.Now(), 50, 5*time.Second)
-	newDraws := r.close()
+	r, newDraws := startNewHolder(t, c, cl, id, newSkew)
 	old.kill()
 
 	grant, _ := old.lastGrant()
