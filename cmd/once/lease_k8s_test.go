@@ -182,15 +182,18 @@ func TestK8sLeaseInProcess(t *testing.T) {
 // --release-hold.
 func TestK8sUsage(t *testing.T) {
 	t.Parallel()
+	// Usage errors come before any connection: a kubeconfig whose server
+	// is down shows that, and needs no API server to run.
+	dead := deadKubeconfig(t)
 	for _, c := range []struct {
 		args []string
 		code int
 		want string
 	}{
-		{[]string{"--dsn", testKubeconfig(), "--table", "Bad_Prefix"}, exitUsage, `--table "Bad_Prefix" must be a DNS label`},
-		{[]string{"--dsn", testKubeconfig(), "--mode", "key"}, exitUsage, "--driver kubernetes takes no --mode"},
+		{[]string{"--dsn", dead, "--table", "Bad_Prefix"}, exitUsage, `--table "Bad_Prefix" must be a DNS label`},
+		{[]string{"--dsn", dead, "--mode", "key"}, exitUsage, "--driver kubernetes takes no --mode"},
 		{[]string{"--dsn", filepath.Join(t.TempDir(), "none")}, exitFail, "no such file"},
-		{[]string{"--dsn", deadKubeconfig(t)}, exitFail, "connecting to the Kubernetes API server"},
+		{[]string{"--dsn", dead}, exitFail, "connecting to the Kubernetes API server"},
 		{nil, exitFail, "in-cluster configuration"},
 	} {
 		r := cli("", append([]string{"lease", "ls", "--driver", "kubernetes"}, c.args...)...)
@@ -198,7 +201,7 @@ func TestK8sUsage(t *testing.T) {
 			t.Errorf("lease ls --driver kubernetes %q: %v\nwant exit %d and %q", c.args, r, c.code, c.want)
 		}
 	}
-	r := cli("", "lease", "hold", "--driver", "kubernetes", "--dsn", testKubeconfig(), "--release-hold", "1s")
+	r := cli("", "lease", "hold", "--driver", "kubernetes", "--dsn", dead, "--release-hold", "1s")
 	if r.code != exitUsage || !strings.Contains(r.stderr, "--driver kubernetes takes no --release-hold") {
 		t.Errorf("--release-hold with --driver kubernetes: %v", r)
 	}
