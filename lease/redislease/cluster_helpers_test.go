@@ -63,10 +63,11 @@ func redis8Binaries(t *testing.T) clusterBinaries {
 
 // clusterNode is one redis-server of a test cluster.
 type clusterNode struct {
-	addr string
-	dir  string
-	args []string
-	cmd  *exec.Cmd
+	addr   string
+	dir    string
+	args   []string
+	cmd    *exec.Cmd
+	exited chan struct{} // closed when cmd has exited
 }
 
 // testCluster is a running test cluster.
@@ -81,24 +82,22 @@ type testCluster struct {
 // test ends.
 func startCluster(t *testing.T, bins clusterBinaries) *testCluster {
 	t.Helper()
+	return startClusterOn(t, bins, freePorts)
+}
+
+// startClusterOn is startCluster with the nodes' ports taken from pick.
+func startClusterOn(t *testing.T, bins clusterBinaries, pick func(*testing.T, int) []string) *testCluster {
+	t.Helper()
 	tc := &testCluster{bins: bins}
-	ports := freePorts(t, 12)
+	ports := pick(t, 12)
 	for i := range 6 {
-		port, bus, dir := ports[2*i], ports[2*i+1], t.TempDir()
-		n := &clusterNode{addr: "127.0.0.1:" + port, dir: dir, args: []string{"--port", port, "--bind", "127.0.0.1",
-			"--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(dir, "nodes.conf"), "--cluster-port", bus,
-			"--cluster-node-timeout", "3000", "--cluster-replica-validity-factor", "0",
-			"--repl-diskless-sync-delay", "0", "--save", "", "--appendonly", "no", "--dir", dir,
-			"--enable-debug-command", "yes", "--logfile", filepath.Join(dir, "redis.log")}}
-		tc.start(t, n)
-		tc.nodes = append(tc.nodes, n)
+		n := &clusterNode{dir: t.TempDir()}
 		t.Cleanup(func() { n.kill() })
+		tc.launch(t, n, ports[2*i], ports[2*i+1], pick)
+		tc.nodes = append(tc.nodes, n)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	for _, n := range tc.nodes {
-		tc.await(t, ctx, n.addr, func(c *redis.Client) error { return c.Ping(ctx).Err() })
-	}
 	args := []string{"--cluster", "create"}
 	for _, n := range tc.nodes {
 		args = append(args, n.addr)
@@ -207,13 +206,67 @@ func freePorts(t *testing.T, n int) []string {
 	return ports
 }
 
-// start starts n's redis-server.
+// launch starts a node in n.dir on port and bus and waits until it
+// answers PING. freePorts only probes: between the probe and the bind an
+// outgoing connection of a parallel test can take the port (both draw
+// from the ephemeral range). When the server exits because a port is in
+// use, launch tries again on two ports from pick.
+func (tc *testCluster) launch(t *testing.T, n *clusterNode, port, bus string, pick func(*testing.T, int) []string) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		n.addr = "127.0.0.1:" + port
+		n.args = []string{"--port", port, "--bind", "127.0.0.1",
+			"--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(n.dir, "nodes.conf"), "--cluster-port", bus,
+			"--cluster-node-timeout", "3000", "--cluster-replica-validity-factor", "0",
+			"--repl-diskless-sync-delay", "0", "--save", "", "--appendonly", "no", "--dir", n.dir,
+			"--enable-debug-command", "yes", "--logfile", filepath.Join(n.dir, "redis.log")}
+		tc.start(t, n)
+		err := n.awaitPing(10 * time.Second)
+		if err == nil {
+			return
+		}
+		log := n.logTail()
+		n.kill()
+		if attempt == 5 || !strings.Contains(log, "Address already in use") {
+			t.Fatalf("cluster node %s: %v (log: %s)", n.addr, err, log)
+		}
+		os.Remove(filepath.Join(n.dir, "nodes.conf"))
+		os.Remove(filepath.Join(n.dir, "redis.log"))
+		ports := pick(t, 2)
+		port, bus = ports[0], ports[1]
+	}
+}
+
+// awaitPing waits up to d for the node to answer PING, and gives up as
+// soon as its process exits.
+func (n *clusterNode) awaitPing(d time.Duration) error {
+	c := redis.NewClient(&redis.Options{Addr: n.addr, MaxRetries: -1, DialTimeout: time.Second})
+	defer c.Close()
+	deadline := time.After(d)
+	for {
+		err := c.Ping(context.Background()).Err()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-n.exited:
+			return fmt.Errorf("redis-server exited: %v", n.cmd.ProcessState)
+		case <-deadline:
+			return err
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// start starts n's redis-server with n.args.
 func (tc *testCluster) start(t *testing.T, n *clusterNode) {
 	t.Helper()
 	n.cmd = exec.Command(tc.bins.server, n.args...)
 	if err := n.cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", tc.bins.server, err)
 	}
+	n.exited = make(chan struct{})
+	go func(cmd *exec.Cmd, exited chan struct{}) { cmd.Wait(); close(exited) }(n.cmd, n.exited)
 }
 
 // restart starts the killed node at addr again, from its nodes.conf: it
@@ -236,7 +289,7 @@ func (tc *testCluster) restart(t *testing.T, addr string) {
 		return everyShardReplicated(ctx, c)
 	})
 	for _, o := range tc.nodes {
-		if o.cmd.ProcessState == nil {
+		if o.running() {
 			tc.await(t, ctx, o.addr, everyShardReplicatedCheck(ctx))
 		}
 	}
@@ -266,22 +319,42 @@ func (tc *testCluster) await(t *testing.T, ctx context.Context, addr string, che
 
 // logTail returns the end of the log of the node at addr.
 func (tc *testCluster) logTail(addr string) string {
-	for _, n := range tc.nodes {
-		if n.addr == addr {
-			b, _ := os.ReadFile(filepath.Join(n.dir, "redis.log"))
-			if len(b) > 1500 {
-				b = b[len(b)-1500:]
-			}
-			return string(b)
-		}
+	if n := tc.node(addr); n != nil {
+		return n.logTail()
 	}
 	return ""
 }
 
+// logTail returns the end of the node's log.
+func (n *clusterNode) logTail() string {
+	b, _ := os.ReadFile(filepath.Join(n.dir, "redis.log"))
+	if len(b) > 1500 {
+		b = b[len(b)-1500:]
+	}
+	return string(b)
+}
+
+// running reports whether the node's process was started and has not
+// exited.
+func (n *clusterNode) running() bool {
+	if n.exited == nil {
+		return false
+	}
+	select {
+	case <-n.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// kill stops the node's process with SIGKILL and waits until it exits.
 func (n *clusterNode) kill() {
-	if n.cmd.Process != nil && n.cmd.ProcessState == nil {
+	if n.running() {
 		n.cmd.Process.Kill()
-		n.cmd.Wait()
+	}
+	if n.exited != nil {
+		<-n.exited
 	}
 }
 

@@ -1,0 +1,37 @@
+package redislease_test
+
+import (
+	"net"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestClusterPortTaken starts a test cluster whose first node is handed a
+// cluster bus port that another socket holds, as happens when a port
+// freePorts probed is taken, before redis-server binds it, by an outgoing
+// connection of a parallel test (both draw from the ephemeral range). The
+// node must come up on other ports and the cluster must form.
+func TestClusterPortTaken(t *testing.T) {
+	bins := redis7Binaries(t)
+	t.Parallel()
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer held.Close()
+	_, taken, _ := net.SplitHostPort(held.Addr().String())
+	first := true
+	pick := func(t *testing.T, n int) []string {
+		ports := freePorts(t, n)
+		if first {
+			first = false
+			ports[1] = taken
+		}
+		return ports
+	}
+	tc := startClusterOn(t, bins, pick)
+	require.Len(t, tc.nodes, 6)
+	for _, n := range tc.nodes {
+		assert.NotContains(t, n.args, taken, "node %s was left on the taken port", n.addr)
+	}
+}
