@@ -1,12 +1,15 @@
 package sqllease_test
 
 import (
+	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -30,6 +33,18 @@ func privateMariaDB(t *testing.T, tz string) *sql.DB {
 // "test" as root (whose password is empty) and returns the port.
 func startMariaDB(t *testing.T, env []string, args ...string) string {
 	t.Helper()
+	return startMariaDBOn(t, freePort, env, args...)
+}
+
+// freePort returns a loopback port that nobody listened on a moment ago.
+func freePort(t *testing.T) string {
+	_, port, _ := net.SplitHostPort(testenv.DeadAddr(t))
+	return port
+}
+
+// startMariaDBOn is startMariaDB on a port from pick.
+func startMariaDBOn(t *testing.T, pick func(*testing.T) string, env []string, args ...string) string {
+	t.Helper()
 	testenv.Short(t, "a private MariaDB server")
 	install, err1 := exec.LookPath("mariadb-install-db")
 	server, err2 := exec.LookPath("mariadbd")
@@ -42,45 +57,85 @@ func startMariaDB(t *testing.T, env []string, args ...string) string {
 		"--auth-root-authentication-method=normal", "--skip-test-db").CombinedOutput(); err != nil {
 		t.Fatalf("mariadb-install-db: %v\n%s", err, out)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-	l.Close()
-	cmd := exec.Command(server, append([]string{"--no-defaults", "--datadir=" + data, "--port=" + port, "--bind-address=127.0.0.1",
-		"--socket=" + filepath.Join(dir, "sock"), "--user=" + currentUser(), "--skip-log-bin",
-		"--innodb-buffer-pool-size=16M", "--pid-file=" + filepath.Join(dir, "pid")}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			<-done
+	// pick only probes: between the probe and the bind an outgoing
+	// connection of a parallel test can take the port (both draw from the
+	// ephemeral range). A server that exits because its port is in use is
+	// started again on another one.
+	errLog := filepath.Join(dir, "error.log")
+	var port string
+	var db *sql.DB
+	for attempt := 1; ; attempt++ {
+		port = pick(t)
+		cmd := exec.Command(server, append([]string{"--no-defaults", "--datadir=" + data, "--port=" + port, "--bind-address=127.0.0.1",
+			"--socket=" + filepath.Join(dir, "sock"), "--user=" + currentUser(), "--skip-log-bin", "--log-error=" + errLog,
+			"--innodb-buffer-pool-size=16M", "--pid-file=" + filepath.Join(dir, "pid")}, args...)...)
+		cmd.Env = append(os.Environ(), env...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
 		}
-	})
-	db, err := sql.Open("mysql", "root@tcp(127.0.0.1:"+port+")/")
-	if err != nil {
-		t.Fatal(err)
+		exited := make(chan struct{})
+		go func() { cmd.Wait(); close(exited) }()
+		t.Cleanup(func() {
+			cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-exited:
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				<-exited
+			}
+		})
+		var err error
+		db, err = sql.Open("mysql", "root@tcp(127.0.0.1:"+port+")/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		err = awaitMariaDB(t, db, exited)
+		if err == nil {
+			break
+		}
+		log, _ := os.ReadFile(errLog)
+		if attempt == 5 || !strings.Contains(string(log), "Address already in use") {
+			t.Fatalf("private MariaDB on port %s: %v\n%s", port, err, tail(log, 1500))
+		}
+		os.Remove(errLog)
 	}
-	defer db.Close()
 	ctx := ctxT(t)
-	for deadline := time.Now().Add(60 * time.Second); db.PingContext(ctx) != nil; time.Sleep(100 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("private MariaDB did not start within 60 s")
-		}
-	}
 	if _, err := db.ExecContext(ctx, "CREATE DATABASE test"); err != nil {
 		t.Fatal(err)
 	}
 	return port
+}
+
+// awaitMariaDB waits up to 60 s for the server behind db to answer, and
+// gives up as soon as its process exits. Each ping has 2 s: whatever took
+// the port may accept a connection and never answer.
+func awaitMariaDB(t *testing.T, db *sql.DB, exited <-chan struct{}) error {
+	base := ctxT(t)
+	deadline := time.After(60 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(base, 2*time.Second)
+		err := db.PingContext(ctx)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-exited:
+			return errors.New("mariadbd exited")
+		case <-deadline:
+			return fmt.Errorf("did not start within 60 s: %w", err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// tail returns the last n bytes of b.
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
 }
 
 // openMariaDB opens dsn and closes the pool when t ends.
