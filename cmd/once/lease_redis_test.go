@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -39,13 +40,13 @@ func replicatedRedis(t *testing.T) string {
 	}
 }
 
-// startRedis starts bin on a free loopback port with args, without
-// persistence, until the test ends, and returns its address once it
-// answers.
+// startRedis starts bin on a loopback port ([testenv.FreePort]) with
+// args, without persistence, until the test ends, and returns its address
+// once it answers.
 func startRedis(t *testing.T, bin string, args ...string) string {
 	t.Helper()
-	addr := testenv.DeadAddr(t)
-	_, port, _ := net.SplitHostPort(addr)
+	port := strconv.Itoa(testenv.FreePort(t))
+	addr := "127.0.0.1:" + port
 	cmd := exec.Command(bin, append([]string{"--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir()}, args...)...)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting %s: %v", bin, err)

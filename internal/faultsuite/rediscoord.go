@@ -202,9 +202,7 @@ func startRedis(t *testing.T, srv testenv.Server) *redisServer {
 	rs := &redisServer{bin: bin, dir: t.TempDir()}
 	var err error
 	for range 3 { // a free port can be taken between probing and binding
-		if rs.port, err = FreePort(); err != nil {
-			continue
-		}
+		rs.port = testenv.FreePort(t)
 		rs.addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(rs.port))
 		if err = rs.start(); err == nil {
 			break
@@ -215,15 +213,6 @@ func startRedis(t *testing.T, srv testenv.Server) *redisServer {
 	}
 	t.Cleanup(rs.kill)
 	return rs
-}
-
-func FreePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 // start runs the server on rs.port and waits until it answers PING.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -44,7 +45,8 @@ func startEtcd(t testing.TB) *etcdServer {
 	s := &etcdServer{bin: etcdBinary(t), dir: t.TempDir()}
 	var err error
 	for range 3 { // a free port can be taken between probing and binding
-		s.addr, s.peer = freeAddr(t), freeAddr(t)
+		s.addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(testenv.FreePort(t)))
+		s.peer = net.JoinHostPort("127.0.0.1", strconv.Itoa(testenv.FreePort(t)))
 		if err = s.start(); err == nil {
 			break
 		}
@@ -54,16 +56,6 @@ func startEtcd(t testing.TB) *etcdServer {
 	}
 	t.Cleanup(s.kill)
 	return s
-}
-
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // start runs etcd on s.addr with its data in s.dir/data (kept across

@@ -9,7 +9,6 @@ import (
 	"encoding/hex"
 	"encoding/pem"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -88,7 +87,7 @@ func startAPIServer(t testing.TB, users ...string) *apiServer {
 		t.Fatal(err)
 	}
 	for range 3 { // a free port can be taken between probing and binding
-		s.port = freePort(t)
+		s.port = testenv.FreePort(t)
 		if err = s.start(); err == nil {
 			break
 		}
@@ -101,16 +100,6 @@ func startAPIServer(t testing.TB, users ...string) *apiServer {
 		deleteEtcdPrefix(s.etcd, s.prefix+"/")
 	})
 	return s
-}
-
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // addr is the server's host:port.

@@ -190,27 +190,22 @@ func slotOwners(ctx context.Context, c interface {
 	return out, nil
 }
 
-// freePorts returns n distinct loopback ports that nobody listened on a
-// moment ago.
+// freePorts returns n distinct loopback ports for servers
+// ([testenv.FreePort]).
 func freePorts(t *testing.T, n int) []string {
 	t.Helper()
 	ports := make([]string, n)
 	for i := range ports {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		_, ports[i], _ = net.SplitHostPort(l.Addr().String())
+		ports[i] = strconv.Itoa(testenv.FreePort(t))
 	}
 	return ports
 }
 
 // launch starts a node in n.dir on port and bus and waits until it
-// answers PING. freePorts only probes: between the probe and the bind an
-// outgoing connection of a parallel test can take the port (both draw
-// from the ephemeral range). When the server exits because a port is in
-// use, launch tries again on two ports from pick.
+// answers PING. A probed port can be taken before the server binds it
+// (by another test, or by anything when the ports come from the ephemeral
+// range): when the server exits because a port is in use, launch tries
+// again on two ports from pick.
 func (tc *testCluster) launch(t *testing.T, n *clusterNode, port, bus string, pick func(*testing.T, int) []string) {
 	t.Helper()
 	for attempt := 1; ; attempt++ {

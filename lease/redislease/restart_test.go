@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -96,7 +97,7 @@ func TestRestartKeepsRenewedLease(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			testenv.Short(t, "a private server restarted under a lease")
-			srv := &durableServer{bin: tc.bin(t), addr: testenv.DeadAddr(t), dir: t.TempDir()}
+			srv := &durableServer{bin: tc.bin(t), addr: "127.0.0.1:" + strconv.Itoa(testenv.FreePort(t)), dir: t.TempDir()}
 			srv.start(t)
 			t.Cleanup(srv.kill)
 			c := redis.NewClient(&redis.Options{Addr: srv.addr, ContextTimeoutEnabled: true})
@@ -158,7 +159,7 @@ func TestRestartKeepsReleaseHold(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			testenv.Short(t, "a private server restarted under a release hold")
-			srv := &durableServer{bin: kvBinary(t, tc.bin), addr: testenv.DeadAddr(t), dir: t.TempDir()}
+			srv := &durableServer{bin: kvBinary(t, tc.bin), addr: "127.0.0.1:" + strconv.Itoa(testenv.FreePort(t)), dir: t.TempDir()}
 			srv.start(t)
 			t.Cleanup(srv.kill)
 			c := redis.NewClient(&redis.Options{Addr: srv.addr, ContextTimeoutEnabled: true})

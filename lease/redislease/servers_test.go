@@ -138,13 +138,13 @@ func privateRedis(t *testing.T, args ...string) string {
 	return startServer(t, bin, args...)
 }
 
-// startServer starts the Redis-protocol server bin on a free loopback port
-// with extra arguments, stops it when the test ends, and returns its
-// address once it answers.
+// startServer starts the Redis-protocol server bin on a loopback port
+// ([testenv.FreePort]) with extra arguments, stops it when the test ends,
+// and returns its address once it answers.
 func startServer(t *testing.T, bin string, args ...string) string {
 	t.Helper()
-	addr := testenv.DeadAddr(t)
-	_, port, _ := net.SplitHostPort(addr)
+	port := strconv.Itoa(testenv.FreePort(t))
+	addr := "127.0.0.1:" + port
 	cmd := exec.Command(bin, append([]string{"--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir()}, args...)...)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", bin, err)

@@ -10,9 +10,8 @@ import (
 
 // TestPrivateMariaDBPortTaken starts a private MariaDB server on a port
 // that another socket holds, as happens when the port startMariaDB probed
-// is taken, before mariadbd binds it, by an outgoing connection of a
-// parallel test (both draw from the ephemeral range). The server must come
-// up on another port.
+// is taken before mariadbd binds it. The server must come up on another
+// port.
 func TestPrivateMariaDBPortTaken(t *testing.T) {
 	t.Parallel()
 	held, err := net.Listen("tcp", "127.0.0.1:0")

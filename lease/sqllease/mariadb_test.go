@@ -5,10 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -36,11 +36,8 @@ func startMariaDB(t *testing.T, env []string, args ...string) string {
 	return startMariaDBOn(t, freePort, env, args...)
 }
 
-// freePort returns a loopback port that nobody listened on a moment ago.
-func freePort(t *testing.T) string {
-	_, port, _ := net.SplitHostPort(testenv.DeadAddr(t))
-	return port
-}
+// freePort returns a loopback port for a server ([testenv.FreePort]).
+func freePort(t *testing.T) string { return strconv.Itoa(testenv.FreePort(t)) }
 
 // startMariaDBOn is startMariaDB on a port from pick.
 func startMariaDBOn(t *testing.T, pick func(*testing.T) string, env []string, args ...string) string {
@@ -57,10 +54,10 @@ func startMariaDBOn(t *testing.T, pick func(*testing.T) string, env []string, ar
 		"--auth-root-authentication-method=normal", "--skip-test-db").CombinedOutput(); err != nil {
 		t.Fatalf("mariadb-install-db: %v\n%s", err, out)
 	}
-	// pick only probes: between the probe and the bind an outgoing
-	// connection of a parallel test can take the port (both draw from the
-	// ephemeral range). A server that exits because its port is in use is
-	// started again on another one.
+	// pick only probes: the port can be taken before mariadbd binds it
+	// (by another test, or by anything when it comes from the ephemeral
+	// range). A server that exits because its port is in use is started
+	// again on another one.
 	errLog := filepath.Join(dir, "error.log")
 	var port string
 	var db *sql.DB

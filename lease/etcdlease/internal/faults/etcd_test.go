@@ -260,13 +260,7 @@ func startEtcdServer(t *testing.T) *etcdServer {
 	}
 	s := &etcdServer{bin: p, dir: t.TempDir()}
 	for range 3 { // a free port can be taken between probing and binding
-		var cp, pp int
-		if cp, err = faultsuite.FreePort(); err == nil {
-			pp, err = faultsuite.FreePort()
-		}
-		if err != nil {
-			continue
-		}
+		cp, pp := testenv.FreePort(t), testenv.FreePort(t)
 		s.addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(cp))
 		s.peer = net.JoinHostPort("127.0.0.1", strconv.Itoa(pp))
 		if err = s.start(); err == nil {
