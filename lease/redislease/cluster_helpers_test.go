@@ -422,8 +422,9 @@ func (tc *testCluster) nameOn(t *testing.T, ctx context.Context, c *redis.Cluste
 }
 
 // awaitPromoted waits until the node at addr (a replica whose master was
-// killed) serves key's slot as a master and every live node reports
-// cluster_state:ok, and returns how long that took.
+// killed) serves key's slot as a master, every live node names only live
+// masters and c has the new slot map. It returns how long the promotion
+// took.
 func (tc *testCluster) awaitPromoted(t *testing.T, c *redis.ClusterClient, key, addr string) time.Duration {
 	t.Helper()
 	start := time.Now()
@@ -446,10 +447,19 @@ func (tc *testCluster) awaitPromoted(t *testing.T, c *redis.ClusterClient, key, 
 		}
 		return nil
 	})
+	took := time.Since(start)
+	// Every live node must have learned of the promotion: the cluster
+	// client reloads its slot map from any node, and one that still names
+	// the killed master sends the client to it.
+	for _, o := range tc.nodes {
+		if o.running() {
+			tc.await(t, ctx, o.addr, func(n *redis.Client) error { return tc.servedByLiveMasters(ctx, n) })
+		}
+	}
 	for {
 		c.ReloadState(ctx)
 		if m, err := c.MasterForKey(ctx, key); err == nil && m.Options().Addr == addr {
-			return time.Since(start)
+			return took
 		}
 		select {
 		case <-ctx.Done():
@@ -457,6 +467,21 @@ func (tc *testCluster) awaitPromoted(t *testing.T, c *redis.ClusterClient, key, 
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// servedByLiveMasters reports, as an error, whether the node n talks to
+// names a master that is not running for some slot range.
+func (tc *testCluster) servedByLiveMasters(ctx context.Context, n *redis.Client) error {
+	slots, err := slotOwners(ctx, n)
+	if err != nil {
+		return err
+	}
+	for _, s := range slots {
+		if m := tc.node(s.master); m == nil || !m.running() {
+			return fmt.Errorf("slots %d-%d still served by %s", s.start, s.end, s.master)
+		}
+	}
+	return nil
 }
 
 // isolate stalls the replica at addr for d (DEBUG SLEEP) and, once it

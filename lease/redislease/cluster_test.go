@@ -247,7 +247,7 @@ func testFailoverUnreplicated(t *testing.T, tc *testCluster, mode redislease.Mod
 		if errL != nil || errP != nil {
 			t.Fatalf("during the cut, without WAIT: Acquire %v, Renew %v; want both trusted", errL, errP)
 		}
-		dup, err := other.Claim(ctx, l.MachineID, time.Minute)
+		dup, err := claimSoon(ctx, other, l.MachineID)
 		t.Logf("without WaitReplicas: replica promoted %v after the kill; the trusted claim of ID %d is gone (claimed again by another: %v), "+
 			"the trusted renewal of P to 10m is gone (P has %v left)", took.Round(time.Millisecond), l.MachineID, err == nil, ttlP.Round(time.Second))
 		if err != nil || dup.MachineID != l.MachineID {
@@ -308,6 +308,24 @@ func acquireSoon(ctx context.Context, s *redislease.Strategy) (lease.Lease, erro
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		l, err := s.Acquire(ctx, time.Minute)
+		if err == nil || !errors.Is(err, lease.ErrRetry) || time.Now().After(deadline) {
+			return l, err
+		}
+		if l.Token != "" {
+			s.Release(ctx, l)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// claimSoon claims id, releasing and retrying a claim that failed
+// transiently (ErrRetry) for a few seconds: right after a failover the
+// cluster client can reload its slot map from a node that has not yet
+// learned of the promotion, and dial the killed master.
+func claimSoon(ctx context.Context, s *redislease.Strategy, id int) (lease.Lease, error) {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		l, err := s.Claim(ctx, id, time.Minute)
 		if err == nil || !errors.Is(err, lease.ErrRetry) || time.Now().After(deadline) {
 			return l, err
 		}
