@@ -65,3 +65,17 @@ func EphemeralLow() int {
 	}
 	return n
 }
+
+// TakenPort returns a loopback port that a listener holds until the test
+// ends (it accepts connections and never answers), for tests of a server
+// started on a port that was taken after it was probed.
+func TakenPort(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	return port
+}

@@ -30,3 +30,13 @@ func TestFreePort(t *testing.T) {
 		}
 	}
 }
+
+// TestTakenPort checks that the port TakenPort returns cannot be bound.
+func TestTakenPort(t *testing.T) {
+	p := testenv.TakenPort(t)
+	l, err := net.Listen("tcp", "127.0.0.1:"+p)
+	if err == nil {
+		l.Close()
+	}
+	assert.Error(t, err, "port %s was free", p)
+}

@@ -1,11 +1,12 @@
 package redislease_test
 
 import (
-	"net"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/once-go/once/internal/testenv"
 )
 
 // TestClusterPortTaken starts a test cluster whose first node is handed a
@@ -16,10 +17,7 @@ import (
 func TestClusterPortTaken(t *testing.T) {
 	bins := redis7Binaries(t)
 	t.Parallel()
-	held, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer held.Close()
-	_, taken, _ := net.SplitHostPort(held.Addr().String())
+	taken := testenv.TakenPort(t)
 	first := true
 	pick := func(t *testing.T, n int) []string {
 		ports := freePorts(t, n)

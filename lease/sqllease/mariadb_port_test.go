@@ -1,11 +1,12 @@
 package sqllease_test
 
 import (
-	"net"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/once-go/once/internal/testenv"
 )
 
 // TestPrivateMariaDBPortTaken starts a private MariaDB server on a port
@@ -14,10 +15,7 @@ import (
 // port.
 func TestPrivateMariaDBPortTaken(t *testing.T) {
 	t.Parallel()
-	held, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer held.Close()
-	_, taken, _ := net.SplitHostPort(held.Addr().String())
+	taken := testenv.TakenPort(t)
 	first := true
 	pick := func(t *testing.T) string {
 		if first {
