@@ -203,9 +203,8 @@ func freePorts(t *testing.T, n int) []string {
 
 // launch starts a node in n.dir on port and bus and waits until it
 // answers PING. A probed port can be taken before the server binds it
-// (by another test, or by anything when the ports come from the ephemeral
-// range): when the server exits because a port is in use, launch tries
-// again on two ports from pick.
+// (by another test that picked the same one): when the server exits
+// because a port is in use, launch tries again on two ports from pick.
 func (tc *testCluster) launch(t *testing.T, n *clusterNode, port, bus string, pick func(*testing.T, int) []string) {
 	t.Helper()
 	for attempt := 1; ; attempt++ {

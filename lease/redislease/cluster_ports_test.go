@@ -11,9 +11,8 @@ import (
 
 // TestClusterPortTaken starts a test cluster whose first node is handed a
 // cluster bus port that another socket holds, as happens when a probed
-// port is taken before redis-server binds it (CI saw an outgoing
-// connection take one while ports came from the ephemeral range). The
-// node must come up on other ports and the cluster must form.
+// port is taken before redis-server binds it. The node must come up on
+// other ports and the cluster must form.
 func TestClusterPortTaken(t *testing.T) {
 	bins := redis7Binaries(t)
 	t.Parallel()

@@ -302,30 +302,26 @@ func storedTTL(ctx context.Context, c redis.Cmdable, mode redislease.Mode, name 
 	return time.Duration(ms[0]) * time.Millisecond
 }
 
-// acquireSoon acquires a lease, releasing and retrying an acquisition that
-// was not acknowledged in time (a loaded machine) for a few seconds.
+// acquireSoon acquires a lease, with retries as in [soon].
 func acquireSoon(ctx context.Context, s *redislease.Strategy) (lease.Lease, error) {
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		l, err := s.Acquire(ctx, time.Minute)
-		if err == nil || !errors.Is(err, lease.ErrRetry) || time.Now().After(deadline) {
-			return l, err
-		}
-		if l.Token != "" {
-			s.Release(ctx, l)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	return soon(ctx, s, func() (lease.Lease, error) { return s.Acquire(ctx, time.Minute) })
 }
 
-// claimSoon claims id, releasing and retrying a claim that failed
-// transiently (ErrRetry) for a few seconds: right after a failover the
-// cluster client can reload its slot map from a node that has not yet
-// learned of the promotion, and dial the killed master.
+// claimSoon claims id, with retries as in [soon].
 func claimSoon(ctx context.Context, s *redislease.Strategy, id int) (lease.Lease, error) {
+	return soon(ctx, s, func() (lease.Lease, error) { return s.Claim(ctx, id, time.Minute) })
+}
+
+// soon calls take for a few seconds while it fails transiently
+// (ErrRetry), releasing what a failed call may have written: an
+// acquisition not acknowledged in time on a loaded machine, or a call
+// right after a failover, while the cluster client can still reload its
+// slot map from a node that has not learned of the promotion and dial the
+// killed master.
+func soon(ctx context.Context, s *redislease.Strategy, take func() (lease.Lease, error)) (lease.Lease, error) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		l, err := s.Claim(ctx, id, time.Minute)
+		l, err := take()
 		if err == nil || !errors.Is(err, lease.ErrRetry) || time.Now().After(deadline) {
 			return l, err
 		}

@@ -55,9 +55,8 @@ func startMariaDBOn(t *testing.T, pick func(*testing.T) string, env []string, ar
 		t.Fatalf("mariadb-install-db: %v\n%s", err, out)
 	}
 	// pick only probes: the port can be taken before mariadbd binds it
-	// (by another test, or by anything when it comes from the ephemeral
-	// range). A server that exits because its port is in use is started
-	// again on another one.
+	// (by another test that picked the same one). A server that exits
+	// because its port is in use is started again on another one.
 	errLog := filepath.Join(dir, "error.log")
 	var port string
 	var db *sql.DB
