@@ -103,6 +103,7 @@ const testGrace = 2 * time.Second
 // exits on it makes hold exit with its status; one that carries on gets
 // SIGKILL --grace later (hold exits 137).
 func TestLeaseHoldExecLost(t *testing.T) {
+	t.Parallel()
 	for _, c := range execTables() {
 		for _, v := range []struct {
 			name string
@@ -177,6 +178,7 @@ func blockRenewals(t *testing.T, st *sqlTable, id int) {
 // window and SIGKILL at its end: it is gone before the lease expires on the
 // coordinator (whose expiry a successor waits out), and hold exits 137.
 func TestLeaseHoldExecNotRenewed(t *testing.T) {
+	t.Parallel()
 	for _, c := range execTables() {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

@@ -137,6 +137,7 @@ func (st *sqlTable) heldUntil(t *testing.T, id int) time.Time {
 // its own: every one of them is gone within --grace, and when the next
 // holder of the machine ID starts its CMD none of them lives.
 func TestLeaseHoldTreeHoldKilled(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("waits for the killed holder's lease to expire (30s)")
 	}
@@ -290,6 +291,7 @@ func freeze(t *testing.T, dir string, pid int) {
 // keeps the lease held after CMD exits: hold goes on renewing, says so on
 // standard error, and releases the machine ID only once it has ended.
 func TestLeaseHoldTreeUnkillable(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("holds a stuck process across several renewals")
 	}
@@ -339,6 +341,7 @@ while [ ! -e "$1" ]; do sleep 0.05; done`, "sh", gate})...)
 // SIGTERM, has been stopped. Once resumed, the old hold exits without
 // touching the new holder's lease.
 func TestLeaseHoldTreeStopped(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("waits for the stopped holder's lease to expire (30s)")
 	}

@@ -70,6 +70,7 @@ func startRedis(t *testing.T, bin string, args ...string) string {
 // is acknowledged by enough replicas, so it gets no lease (exit 3); ls and
 // free, which hold nothing, need neither flag.
 func TestRedisReplicaFlags(t *testing.T) {
+	t.Parallel()
 	master := replicatedRedis(t)
 	flags := []string{"--driver", "redis", "--mode", "key", "--dsn", master, "--table", testenv.Unique(t, "cli")}
 	// A generous acquire timeout: each acknowledged claim waits for the

@@ -146,8 +146,10 @@ func (p *proc) wait() int {
 	return p.code
 }
 
-// forEachBackend runs test on every lease backend, in parallel.
+// forEachBackend runs test on every lease backend, in parallel with one
+// another and with the package's other parallel tests.
 func forEachBackend(t *testing.T, test func(t *testing.T, b leaseBackend)) {
+	t.Parallel()
 	for _, b := range leaseBackends() {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()
