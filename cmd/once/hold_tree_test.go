@@ -137,10 +137,10 @@ func (st *sqlTable) heldUntil(t *testing.T, id int) time.Time {
 // its own: every one of them is gone within --grace, and when the next
 // holder of the machine ID starts its CMD none of them lives.
 func TestLeaseHoldTreeHoldKilled(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("waits for the killed holder's lease to expire (30s)")
 	}
+	t.Parallel()
 	for _, c := range execTables() {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -291,10 +291,10 @@ func freeze(t *testing.T, dir string, pid int) {
 // keeps the lease held after CMD exits: hold goes on renewing, says so on
 // standard error, and releases the machine ID only once it has ended.
 func TestLeaseHoldTreeUnkillable(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("holds a stuck process across several renewals")
 	}
+	t.Parallel()
 	dir := freezer(t)
 	st := sqlTables()[2].setup(t) // SQLite
 	gate := filepath.Join(t.TempDir(), "exit")
@@ -341,10 +341,10 @@ while [ ! -e "$1" ]; do sleep 0.05; done`, "sh", gate})...)
 // SIGTERM, has been stopped. Once resumed, the old hold exits without
 // touching the new holder's lease.
 func TestLeaseHoldTreeStopped(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("waits for the stopped holder's lease to expire (30s)")
 	}
+	t.Parallel()
 	st := sqlTables()[2].setup(t) // SQLite
 	p := startHold(t, slices.Concat(st.flags, shortLease, []string{"--grace", testGrace.String(), "--", "sh", "-c", `
 echo "pids $ONCE_MACHINE_ID $$ ` + daemonSh + `"
