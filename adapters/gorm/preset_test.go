@@ -12,6 +12,7 @@ import (
 
 	oncegorm "github.com/once-go/once/adapters/gorm"
 	at "github.com/once-go/once/adapters/internal/adaptertest"
+	"github.com/once-go/once/adapters/internal/idfield"
 	"github.com/once-go/once/once"
 )
 
@@ -110,9 +111,17 @@ func TestPresetOptIn(t *testing.T) {
 			}
 		}
 
-		// Save of a loaded row updates it: no insert, no opt-in.
+		// Save of a loaded row updates it: no insert, no opt-in. On MySQL,
+		// whose rows affected count changed rows only, a Save that changes
+		// nothing falls back to an insert (ON CONFLICT), which needs it.
 		rows[1].Email = "b2@example.com"
 		require.NoError(t, e.g.WithContext(ctx).Save(&rows[1]).Error, "Save of an existing row")
+		err := e.g.WithContext(ctx).Save(&rows[1]).Error
+		if db.Dialect == idfield.MySQL {
+			assert.ErrorIs(t, err, oncegorm.ErrPresetID, "Save that changes nothing, on MySQL")
+			err = e.g.WithContext(oncegorm.WithPresetIDs(ctx)).Save(&rows[1]).Error
+		}
+		require.NoError(t, err, "Save that changes nothing")
 
 		// The model opts in.
 		require.NoError(t, e.g.AutoMigrate(&Imported{}))
