@@ -19,15 +19,16 @@ import (
 func TestNilArguments(t *testing.T) {
 	b := bun.NewDB(testenv.SQLite(t), sqlitedialect.New())
 	var u User
+	ctx := context.Background()
 	for _, c := range []struct {
 		what, arg string
 		f         func() error
 	}{
 		{"Register(nil)", "db", func() error { return oncebun.Register(nil, (*User)(nil)) }},
 		{"Register(db, nil)", "model", func() error { return oncebun.Register(b, nil) }},
-		{"Fill(nil, &u)", "db", func() error { return oncebun.Fill(nil, &u) }},
-		{"Fill((*bun.DB)(nil), &u)", "db", func() error { return oncebun.Fill((*bun.DB)(nil), &u) }},
-		{"Fill(db, nil)", "model", func() error { return oncebun.Fill(b, nil) }},
+		{"Fill(nil, &u)", "db", func() error { return oncebun.Fill(ctx, nil, &u) }},
+		{"Fill((*bun.DB)(nil), &u)", "db", func() error { return oncebun.Fill(ctx, (*bun.DB)(nil), &u) }},
+		{"Fill(db, nil)", "model", func() error { return oncebun.Fill(ctx, b, nil) }},
 		{"BeforeAppendModel(nil insert)", "query", func() error {
 			return oncebun.BeforeAppendModel(context.Background(), (*bun.InsertQuery)(nil), &u)
 		}},

@@ -215,14 +215,14 @@ func TestInsert(t *testing.T) {
 			assert.Equal(t, u.ID.Int64(), raw, "stored id")
 		}
 
-		// Bulk insert of pointers, one ID set by the caller; nullable
-		// foreign keys; nullzero.
+		// Bulk insert of pointers, one ID set by the caller (kept with the
+		// opt-in); nullable foreign keys; nullzero.
 		kept := at.PostID(once.FromUint64(42))
 		posts := []*Post{
 			{Title: "one", AuthorID: u.ID},
 			{Title: "two", AuthorID: u.ID, ID: kept, EditorID: &u.ID, ReviewerID: sql.Null[at.UserID]{V: u.ID, Valid: true}, CheckerID: u.ID},
 		}
-		_, err = e.b.NewInsert().Model(&posts).Exec(ctx)
+		_, err = e.b.NewInsert().Model(&posts).Exec(keepPresets)
 		require.NoError(t, err)
 		require.False(t, posts[0].ID.IsZero(), "first post ID")
 		require.Equal(t, kept, posts[1].ID, "the post ID set by the caller")
@@ -263,12 +263,12 @@ func TestInsert(t *testing.T) {
 
 		// Plain once.ID with Fill, and every DB format.
 		n := Note{Body: "plain"}
-		require.NoError(t, oncebun.Fill(e.b, &n), "Fill")
+		require.NoError(t, oncebun.Fill(ctx, e.b, &n), "Fill")
 		require.False(t, n.ID.IsZero(), "Fill: ID")
 		_, err = e.b.NewInsert().Model(&n).Exec(ctx)
 		require.NoError(t, err)
-		fs := []Formats{{}, {ID: at.UnsignedID(once.FromUint64(1<<63 + 5))}} // unsigned above int64
-		_, err = e.b.NewInsert().Model(&fs).Exec(ctx)
+		fs := []Formats{{}, {ID: at.UnsignedID(once.FromUint64(1<<63 + 5))}} // unsigned above int64, kept with the opt-in
+		_, err = e.b.NewInsert().Model(&fs).Exec(keepPresets)
 		require.NoError(t, err)
 		var fback []Formats
 		require.NoError(t, e.b.NewSelect().Model(&fback).Scan(ctx), "formats")
@@ -310,7 +310,7 @@ func TestNoLease(t *testing.T) {
 				assert.Contains(t, err.Error(), "oncebun: new ID for User.ID", "%s: insert error", name)
 			}
 			posts := []Post{{Title: "a", ID: at.PostID(once.FromUint64(5))}, {Title: "b"}, {Title: "c"}}
-			_, err = e.b.NewInsert().Model(&posts).Exec(ctx)
+			_, err = e.b.NewInsert().Model(&posts).Exec(keepPresets)
 			assert.ErrorIs(t, err, nonce.ErrDisabled, "%s: bulk insert error", name)
 			assert.True(t, u.ID.IsZero(), "%s: ID changed: %v", name, u.ID)
 			assert.Equal(t, uint64(5), posts[0].ID.Uint64(), "%s: the caller's post ID changed", name)

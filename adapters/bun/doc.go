@@ -20,7 +20,11 @@
 //
 // A model's only primary key (`bun:",pk"`) of an ID type is filled when
 // zero, other ID fields when tagged `once:"auto"`; `once:"manual"` leaves a
-// key alone, and IDs already set are kept. A bulk insert is filled all at
+// key alone. An ID set before the insert in such a field, such as an "id"
+// a client sent, decoded into the model, fails the insert with
+// [ErrPresetID] before any SQL runs, unless the insert's context comes from
+// [WithPresetIDs] (imports, backfills, upserts of known keys) or the field
+// is tagged `once:"preset"`. A bulk insert is filled all at
 // once: when an ID cannot be generated (no lease: nonce.ErrDisabled) the
 // insert fails before any SQL runs and no ID of the batch is left set. A row
 // that would write the zero ID fails before any SQL runs with an error

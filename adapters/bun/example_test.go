@@ -3,6 +3,8 @@ package oncebun_test
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/uptrace/bun"
@@ -52,4 +54,34 @@ func Example() {
 	n, _ := db.NewSelect().Model((*Item)(nil)).Where("id IN (?)", bun.List([]ItemID{items[0].ID, items[1].ID})).Count(ctx)
 	fmt.Println(n, items[0].ID != items[1].ID, items[0].ID.String()[:4])
 	// Output: 2 true itm_
+}
+
+// A handler that decodes a request body into the model hands the key to
+// the client; the insert refuses it. An import keeps its keys by opting
+// in for its inserts.
+func ExampleWithPresetIDs() {
+	f, _ := nonce.New(nonce.Config{MachineID: 1})
+	once.SetGenerator(f)
+	defer once.SetGenerator(nil)
+	ctx := context.Background()
+
+	sqlDB, _ := sql.Open("sqlite", "file:oncebun-preset-example?mode=memory&cache=shared")
+	defer sqlDB.Close()
+	db := bun.NewDB(sqlDB, sqlitedialect.New())
+	if err := oncebun.Register(db, (*Item)(nil)); err != nil {
+		panic(err)
+	}
+	db.NewCreateTable().Model((*Item)(nil)).Exec(ctx)
+
+	var it Item
+	json.Unmarshal([]byte(`{"id":"itm_AAAAAAAAAAE","name":"gift"}`), &it)
+	_, err := db.NewInsert().Model(&it).Exec(ctx)
+	fmt.Println(errors.Is(err, oncebun.ErrPresetID), errors.Is(err, once.ErrInvalid))
+
+	imported := []Item{{ID: ItemID(once.FromUint64(1)), Name: "bolt"}, {Name: "nut"}}
+	_, err = db.NewInsert().Model(&imported).Exec(oncebun.WithPresetIDs(ctx))
+	fmt.Println(err, imported[0].ID.Uint64(), imported[1].ID.IsZero())
+	// Output:
+	// true true
+	// <nil> 1 false
 }

@@ -118,28 +118,31 @@ func plainAccess(it *idfield.Type, f *schema.Field) {
 // calls the hook once per element; the first call fills the whole slice,
 // so a failure leaves none set), and before an insert or an update it
 // refuses a row that would write the zero ID (an error matching
-// once.ErrInvalid that names the model and field). An upsert (On(...),
-// Ignore()) is set up so that each struct ends up holding the key of the
-// row it was written to (see the package documentation).
-func BeforeAppendModel(_ context.Context, q bun.Query, model any) error {
+// once.ErrInvalid that names the model and field). An insert refuses a
+// row holding an ID set before it in a field it fills ([ErrPresetID])
+// unless ctx comes from [WithPresetIDs] or the field is tagged
+// `once:"preset"`. An upsert (On(...), Ignore()) is set up so that each
+// struct ends up holding the key of the row it was written to (see the
+// package documentation).
+func BeforeAppendModel(ctx context.Context, q bun.Query, model any) error {
 	switch q := q.(type) {
 	case *bun.InsertQuery:
 		if q == nil || q.DB() == nil {
 			return configError("BeforeAppendModel: query is nil")
 		}
-		return beforeWrite(q, q.DB(), q.GetModel(), model, true)
+		return beforeWrite(ctx, q, q.DB(), q.GetModel(), model, true)
 	case *bun.UpdateQuery:
 		if q == nil || q.DB() == nil {
 			return configError("BeforeAppendModel: query is nil")
 		}
-		return beforeWrite(q, q.DB(), q.GetModel(), model, false)
+		return beforeWrite(ctx, q, q.DB(), q.GetModel(), model, false)
 	}
 	return nil
 }
 
-// beforeWrite does BeforeAppendModel's work for an insert or update q on
-// db whose model is m, called with model.
-func beforeWrite(q bun.Query, db *bun.DB, m bun.Model, model any, insert bool) error {
+// beforeWrite does BeforeAppendModel's work for an insert or update q
+// under ctx on db whose model is m, called with model.
+func beforeWrite(ctx context.Context, q bun.Query, db *bun.DB, m bun.Model, model any, insert bool) error {
 	v := reflect.ValueOf(model)
 	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
 		return configError("BeforeAppendModel: model %T is not a non-nil pointer to a struct", model)
@@ -174,8 +177,9 @@ func beforeWrite(q bun.Query, db *bun.DB, m bun.Model, model any, insert bool) e
 	if needsFill(elems[0], fs) {
 		undo = make(idfield.Undo, 0, len(elems)*len(fs))
 	}
+	presets := idfield.Context(ctx)
 	for _, e := range elems {
-		if err := fillFields(e, fs, &undo); err != nil {
+		if err := fillFields(e, fs, &presets, &undo); err != nil {
 			undo.Run()
 			return err
 		}
@@ -242,8 +246,11 @@ func rowAt(w reflect.Value, i int) (reflect.Value, bool) {
 
 // Fill fills zero IDs in model: a pointer to a struct, or to a slice of
 // structs or of pointers to structs. db supplies bun's table metadata
-// (which fields are primary keys). On error nothing is left filled.
-func Fill(db bun.IDB, model any) error {
+// (which fields are primary keys). A field holding an ID set before
+// ([ErrPresetID]) is refused as an insert refuses it, unless ctx comes
+// from [WithPresetIDs] or the field is tagged `once:"preset"`. On error
+// nothing is left filled.
+func Fill(ctx context.Context, db bun.IDB, model any) error {
 	if db == nil || reflect.ValueOf(db).IsZero() {
 		return configError("Fill: db is nil")
 	}
@@ -251,7 +258,8 @@ func Fill(db bun.IDB, model any) error {
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		return configError("Fill: model %T is not a non-nil pointer", model)
 	}
-	return fill(db.NewSelect().DB(), v.Elem())
+	presets := idfield.Context(ctx)
+	return fill(db.NewSelect().DB(), v.Elem(), &presets)
 }
 
 // autoField is one field to fill.
@@ -259,6 +267,7 @@ type autoField struct {
 	field *schema.Field
 	id    *idfield.Type
 	shape idfield.Shape
+	keep  bool // tagged once:"preset": a preset ID is kept
 }
 
 // fieldsOf returns the fields of struct type t to fill (cached by bun's
@@ -283,7 +292,7 @@ func fieldsOf(db *bun.DB, t reflect.Type) ([]autoField, error) {
 		if !ok {
 			continue
 		}
-		fs = append(fs, autoField{field: f, id: it, shape: shape})
+		fs = append(fs, autoField{field: f, id: it, shape: shape, keep: idfield.KeepsPreset(f.StructField)})
 	}
 	v, _ := tableFields.LoadOrStore(table, fs)
 	return v.([]autoField), nil
@@ -313,12 +322,12 @@ func needsFill(v reflect.Value, fs []autoField) bool {
 
 // fill fills a struct or a slice of structs / pointers to structs; on
 // error it leaves nothing filled.
-func fill(db *bun.DB, v reflect.Value) error {
+func fill(db *bun.DB, v reflect.Value, presets *idfield.Presets) error {
 	var undo idfield.Undo
 	var err error
 	switch v.Kind() {
 	case reflect.Struct:
-		err = fillStruct(db, v, &undo)
+		err = fillStruct(db, v, presets, &undo)
 	case reflect.Slice, reflect.Array:
 		for i := 0; i < v.Len() && err == nil; i++ {
 			e := v.Index(i)
@@ -329,7 +338,7 @@ func fill(db *bun.DB, v reflect.Value) error {
 				e = e.Elem()
 			}
 			if e.Kind() == reflect.Struct {
-				err = fillStruct(db, e, &undo)
+				err = fillStruct(db, e, presets, &undo)
 			}
 		}
 	default:
@@ -341,18 +350,24 @@ func fill(db *bun.DB, v reflect.Value) error {
 	return err
 }
 
-func fillStruct(db *bun.DB, v reflect.Value, undo *idfield.Undo) error {
+func fillStruct(db *bun.DB, v reflect.Value, presets *idfield.Presets, undo *idfield.Undo) error {
 	fs, err := fieldsOf(db, v.Type())
 	if err != nil {
 		return err
 	}
-	return fillFields(v, fs, undo)
+	return fillFields(v, fs, presets, undo)
 }
 
-// fillFields fills the fields fs of struct value v, recording in undo.
-func fillFields(v reflect.Value, fs []autoField, undo *idfield.Undo) error {
+// fillFields fills the fields fs of struct value v, recording in undo; a
+// preset ID is refused unless the field or presets keeps it.
+func fillFields(v reflect.Value, fs []autoField, presets *idfield.Presets, undo *idfield.Undo) error {
 	for _, f := range fs {
-		u, err := f.id.Fill(f.field.Value(v), f.shape)
+		fv := f.field.Value(v)
+		if !f.keep && idfield.Preset(fv, f.shape) && !presets.Keep() {
+			return idfield.PresetError(ErrPresetID, "oncebun", v.Type().Name(), f.field.GoName,
+				"oncebun.WithPresetIDs(ctx)", `the tag once:"preset"`)
+		}
+		u, err := f.id.Fill(fv, f.shape)
 		if err != nil {
 			return fmt.Errorf("oncebun: new ID for %s.%s: %w", v.Type().Name(), f.field.GoName, err)
 		}

@@ -59,7 +59,7 @@ func TestWithoutRegister(t *testing.T) {
 		assert.Empty(t, log.take(), "SQL ran")
 		assert.True(t, a.ID.IsZero(), "ID set: %v", a.ID)
 		n := Account{Name: "grace"}
-		if err := oncebun.Fill(b, &n); assert.ErrorIs(t, err, oncebun.ErrConfig, "Fill without Register") {
+		if err := oncebun.Fill(ctx, b, &n); assert.ErrorIs(t, err, oncebun.ErrConfig, "Fill without Register") {
 			assert.Contains(t, err.Error(), "Register", "Fill without Register: the error names Register")
 		}
 

@@ -100,7 +100,7 @@ func TestUpsertOtherUniqueKey(t *testing.T) {
 	at.Each(t, func(t *testing.T, db at.DB) {
 		b := mysqlTables(t, db)
 		bID, zID := at.UserID(once.FromUint64(200)), at.UserID(once.FromUint64(300))
-		_, err := b.NewInsert().Model(&[]Coded{{ID: bID, Code: "cb", Email: "b", Name: "B"}, {ID: zID, Code: "cz", Email: "z", Name: "Z"}}).Exec(ctx)
+		_, err := b.NewInsert().Model(&[]Coded{{ID: bID, Code: "cb", Email: "b", Name: "B"}, {ID: zID, Code: "cz", Email: "z", Name: "Z"}}).Exec(keepPresets)
 		require.NoError(t, err)
 		one := Coded{Code: "cb", Email: "z", Name: "one"}
 		_, err = b.NewInsert().Model(&one).On("DUPLICATE KEY UPDATE").Set("name = VALUES(name)").Exec(ctx)
@@ -117,7 +117,7 @@ func TestUpsertOtherUniqueKey(t *testing.T) {
 		}
 
 		tb, tz := at.URL64ID(once.FromUint64(200)), at.URL64ID(once.FromUint64(300))
-		_, err = b.NewInsert().Model(&[]CodedText{{ID: tb, Code: "cb", Email: "b", Name: "B"}, {ID: tz, Code: "cz", Email: "z", Name: "Z"}}).Exec(ctx)
+		_, err = b.NewInsert().Model(&[]CodedText{{ID: tb, Code: "cb", Email: "b", Name: "B"}, {ID: tz, Code: "cz", Email: "z", Name: "Z"}}).Exec(keepPresets)
 		require.NoError(t, err)
 		text := CodedText{Code: "cb", Email: "z", Name: "text"}
 		_, err = b.NewInsert().Model(&text).On("DUPLICATE KEY UPDATE").Set("name = VALUES(name)").Exec(ctx)
@@ -212,7 +212,7 @@ func TestUpsertNegativeKey(t *testing.T) {
 				}
 				b := mysqlTables(t, db)
 				neg := at.UserID(once.FromInt64(-9223372036854775807))
-				_, err := b.NewInsert().Model(&Coded{ID: neg, Code: "cb", Email: "b", Name: "B"}).Exec(ctx)
+				_, err := b.NewInsert().Model(&Coded{ID: neg, Code: "cb", Email: "b", Name: "B"}).Exec(keepPresets)
 				require.NoError(t, err)
 				for _, q := range []func(m *Coded) *bun.InsertQuery{
 					func(m *Coded) *bun.InsertQuery {

@@ -107,7 +107,7 @@ func upsertCases(t *testing.T, e *env) {
 	// when the row was not written and no row has it.
 	mine := at.UserID(once.FromUint64(4242))
 	preset := []Member{{ID: seed[1].ID, Email: "grace@example.com"}, {ID: mine, Email: "ada@example.com"}}
-	_, err = e.b.NewInsert().Model(&preset).Ignore().Exec(ctx)
+	_, err = e.b.NewInsert().Model(&preset).Ignore().Exec(keepPresets)
 	require.NoError(t, err)
 	checkUpsert(t, e, "Ignore, keys set by the caller", preset, []bool{false, false})
 	assert.Equal(t, seed[1].ID, preset[0].ID, "the existing row's key")
@@ -163,7 +163,7 @@ func TestUpsertWithoutReturning(t *testing.T) {
 		}
 
 		ign := []Member{{Email: "ken@example.com"}, {Email: "ada@example.com"}, {ID: seed[1].ID, Email: "grace@example.com"}}
-		_, err = e.b.NewInsert().Model(&ign).Ignore().Exec(ctx)
+		_, err = e.b.NewInsert().Model(&ign).Ignore().Exec(keepPresets)
 		require.NoError(t, err)
 		checkUpsert(t, e, "INSERT IGNORE, batch", ign, []bool{true, false, false})
 		assert.False(t, ign[0].ID.IsZero(), "INSERT IGNORE, batch: first row's key")

@@ -21,7 +21,10 @@
 // (once.NewAs) when the mutation holds none and otherwise returns the
 // generator's error (no lease: nonce.ErrDisabled), so the create fails
 // before any SQL runs; it also refuses a create or update that sets an ID
-// field to the zero ID (once.ErrInvalid). Every field gets the column type
+// field to the zero ID (once.ErrInvalid). A create whose key was set
+// (SetID, such as with an "id" a client sent) fails with [ErrPresetID]
+// unless its context comes from [WithPresetIDs] (imports, backfills,
+// upserts by key) or the entity's mixin sets PresetIDs. Every field gets the column type
 // of its ID type's DB format per dialect.
 //
 // ent's code generator writes a typed ID as once.Typed[alias.Kind], so the

@@ -22,13 +22,17 @@ import (
 //	func (User) Mixin() []ent.Mixin { return []ent.Mixin{oncent.Mixin[ids.UserID]{}} }
 type Mixin[T once.IDType] struct {
 	mixin.Schema
+	// PresetIDs makes every create of the entity keep a key set before it
+	// (SetID), as [WithPresetIDs] does for the creates under one context.
+	PresetIDs bool
 }
 
 // Fields returns the "id" field of type T.
 func (Mixin[T]) Fields() []ent.Field { return []ent.Field{ID[T]()} }
 
-// Hooks returns the hook that fills the key on create.
-func (Mixin[T]) Hooks() []ent.Hook { return []ent.Hook{Hook[T]()} }
+// Hooks returns the hook that fills the key on create ([Hook], keeping
+// preset keys when m.PresetIDs is set).
+func (m Mixin[T]) Hooks() []ent.Hook { return []ent.Hook{hook[T](m.PresetIDs)} }
 
 // idMutation is what ent generates for a mutation of an entity whose key
 // is a user-defined field of type T.
@@ -39,20 +43,25 @@ type idMutation[T once.IDType] interface {
 
 // Hook returns an ent hook that gives each create mutation (Create and
 // every builder of CreateBulk) a new ID of type T when it holds none or the
-// zero ID, and keeps an ID the caller set. When no ID can be generated it
-// returns the generator's error, naming the entity (nonce.ErrDisabled
-// without a lease, once.ErrNoGenerator without a generator), and the create
-// runs no SQL; a bulk create fails as a whole. A create or update that
-// sets an ID field to the zero ID (which has no database value; what
-// encoding/json makes of "" for a *T) fails the same way, with an error
-// matching once.ErrInvalid that names the entity and field. Other
-// operations pass through. On an entity whose key is not a T it returns an
-// [ErrConfig] error.
-func Hook[T once.IDType]() ent.Hook {
+// zero ID. A create whose key was set before (SetID, such as with an "id"
+// a client sent) fails with [ErrPresetID] unless its context comes from
+// [WithPresetIDs] (or the entity's [Mixin] sets PresetIDs). When no ID can
+// be generated it returns the generator's error, naming the entity
+// (nonce.ErrDisabled without a lease, once.ErrNoGenerator without a
+// generator), and the create runs no SQL; a bulk create fails as a whole.
+// A create or update that sets an ID field to the zero ID (which has no
+// database value; what encoding/json makes of "" for a *T) fails the same
+// way, with an error matching once.ErrInvalid that names the entity and
+// field. Other operations pass through. On an entity whose key is not a T
+// it returns an [ErrConfig] error.
+func Hook[T once.IDType]() ent.Hook { return hook[T](false) }
+
+// hook is [Hook]; keep makes it keep preset keys in every create.
+func hook[T once.IDType](keep bool) ent.Hook {
 	kinds := new(fieldKinds)
 	return func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
-			if m.Op().Is(ent.OpUpdate | ent.OpUpdateOne) {
+			if m.Op().Is(ent.OpCreate | ent.OpUpdate | ent.OpUpdateOne) {
 				if err := checkFields(m, kinds); err != nil {
 					return nil, err
 				}
@@ -72,9 +81,9 @@ func Hook[T once.IDType]() ent.Hook {
 					return nil, fmt.Errorf("oncent: new ID for %s: %w", m.Type(), err)
 				}
 				im.SetID(id)
-			}
-			if err := checkFields(m, kinds); err != nil {
-				return nil, err
+			} else if !keep && !idfield.PresetIDs(ctx) {
+				return nil, idfield.PresetError(ErrPresetID, "oncent", m.Type(), "id",
+					"oncent.WithPresetIDs(ctx)", "oncent.Mixin[T]{PresetIDs: true}")
 			}
 			return next.Mutate(ctx, m)
 		})

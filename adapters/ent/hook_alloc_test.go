@@ -55,13 +55,14 @@ func (m *rowMutation) Field(name string) (ent.Value, bool) {
 
 // TestHookFieldCheckCost: the hook's check for zero ID fields reads, and
 // so boxes, only the fields that hold IDs; on a create whose key is set
-// and whose other fields hold no ID it allocates nothing. A zero ID in a
-// field of the same mutation type is still refused.
+// (under WithPresetIDs) and whose other fields hold no ID it allocates
+// nothing. A zero ID in a field of the same mutation type is still
+// refused.
 func TestHookFieldCheckCost(t *testing.T) {
 	generator(t, true)
 	next := ent.MutateFunc(func(context.Context, ent.Mutation) (ent.Value, error) { return nil, nil })
 	h := oncent.Hook[UserID]()(next)
-	ctx := context.Background()
+	ctx := oncent.WithPresetIDs(context.Background()) // the key is set before the create
 	n, s, id := int64(100_000), "a payload that is not an ID", UserID(once.FromUint64(7))
 	m := &rowMutation{op: ent.OpCreate, id: &id, n: &n, s: &s, names: []string{"n", "s"}}
 	_, err := h.Mutate(ctx, m)

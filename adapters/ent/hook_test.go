@@ -62,30 +62,48 @@ func generator(t *testing.T, activated bool) {
 // mutate runs m through the hook; reached reports whether the next
 // mutator ran.
 func mutate(m ent.Mutation) (reached bool, err error) {
+	return mutateWith(context.Background(), oncent.Hook[UserID](), m)
+}
+
+// mutateWith runs m through hook under ctx.
+func mutateWith(ctx context.Context, hook ent.Hook, m ent.Mutation) (reached bool, err error) {
 	next := ent.MutateFunc(func(context.Context, ent.Mutation) (ent.Value, error) {
 		reached = true
 		return nil, nil
 	})
-	_, err = oncent.Hook[UserID]()(next).Mutate(context.Background(), m)
+	_, err = hook(next).Mutate(ctx, m)
 	return reached, err
 }
 
 func TestHook(t *testing.T) {
 	generator(t, true)
 	kept := UserID(once.FromUint64(42))
+	keepCtx := oncent.WithPresetIDs(context.Background())
+	presetMixin := oncent.Mixin[UserID]{PresetIDs: true}.Hooks()[0]
 	for _, c := range []struct {
 		name string
+		ctx  context.Context
+		hook ent.Hook
 		m    *mutation
 		keep bool // the ID stays as it was
 	}{
-		{"create without ID", &mutation{op: ent.OpCreate}, false},
-		{"create with the zero ID", &mutation{op: ent.OpCreate, set: true}, false},
-		{"create with an ID", &mutation{op: ent.OpCreate, id: kept, set: true}, true},
-		{"update", &mutation{op: ent.OpUpdateOne}, true},
-		{"delete", &mutation{op: ent.OpDelete}, true},
+		{"create without ID", nil, nil, &mutation{op: ent.OpCreate}, false},
+		{"create with the zero ID", nil, nil, &mutation{op: ent.OpCreate, set: true}, false},
+		{"create with an ID, WithPresetIDs", keepCtx, nil, &mutation{op: ent.OpCreate, id: kept, set: true}, true},
+		{"create with an ID, Mixin{PresetIDs: true}", nil, presetMixin, &mutation{op: ent.OpCreate, id: kept, set: true}, true},
+		{"create without ID, Mixin{PresetIDs: true}", nil, presetMixin, &mutation{op: ent.OpCreate}, false},
+		{"update", nil, nil, &mutation{op: ent.OpUpdateOne}, true},
+		{"update, its key set", nil, nil, &mutation{op: ent.OpUpdateOne, id: kept, set: true}, true},
+		{"delete", nil, nil, &mutation{op: ent.OpDelete}, true},
 	} {
 		before := c.m.id
-		reached, err := mutate(c.m)
+		if c.ctx == nil {
+			c.ctx = context.Background()
+		}
+		if c.hook == nil {
+			c.hook = oncent.Hook[UserID]()
+		}
+		reached, err := mutateWith(c.ctx, c.hook, c.m)
 		noErr := assert.NoError(t, err, c.name)
 		ran := assert.True(t, reached, "%s: next did not run", c.name)
 		if !noErr || !ran {
@@ -130,6 +148,25 @@ func TestHookErrors(t *testing.T) {
 		reached, err = mutate(m)
 		assert.NoError(t, err, "%s with an ID field", op)
 		assert.True(t, reached, "%s with an ID field: next did not run", op)
+	}
+	// A key set before the create, without the opt-in.
+	for _, ctx := range []context.Context{context.Background(), oncent.WithPresetIDs(context.Background())} {
+		kept := UserID(once.FromUint64(42))
+		m := &mutation{op: ent.OpCreate, id: kept, set: true}
+		reached, err := mutateWith(ctx, oncent.Hook[UserID](), m)
+		if ctx == context.Background() {
+			assert.ErrorIs(t, err, oncent.ErrPresetID, "create with a preset key")
+			assert.ErrorIs(t, err, once.ErrInvalid, "create with a preset key")
+			if prefix := "oncent: User.id holds an ID set before the insert"; assert.Error(t, err) {
+				assert.True(t, strings.HasPrefix(err.Error(), prefix), "create with a preset key: %v, want the prefix %q", err, prefix)
+				assert.Contains(t, err.Error(), "oncent.WithPresetIDs(ctx)", "the error names the switch")
+			}
+			assert.False(t, reached, "create with a preset key: next ran")
+			assert.Equal(t, kept, m.id, "create with a preset key: the mutation's key changed")
+			continue
+		}
+		assert.NoError(t, err, "create with a preset key under WithPresetIDs")
+		assert.True(t, reached, "create with a preset key under WithPresetIDs: next did not run")
 	}
 	reached, err := mutate(&otherMutation{})
 	if prefix := "oncent: hook for "; assert.ErrorIs(t, err, oncent.ErrConfig, "mutation without a UserID key") {

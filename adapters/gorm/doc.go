@@ -12,9 +12,15 @@
 // Before each Create the plugin gives every zero ID field that is the
 // model's only primary key a new ID (once.NewAs), in single rows, slices
 // and the associations GORM creates with them; other ID fields when tagged
-// `once:"auto"`, never a key tagged `once:"manual"`. IDs already set are
-// kept. When an ID cannot be generated (no lease: nonce.ErrDisabled) or the
-// create fails, no row is written and the IDs filled are reset.
+// `once:"auto"`, never a key tagged `once:"manual"`. When an ID cannot be
+// generated (no lease: nonce.ErrDisabled) or the create fails, no row is
+// written and the IDs filled are reset.
+//
+// An ID set before the create in such a field, such as an "id" a client
+// sent, decoded into the model, fails the create with [ErrPresetID] before
+// any SQL runs, unless the create opts in ([WithPresetIDs]) or the field is
+// tagged `once:"preset"`: imports, backfills and upserts of known keys
+// (Save of a slice, associations that hold a key) opt in.
 //
 // A create or update that would write the zero ID ("no ID", which has no
 // database value) fails before any SQL runs with an error matching

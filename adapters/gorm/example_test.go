@@ -1,7 +1,10 @@
 package oncegorm_test
 
 import (
+	"context"
 	"database/sql"
+	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/glebarez/sqlite"
@@ -51,4 +54,34 @@ func Example() {
 	// Output:
 	// true 15 cus_
 	// CREATE TABLE `customers` (`id` integer,`name` text,PRIMARY KEY (`id`))
+}
+
+// A handler that decodes a request body into the model hands the key to
+// the client; the plugin refuses it. An import keeps its keys by opting
+// in for its creates.
+func ExampleWithPresetIDs() {
+	f, _ := nonce.New(nonce.Config{MachineID: 1})
+	once.SetGenerator(f)
+	defer once.SetGenerator(nil)
+	ctx := context.Background()
+
+	sqlDB, _ := sql.Open("sqlite", "file:oncegorm-preset-example?mode=memory&cache=shared")
+	defer sqlDB.Close()
+	db, _ := gorm.Open(&sqlite.Dialector{Conn: sqlDB}, &gorm.Config{Logger: logger.Discard})
+	if err := oncegorm.Register(db, &Customer{}); err != nil {
+		panic(err)
+	}
+	db.AutoMigrate(&Customer{})
+
+	var c Customer
+	json.Unmarshal([]byte(`{"id":"cus_AAAAAAAAAAE","name":"Mallory"}`), &c)
+	err := db.WithContext(ctx).Create(&c).Error
+	fmt.Println(errors.Is(err, oncegorm.ErrPresetID), errors.Is(err, once.ErrInvalid))
+
+	imported := []Customer{{ID: CustomerID(once.FromUint64(1)), Name: "Ada"}, {Name: "Grace"}}
+	err = db.WithContext(oncegorm.WithPresetIDs(ctx)).Create(&imported).Error
+	fmt.Println(err, imported[0].ID.Uint64(), imported[1].ID.IsZero())
+	// Output:
+	// true true
+	// <nil> 1 false
 }

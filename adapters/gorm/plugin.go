@@ -85,6 +85,7 @@ type autoField struct {
 	field *schema.Field
 	id    *idfield.Type
 	shape idfield.Shape
+	keep  bool // tagged once:"preset": a preset ID is kept
 }
 
 var autoFields sync.Map // *schema.Schema -> []autoField
@@ -105,14 +106,16 @@ func fieldsToFill(s *schema.Schema) []autoField {
 		if !ok {
 			continue
 		}
-		fs = append(fs, autoField{field: f, id: it, shape: shape})
+		fs = append(fs, autoField{field: f, id: it, shape: shape, keep: idfield.KeepsPreset(f.StructField)})
 	}
 	v, _ := autoFields.LoadOrStore(s, fs)
 	return v.([]autoField)
 }
 
 // fill is the create callback: it fills zero IDs of the statement's model
-// (a struct, or a slice or array of structs or pointers to them).
+// (a struct, or a slice or array of structs or pointers to them) and
+// refuses preset IDs unless the statement's context or the field keeps
+// them.
 func fill(db *gorm.DB) {
 	s := db.Statement.Schema
 	if db.Error != nil || s == nil {
@@ -124,14 +127,15 @@ func fill(db *gorm.DB) {
 	}
 	var undo idfield.Undo
 	var err error
+	presets := idfield.Context(db.Statement.Context)
 	rv := reflect.Indirect(db.Statement.ReflectValue)
 	switch rv.Kind() {
 	case reflect.Struct:
-		err = fillStruct(db, rv, fs, &undo)
+		err = fillStruct(db, rv, fs, &presets, &undo)
 	case reflect.Slice, reflect.Array:
 		for i := 0; i < rv.Len() && err == nil; i++ {
 			if e := reflect.Indirect(rv.Index(i)); e.Kind() == reflect.Struct {
-				err = fillStruct(db, e, fs, &undo)
+				err = fillStruct(db, e, fs, &presets, &undo)
 			}
 			if len(undo) == len(fs) && i == 0 { // the first row was filled: room for all
 				undo = slices.Grow(undo, (rv.Len()-1)*len(fs))
@@ -162,12 +166,16 @@ func unfill(db *gorm.DB) {
 	}
 }
 
-func fillStruct(db *gorm.DB, rv reflect.Value, fs []autoField, undo *idfield.Undo) error {
+func fillStruct(db *gorm.DB, rv reflect.Value, fs []autoField, presets *idfield.Presets, undo *idfield.Undo) error {
 	if !rv.CanAddr() {
 		return nil // GORM reports unaddressable values itself
 	}
 	for _, f := range fs {
 		v := f.field.ReflectValueOf(db.Statement.Context, rv)
+		if !f.keep && idfield.Preset(v, f.shape) && !presets.Keep() {
+			return idfield.PresetError(ErrPresetID, "oncegorm", f.field.Schema.Name, f.field.Name,
+				"oncegorm.WithPresetIDs(ctx)", `the tag once:"preset"`)
+		}
 		u, err := f.id.Fill(v, f.shape)
 		if err != nil {
 			return fmt.Errorf("oncegorm: new ID for %s.%s: %w", f.field.Schema.Name, f.field.Name, err)

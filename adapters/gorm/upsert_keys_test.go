@@ -85,11 +85,10 @@ func mysqlTables(t *testing.T, db at.DB, cfg gorm.Config) *env {
 	return e
 }
 
-// seedCoded writes B (code cb, email b) and Z (code cz, email z) under the
-// keys b and z.
+// seedCoded writes rows under the keys they hold (preset IDs).
 func seedCoded[T any](t *testing.T, e *env, rows ...*T) {
 	t.Helper()
-	require.NoError(t, e.g.Create(rows).Error)
+	require.NoError(t, e.g.WithContext(keepPresets).Create(rows).Error)
 }
 
 // TestUpsertOtherUniqueKey: a row that conflicts on a unique key other
@@ -213,7 +212,7 @@ func TestUpsertSameKeyTwice(t *testing.T) {
 		k := at.UserID(once.FromUint64(4242))
 		batch := []Coded{{ID: k, Code: "c1", Email: "z", Name: "one"}, {ID: k, Code: "c2", Email: "new", Name: "two"}}
 		byEmail := clause.OnConflict{Columns: []clause.Column{{Name: "email"}}, DoUpdates: clause.AssignmentColumns([]string{"name"})}
-		err := e.g.Clauses(byEmail).Create(&batch).Error
+		err := e.g.WithContext(keepPresets).Clauses(byEmail).Create(&batch).Error
 		if err != nil {
 			assert.ErrorIs(t, err, oncegorm.ErrUpsert)
 			assert.ErrorContains(t, err, "rows 0 and 1")

@@ -25,8 +25,8 @@ func TestNilArguments(t *testing.T) {
 		what, arg string
 		f         func() error
 	}{
-		{"Fill(nil)", "v", func() error { return oncesqlx.Fill(nil) }},
-		{"Fill((*User)(nil))", "v", func() error { return oncesqlx.Fill((*User)(nil)) }},
+		{"Fill(nil)", "v", func() error { return oncesqlx.Fill(ctx, nil) }},
+		{"Fill((*User)(nil))", "v", func() error { return oncesqlx.Fill(ctx, (*User)(nil)) }},
 		{"NamedExec(ctx, nil, ...)", "db", func() error {
 			_, err := oncesqlx.NamedExec(ctx, nil, insert, &User{})
 			return err

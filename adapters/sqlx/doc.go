@@ -7,7 +7,7 @@
 // [Fill] does that:
 //
 //	u := User{Email: "ada@example.com"}
-//	if err := oncesqlx.Fill(&u); err != nil { ... } // u.ID is set now
+//	if err := oncesqlx.Fill(ctx, &u); err != nil { ... } // u.ID is set now
 //	_, err := db.NamedExecContext(ctx, `INSERT INTO users (id, email) VALUES (:id, :email)`, &u)
 //
 // or in one step, with the IDs reset when the statement fails:
@@ -17,8 +17,13 @@
 // Fill sets the zero ID-typed field whose column is "id" (the `db` tag, or
 // the lower-cased field name as sqlx maps it) and every ID field tagged
 // `once:"auto"` (T, *T or sql.Null[T]); `once:"manual"` leaves an "id" field
-// alone. IDs already set are kept. When an ID cannot be generated (no lease:
-// nonce.ErrDisabled) Fill returns the error and leaves nothing filled.
+// alone. When an ID cannot be generated (no lease: nonce.ErrDisabled) Fill
+// returns the error and leaves nothing filled. An ID set before in such a
+// field, such as an "id" a client sent, decoded into the struct, is
+// [ErrPresetID] unless the context comes from [WithPresetIDs] (imports,
+// backfills, upserts of known keys) or the field is tagged
+// `once:"preset"`; NamedExec keeps it in a statement that begins with
+// UPDATE, DELETE or SELECT, where it names a row.
 //
 // # The zero ID
 //

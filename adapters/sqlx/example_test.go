@@ -2,6 +2,8 @@ package oncesqlx_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/jmoiron/sqlx"
@@ -47,4 +49,30 @@ func Example() {
 	db.SelectContext(ctx, &got, db.Rebind(q), args...)
 	fmt.Println(len(got), got[0].Item, got[0].ID == orders[1].ID)
 	// Output: 2 cake true
+}
+
+// A handler that decodes a request body into the struct hands the key to
+// the client; NamedExec refuses it. An import keeps its keys by opting in.
+func ExampleWithPresetIDs() {
+	f, _ := nonce.New(nonce.Config{MachineID: 1})
+	once.SetGenerator(f)
+	defer once.SetGenerator(nil)
+	ctx := context.Background()
+
+	db := sqlx.MustOpen("sqlite", "file:oncesqlx-preset-example?mode=memory&cache=shared")
+	defer db.Close()
+	db.MustExec(`CREATE TABLE orders (id integer PRIMARY KEY, item text)`)
+	const insert = `INSERT INTO orders (id, item) VALUES (:id, :item)`
+
+	var o Order
+	json.Unmarshal([]byte(`{"ID":"ord_AAAAAAAAAAE","Item":"free lunch"}`), &o)
+	_, err := oncesqlx.NamedExec(ctx, db, insert, &o)
+	fmt.Println(errors.Is(err, oncesqlx.ErrPresetID), errors.Is(err, once.ErrInvalid))
+
+	imported := []Order{{ID: OrderID(once.FromUint64(1)), Item: "tea"}, {Item: "cake"}}
+	_, err = oncesqlx.NamedExec(oncesqlx.WithPresetIDs(ctx), db, insert, imported)
+	fmt.Println(err, imported[0].ID.Uint64(), imported[1].ID.IsZero())
+	// Output:
+	// true true
+	// <nil> 1 false
 }

@@ -16,14 +16,17 @@ import (
 
 // Fill fills zero IDs in v: a pointer to a struct, or a slice, array or
 // pointer to a slice of structs or pointers to structs (nil elements are
-// skipped). On error nothing is left filled.
-func Fill(v any) error {
+// skipped). A field holding an ID set before ([ErrPresetID]) is refused
+// unless ctx comes from [WithPresetIDs] or the field is tagged
+// `once:"preset"`. On error nothing is left filled.
+func Fill(ctx context.Context, v any) error {
 	rv, err := target("Fill", "v", v)
 	if err != nil {
 		return err
 	}
 	var undo idfield.Undo
-	if err := fillValue(rv, &undo); err != nil {
+	presets := idfield.Context(ctx)
+	if err := fillValue(rv, &presets, &undo); err != nil {
 		undo.Run()
 		return err
 	}
@@ -46,8 +49,11 @@ func target(fn, arg string, v any) (reflect.Value, error) {
 	return rv, nil
 }
 
-// NamedExec fills the IDs of arg (see [Fill]) and runs the named statement
-// with it, as sqlx.NamedExecContext does (a slice arg makes a bulk insert).
+// NamedExec fills the IDs of arg (see [Fill], which refuses preset IDs
+// unless ctx comes from [WithPresetIDs]) and runs the named statement with
+// it, as sqlx.NamedExecContext does (a slice arg makes a bulk insert). A
+// statement that begins with UPDATE, DELETE or SELECT inserts no row: its
+// preset IDs (the key in WHERE id = :id) are kept.
 // A statement that would write the zero ID (a zero T, a *T pointing to the
 // zero ID, as encoding/json makes of "", a valid sql.Null of it) fails
 // before it runs with an error matching once.ErrInvalid that names the
@@ -64,7 +70,11 @@ func NamedExec(ctx context.Context, db sqlx.ExtContext, query string, arg any) (
 		return nil, err
 	}
 	var undo idfield.Undo
-	if err := fillValue(rv, &undo); err != nil {
+	presets := idfield.Context(ctx)
+	if !inserts(query) {
+		presets = idfield.Keeping()
+	}
+	if err := fillValue(rv, &presets, &undo); err != nil {
 		undo.Run()
 		return nil, err
 	}
@@ -81,6 +91,34 @@ func NamedExec(ctx context.Context, db sqlx.ExtContext, query string, arg any) (
 		undo.Run()
 	}
 	return res, err
+}
+
+// inserts reports whether query may insert rows: whether its first word,
+// after white space, comments and opening parentheses, is other than
+// UPDATE, DELETE or SELECT.
+func inserts(query string) bool {
+	s := query
+	for {
+		s = strings.TrimLeft(s, " \t\r\n(")
+		switch {
+		case strings.HasPrefix(s, "--"):
+			_, s, _ = strings.Cut(s, "\n")
+			continue
+		case strings.HasPrefix(s, "/*"):
+			_, s, _ = strings.Cut(s[2:], "*/")
+			continue
+		}
+		break
+	}
+	end := strings.IndexFunc(s, func(r rune) bool { return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') })
+	if end < 0 {
+		end = len(s)
+	}
+	switch strings.ToUpper(s[:end]) {
+	case "UPDATE", "DELETE", "SELECT":
+		return false
+	}
+	return true
 }
 
 // checkArgs fails when an argument bound from rv (a struct or a slice of
@@ -192,13 +230,13 @@ func columnsOf(t reflect.Type) []idColumn {
 	return v.([]idColumn)
 }
 
-func fillValue(rv reflect.Value, undo *idfield.Undo) error {
+func fillValue(rv reflect.Value, presets *idfield.Presets, undo *idfield.Undo) error {
 	switch rv.Kind() {
 	case reflect.Struct:
 		if !rv.CanAddr() {
 			return configError("cannot fill a %s passed by value; pass a pointer", rv.Type())
 		}
-		return fillStruct(rv, undo)
+		return fillStruct(rv, presets, undo)
 	case reflect.Slice, reflect.Array:
 		for i := 0; i < rv.Len(); i++ {
 			e := rv.Index(i)
@@ -214,7 +252,7 @@ func fillValue(rv reflect.Value, undo *idfield.Undo) error {
 			if !e.CanAddr() {
 				return configError("cannot fill an array passed by value; pass a pointer")
 			}
-			if err := fillStruct(e, undo); err != nil {
+			if err := fillStruct(e, presets, undo); err != nil {
 				return err
 			}
 		}
@@ -223,11 +261,15 @@ func fillValue(rv reflect.Value, undo *idfield.Undo) error {
 	return configError("cannot fill a %s; want a pointer to a struct or a slice of structs", rv.Type())
 }
 
-func fillStruct(rv reflect.Value, undo *idfield.Undo) error {
+func fillStruct(rv reflect.Value, presets *idfield.Presets, undo *idfield.Undo) error {
 	for _, f := range fieldsOf(rv.Type()) {
 		v, ok := fieldByIndex(rv, f.index)
 		if !ok {
 			continue
+		}
+		if !f.keep && idfield.Preset(v, f.shape) && !presets.Keep() {
+			return idfield.PresetError(ErrPresetID, "oncesqlx", rv.Type().Name(), f.name,
+				"oncesqlx.WithPresetIDs(ctx)", `the tag once:"preset"`)
 		}
 		u, err := f.id.Fill(v, f.shape)
 		if err != nil {
@@ -259,6 +301,7 @@ type autoField struct {
 	index []int
 	id    *idfield.Type
 	shape idfield.Shape
+	keep  bool // tagged once:"preset": a preset ID is kept
 }
 
 var structs sync.Map // reflect.Type -> []autoField
@@ -273,7 +316,7 @@ func fieldsOf(t reflect.Type) []autoField {
 	var fs []autoField
 	for _, c := range columnsOf(t) {
 		if it, shape, ok := idfield.AutoFill(c.field, c.column == "id"); ok {
-			fs = append(fs, autoField{name: c.name, index: c.index, id: it, shape: shape})
+			fs = append(fs, autoField{name: c.name, index: c.index, id: it, shape: shape, keep: idfield.KeepsPreset(c.field)})
 		}
 	}
 	v, _ := structs.LoadOrStore(t, fs)

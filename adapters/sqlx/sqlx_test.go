@@ -92,15 +92,16 @@ func TestInsertAndQuery(t *testing.T) {
 
 		// Fill, then NamedExec: the key is there before the statement.
 		u := User{Email: "ada@example.com"}
-		require.NoError(t, oncesqlx.Fill(&u), "Fill")
+		require.NoError(t, oncesqlx.Fill(ctx, &u), "Fill")
 		require.False(t, u.ID.IsZero(), "Fill: ID")
 		_, err := e.x.NamedExecContext(ctx, insUser, &u)
 		require.NoError(t, err)
 
-		// Batch insert with the helper; one ID set by the caller is kept.
+		// Batch insert with the helper; one ID set by the caller is kept
+		// with the opt-in.
 		kept := at.UserID(once.FromUint64(77))
 		more := []User{{Email: "grace@example.com"}, {Email: "edsger@example.com", ID: kept}}
-		_, err = oncesqlx.NamedExec(ctx, e.x, insUser, more)
+		_, err = oncesqlx.NamedExec(keepPresets, e.x, insUser, more)
 		require.NoError(t, err)
 		require.False(t, more[0].ID.IsZero(), "batch: first ID")
 		require.Equal(t, kept, more[1].ID, "batch: the ID set by the caller")
@@ -167,14 +168,14 @@ func TestNoLease(t *testing.T) {
 				at.Leased(t).Disable()
 			}
 			us := []User{{Email: "a@example.com", ID: at.UserID(once.FromUint64(9))}, {Email: "b@example.com"}}
-			_, err := oncesqlx.NamedExec(ctx, e.x, `INSERT INTO users (id, email) VALUES (:id, :email)`, us)
+			_, err := oncesqlx.NamedExec(keepPresets, e.x, `INSERT INTO users (id, email) VALUES (:id, :email)`, us)
 			if assert.ErrorIs(t, err, nonce.ErrDisabled, "%s: error", name) {
 				assert.Contains(t, err.Error(), "oncesqlx: new ID for User.ID", "%s: error", name)
 			}
 			assert.Equal(t, uint64(9), us[0].ID.Uint64(), "%s: the caller's ID changed", name)
 			assert.True(t, us[1].ID.IsZero(), "%s: ID changed: %v", name, us[1].ID)
 			p := Post{Title: "x"}
-			assert.ErrorIs(t, oncesqlx.Fill(&p), nonce.ErrDisabled, "%s: Fill", name)
+			assert.ErrorIs(t, oncesqlx.Fill(ctx, &p), nonce.ErrDisabled, "%s: Fill", name)
 			assert.True(t, p.ID.IsZero() && p.Ref.IsZero(), "%s: Fill left %+v", name, p)
 			assert.Zero(t, at.Count(t, db, "users"), "%s: rows written", name)
 		}
@@ -183,11 +184,12 @@ func TestNoLease(t *testing.T) {
 
 func TestFillErrors(t *testing.T) {
 	at.Leased(t)
-	assert.Error(t, oncesqlx.Fill(User{}), "Fill of a struct value: no error")
-	assert.Error(t, oncesqlx.Fill((*User)(nil)), "Fill(nil): no error")
-	assert.Error(t, oncesqlx.Fill(&[]int{1}), "Fill(&[]int): no error")
+	ctx := context.Background()
+	assert.Error(t, oncesqlx.Fill(ctx, User{}), "Fill of a struct value: no error")
+	assert.Error(t, oncesqlx.Fill(ctx, (*User)(nil)), "Fill(nil): no error")
+	assert.Error(t, oncesqlx.Fill(ctx, &[]int{1}), "Fill(&[]int): no error")
 	us := []*User{nil, {}}
-	if assert.NoError(t, oncesqlx.Fill(us), "Fill with a nil element") {
+	if assert.NoError(t, oncesqlx.Fill(ctx, us), "Fill with a nil element") {
 		assert.False(t, us[1].ID.IsZero(), "Fill with a nil element: %+v", us[1])
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"mime"
 	"net/http"
 
 	"github.com/once-go/once/migrations"
@@ -67,16 +66,21 @@ func (a *api) index(w http.ResponseWriter, _ *http.Request) {
 	})
 }
 
+// readme:begin create
+// Imports: "errors", "net/http", "github.com/once-go/once/nonce",
+// "github.com/once-go/once/once".
+
+// createUser answers POST /users {"email": "..."}. The body is decoded into
+// an input struct that has no ID: the key is made here, never taken from
+// the client (an "id" in the body is an unknown field, 400). A unique
+// violation answers 409 without the database's message, which can quote
+// the stored key (MySQL: Duplicate entry '255517316472610818' ...).
 func (a *api) createUser(w http.ResponseWriter, r *http.Request) {
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		writeError(w, http.StatusBadRequest, "body: want Content-Type: application/json")
-		return
-	}
 	var in struct {
 		Email string `json:"email"`
 	}
 	if err := decodeJSON(w, r, &in); err != nil {
-		writeError(w, http.StatusBadRequest, "body: want {\"email\": \"...\"}: "+err.Error())
+		writeError(w, http.StatusBadRequest, `body: want {"email": "..."}: `+err.Error())
 		return
 	}
 	if err := checkEmail(in.Email); err != nil {
@@ -84,23 +88,29 @@ func (a *api) createUser(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id, err := once.NewAs[UserID]()
-	if err != nil {
-		// No machine-ID lease right now (or none yet): try again later.
-		if errors.Is(err, nonce.ErrDisabled) || errors.Is(err, once.ErrNoGenerator) {
-			writeError(w, http.StatusServiceUnavailable, "cannot create IDs right now: "+err.Error())
-			return
-		}
-		writeError(w, http.StatusInternalServerError, err.Error())
+	switch {
+	case errors.Is(err, nonce.ErrDisabled), errors.Is(err, once.ErrNoGenerator):
+		writeError(w, http.StatusServiceUnavailable, "cannot create IDs right now, try again later")
+		return
+	case err != nil:
+		writeError(w, http.StatusInternalServerError, "cannot create an ID")
 		return
 	}
 	u := User{ID: id, Email: in.Email}
-	if _, err := a.db.ExecContext(r.Context(), a.insert, u.ID, u.Email); err != nil {
+	_, err = a.db.ExecContext(r.Context(), a.insert, u.ID, u.Email)
+	switch {
+	case isUniqueViolation(err):
+		writeError(w, http.StatusConflict, "the user conflicts with a stored one; nothing was stored")
+		return
+	case err != nil:
 		writeError(w, http.StatusInternalServerError, "insert failed")
 		return
 	}
 	w.Header().Set("Location", "/users/"+u.ID.String())
 	writeJSON(w, http.StatusCreated, u)
 }
+
+// readme:end create
 
 func (a *api) getUser(w http.ResponseWriter, r *http.Request) {
 	id, err := once.ParseAs[UserID](r.PathValue("id"))

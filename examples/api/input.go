@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"mime"
 	"net/http"
 	"strings"
 	"unicode"
@@ -14,9 +15,13 @@ import (
 // maxBody bounds a request body.
 const maxBody = 1 << 16
 
-// decodeJSON reads r's body as exactly one JSON value into v: valid UTF-8,
-// no fields v does not have, nothing after the value but white space.
+// decodeJSON reads r's body as exactly one JSON value into v: Content-Type
+// application/json, valid UTF-8, no fields v does not have, nothing after
+// the value but white space.
 func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return errors.New("want Content-Type: application/json")
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
 		return err

@@ -104,13 +104,14 @@ func TestEnt(t *testing.T) {
 		require.NoError(t, err, "create grace")
 		l.take()
 
-		// Bulk create: the hook fills each zero ID, a caller's ID is kept.
+		// Bulk create: the hook fills each zero ID, a caller's ID is kept
+		// (with the opt-in).
 		kept := ids.PostID(once.FromUint64(42))
 		posts, err := c.Post.CreateBulk(
 			c.Post.Create().SetTitle("one").SetAuthor(ada),
 			c.Post.Create().SetTitle("two").SetAuthorID(ada.ID).SetEditorID(grace.ID).SetID(kept),
 			c.Post.Create().SetTitle("three").SetAuthorID(grace.ID),
-		).Save(ctx)
+		).Save(keepPresets)
 		require.NoError(t, err, "bulk create")
 		assert.Len(t, l.take(), 1, "bulk create: want one INSERT")
 		require.Len(t, posts, 3, "bulk IDs: %v", posts)
@@ -205,7 +206,7 @@ func TestEnt(t *testing.T) {
 		}
 		// url64 is case sensitive: keys that differ in case are two keys.
 		upper, lower := once.MustParseAs[ids.TagID]("tag_AAAAAAAAAAE"), once.MustParseAs[ids.TagID]("tag_aAAAAAAAAAE")
-		err = c.Tag.CreateBulk(c.Tag.Create().SetID(upper).SetName("upper"), c.Tag.Create().SetID(lower).SetName("lower")).Exec(ctx)
+		err = c.Tag.CreateBulk(c.Tag.Create().SetID(upper).SetName("upper"), c.Tag.Create().SetID(lower).SetName("lower")).Exec(keepPresets)
 		require.NoError(t, err, "keys that differ in case")
 		if got, err := c.Tag.Get(ctx, lower); assert.NoError(t, err, "Get(%s)", lower) {
 			assert.Equal(t, "lower", got.Name, "Get(%s): %v", lower, got)
@@ -251,7 +252,7 @@ func TestNoID(t *testing.T) {
 				posts, err := c.Post.CreateBulk(
 					c.Post.Create().SetTitle("a").SetAuthor(ada).SetID(ids.PostID(once.FromUint64(5))),
 					c.Post.Create().SetTitle("b").SetAuthor(ada),
-				).Save(ctx)
+				).Save(keepPresets)
 				assert.ErrorIs(t, err, cs.want, "bulk create: %v", posts)
 				assert.Nil(t, posts, "bulk create: %v, %v; want no posts", posts, err)
 				assert.Empty(t, l.take(), "ran SQL")

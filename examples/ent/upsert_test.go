@@ -76,8 +76,9 @@ func TestUpsert(t *testing.T) {
 		if n, err := c.User.Query().Where(user.Email("edsger@example.com")).Count(ctx); assert.NoError(t, err, "edsger after the bulk upsert") {
 			assert.Equal(t, 1, n, "edsger after the bulk upsert")
 		}
-		// An upsert by key (the caller sets it) updates that row.
-		err = c.User.Create().SetID(ada.ID).SetEmail("ada.l@example.com").OnConflictColumns(user.FieldID).UpdateNewValues().Exec(ctx)
+		// An upsert by key (the caller sets it, with the opt-in) updates
+		// that row.
+		err = c.User.Create().SetID(ada.ID).SetEmail("ada.l@example.com").OnConflictColumns(user.FieldID).UpdateNewValues().Exec(keepPresets)
 		require.NoError(t, err, "upsert by key")
 		if got, err := c.User.Get(ctx, ada.ID); assert.NoError(t, err, "upsert by key") {
 			assert.Equal(t, "ada.l@example.com", got.Email, "upsert by key: %v", got)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/once-go/once/examples/internal/exampledb"
 	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/migrations"
 	"github.com/once-go/once/nonce"
@@ -180,4 +181,29 @@ func sqlText(v any) string {
 		return string(bytes.TrimSpace(v))
 	}
 	return fmt.Sprint(v)
+}
+
+// TestSQLPageMasked checks the masked spellings docs/sql.md quotes: with
+// the quickstart's demo key, usr_L4Pyvoulbog masks the stored value of
+// usr_zAjhfZyAAAE (the users row of its SQL blocks), and read as plain
+// url64 it is another value.
+func TestSQLPageMasked(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join(repoRoot, "docs", "sql.md"))
+	require.NoError(t, err)
+	f, err := nonce.New(nonce.Config{BaseKey: []byte(exampledb.DemoKey)})
+	require.NoError(t, err)
+	var demo once.Binding
+	demo.Set(f)
+	masked := once.Options{Prefix: "usr_", Mask: true, Generator: &demo}
+	plain := once.Options{Prefix: "usr_"}
+	stored, err := plain.ParseAny("usr_zAjhfZyAAAE")
+	require.NoError(t, err)
+	require.Equal(t, int64(-3744495160545771519), stored.Int64(), "the users row of docs/sql.md")
+	text, err := masked.AppendText(nil, stored)
+	require.NoError(t, err)
+	assert.Equal(t, "usr_L4Pyvoulbog", string(text), "the masked spelling of usr_zAjhfZyAAAE")
+	assert.Contains(t, string(page), "usr_"+string(text[4:]), "docs/sql.md quotes the masked spelling")
+	other, err := plain.ParseAny(string(text))
+	require.NoError(t, err)
+	assert.NotEqual(t, stored, other, "the masked spelling read as plain url64")
 }

@@ -29,8 +29,9 @@ func subscribe(ctx context.Context, gdb *gorm.DB, s *Subscriber) error {
 }
 
 // statusOf is the HTTP status for the error of a write: a zero ID where a
-// row needs an ID, such as "editor_id": "" in a request body, is the
-// client's mistake.
+// row needs an ID, such as "editor_id": "" in a request body, or an ID
+// the client chose for a new row (oncegorm.ErrPresetID, which matches
+// once.ErrInvalid), is the client's mistake.
 func statusOf(err error) int {
 	switch {
 	case err == nil:

@@ -25,7 +25,8 @@ import (
 
 // TestUpsertSnippet runs the README's upsert region on each database:
 // subscribing an email twice answers the same key, and a post whose
-// editor_id is "" in JSON is a 400.
+// editor_id is "" in JSON, or that carries an "id" of the client's, is a
+// 400.
 func TestUpsertSnippet(t *testing.T) {
 	f, err := nonce.New(nonce.Config{MachineID: 5, BaseKey: []byte(testKey), AwaitLease: true})
 	require.NoError(t, err)
@@ -66,10 +67,13 @@ func TestUpsertSnippet(t *testing.T) {
 
 			author := User{Email: "ada@example.com"}
 			require.NoError(t, gdb.Create(&author).Error)
+			chosen, err := once.NewAs[PostID]()
+			require.NoError(t, err)
 			for body, want := range map[string]int{
-				`{"author_id":"` + author.ID.String() + `","title":"a"}`:                  http.StatusOK,
-				`{"author_id":"` + author.ID.String() + `","editor_id":null,"title":"b"}`: http.StatusOK,
-				`{"author_id":"` + author.ID.String() + `","editor_id":"","title":"c"}`:   http.StatusBadRequest,
+				`{"id":"` + chosen.String() + `","author_id":"` + author.ID.String() + `","title":"e"}`: http.StatusBadRequest,
+				`{"author_id":"` + author.ID.String() + `","title":"a"}`:                                http.StatusOK,
+				`{"author_id":"` + author.ID.String() + `","editor_id":null,"title":"b"}`:               http.StatusOK,
+				`{"author_id":"` + author.ID.String() + `","editor_id":"","title":"c"}`:                 http.StatusBadRequest,
 				`{"title":"d"}`: http.StatusBadRequest,
 			} {
 				var p Post

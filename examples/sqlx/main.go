@@ -58,7 +58,7 @@ func run(ctx context.Context, out io.Writer, db *exampledb.DB) (err error) {
 
 	const insert = `INSERT INTO sqlx_example_users (id, email) VALUES (:id, :email)`
 	ada := User{Email: "ada@example.com"}
-	if err := oncesqlx.Fill(&ada); err != nil { // ada.ID is set now
+	if err := oncesqlx.Fill(ctx, &ada); err != nil { // ada.ID is set now
 		return err
 	}
 	if _, err := x.NamedExecContext(ctx, insert, &ada); err != nil {

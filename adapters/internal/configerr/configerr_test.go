@@ -15,3 +15,12 @@ func TestNew(t *testing.T) {
 	require.EqualError(t, err, "x: nil db: boom")
 	require.NotErrorIs(t, New(sentinel, "x", "plain"), cause, "an error without %w matches an unrelated cause")
 }
+
+func TestNewIs(t *testing.T) {
+	a, b, other := errors.New("a"), errors.New("b"), errors.New("other")
+	err := NewIs([]error{a, b}, "x", "preset %s", "ID")
+	require.ErrorIs(t, err, a)
+	require.ErrorIs(t, err, b)
+	require.NotErrorIs(t, err, other)
+	require.EqualError(t, err, "x: preset ID")
+}

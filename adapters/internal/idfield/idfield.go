@@ -170,7 +170,8 @@ func (u Undo) Run() {
 }
 
 // Tag is the struct tag key the adapters read: `once:"auto"` marks a
-// non-key ID field to fill on insert; `once:"manual"` stops a primary key
+// non-key ID field to fill on insert; `once:"preset"` marks a field to
+// fill whose preset IDs inserts keep; `once:"manual"` stops a primary key
 // from being filled.
 const Tag = "once"
 
@@ -179,9 +180,10 @@ type Marking uint8
 
 // Markings.
 const (
-	Unmarked Marking = iota
-	Auto             // once:"auto"
-	Manual           // once:"manual"
+	Unmarked   Marking = iota
+	Auto               // once:"auto"
+	Manual             // once:"manual"
+	KeepPreset         // once:"preset"
 )
 
 // MarkingOf reads the `once` tag of f.
@@ -191,6 +193,8 @@ func MarkingOf(f reflect.StructField) Marking {
 		return Auto
 	case "manual", "-":
 		return Manual
+	case "preset":
+		return KeepPreset
 	}
 	return Unmarked
 }
@@ -198,16 +202,16 @@ func MarkingOf(f reflect.StructField) Marking {
 // AutoFill reports whether the field sf is an ID field to fill on insert,
 // and if so its ID type and shape. soleKey says whether sf is the only
 // primary key of its table. A field is filled when it is tagged
-// `once:"auto"` (any shape), or when it is an untagged sole primary key of
-// shape Plain (composite keys are foreign keys as a rule); never when it is
-// tagged `once:"manual"`.
+// `once:"auto"` or `once:"preset"` (any shape), or when it is an untagged
+// sole primary key of shape Plain (composite keys are foreign keys as a
+// rule); never when it is tagged `once:"manual"`.
 func AutoFill(sf reflect.StructField, soleKey bool) (*Type, Shape, bool) {
 	it, shape, ok := Field(sf.Type)
 	if !ok {
 		return nil, 0, false
 	}
 	switch MarkingOf(sf) {
-	case Auto:
+	case Auto, KeepPreset:
 	case Manual:
 		return nil, 0, false
 	default:
