@@ -115,40 +115,6 @@ func TestCloseWithOrphanedRenewalCannotFreeLaterHolder(t *testing.T) {
 	})
 }
 
-// TestCopiedStateFileOverlapEndsAtNextRenewal: two processes whose state
-// files carry the same record (a cloned image, a shared volume) both
-// reclaim its lease; by the older holder's next renewal at most one of
-// them may still generate with it.
-func TestCopiedStateFileOverlapEndsAtNextRenewal(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		r := newRig(t, 512)
-		dir := t.TempDir()
-		r.opts.StateFile = filepath.Join(dir, "a.json")
-		crash(t, r, r.start())
-		b, err := os.ReadFile(r.opts.StateFile)
-		if err != nil {
-			t.Fatal(err)
-		}
-		copyPath := filepath.Join(dir, "b.json")
-		if err := os.WriteFile(copyPath, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		var ms []*lease.Manager
-		var fs []*fakeFactory
-		for _, path := range []string{r.opts.StateFile, copyPath} {
-			m, f := startAnother(t, r, path)
-			ms, fs = append(ms, m), append(fs, f)
-		}
-		time.Sleep(lease.DefaultRenewInterval + time.Minute)
-		synctest.Wait()
-		for id, n := range holders(ms, fs) {
-			if n > 1 {
-				t.Fatalf("after a renewal period, %d managers still generate with machine ID %d", n, id)
-			}
-		}
-	})
-}
-
 // TestStateFileFromAnotherHostNotReclaimed: a state file written by
 // another host incarnation (a copied image, a restored volume) is not
 // reclaimed: the manager acquires a fresh lease and leaves the recorded

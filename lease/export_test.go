@@ -1,6 +1,9 @@
 package lease
 
-import "time"
+import (
+	"testing"
+	"time"
+)
 
 // Defaults of Options that the tests check against.
 const (
@@ -14,4 +17,15 @@ func SetBootClock(f func() (time.Duration, bool)) (restore func()) {
 	prev := bootClock
 	bootClock = f
 	return func() { bootClock = prev }
+}
+
+// StartProcess starts a helper process and returns its PID and identity
+// as a state file records it (the JSON of the "process" field); it runs
+// until stop (which waits for it to exit) or the end of the test.
+func StartProcess(t *testing.T) (pid int, identity string, stop func()) {
+	cmd, stdin, id := startProcess(t)
+	return cmd.Process.Pid, id, func() {
+		stdin.Close()
+		cmd.Wait()
+	}
 }

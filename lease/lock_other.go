@@ -12,3 +12,6 @@ import (
 func lockFile(*os.File) error {
 	return errors.New("file locking is not supported on " + runtime.GOOS)
 }
+
+// fileIdentity returns zero: unknown.
+func fileIdentity(*os.File) fileID { return fileID{} }

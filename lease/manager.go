@@ -108,7 +108,7 @@ func Start(ctx context.Context, s Strategy, opts Options) (*Manager, error) {
 			m.disown()
 			return nil, err
 		}
-		if l, ok := m.state.load(m.name); ok {
+		if l, ok := m.state.load(m.name, m.o.Logger); ok {
 			m.reclaim = &l
 		}
 	}

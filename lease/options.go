@@ -102,17 +102,22 @@ type Options struct {
 	// a deterministic strategy's loss is final: Done is closed.
 	ReacquireDeterministic bool
 	// StateFile, if set, is a file where the manager keeps the machine ID
-	// and token it holds, with the host and boot that wrote them, so that a
-	// restarted process on the same host reclaims its own unexpired lease
-	// instead of taking another ID (crash loops then do not drain the
-	// pool). The strategy must implement [Reclaimer]. The file is locked
-	// while the manager runs: two live managers cannot share it. It belongs
-	// on per-instance storage: a copy of it (a cloned image, a shared
-	// volume) is reclaimed by at most one process, but on the same host
-	// two copies can both reclaim the lease, and generate with one machine
-	// ID until the earlier holder's next renewal tells it the lease is
-	// lost. A record written by another host or boot is ignored (a fresh
-	// lease is acquired). Unix only.
+	// and token it holds, so that a process restarted in the same place
+	// reclaims its own unexpired lease instead of taking another ID (crash
+	// loops then do not drain the pool). The strategy must implement
+	// [Reclaimer]. The file is locked while the manager runs: two live
+	// managers cannot share it. A record is reclaimed only when it proves
+	// that its writer has stopped: it was written on this host in this
+	// boot, and either it is the very file its writer held locked (a
+	// restart in place, also in a new container on the same volume) or
+	// its writer's process has exited (Linux: PID, start time and PID
+	// namespace, read from /proc). Otherwise the manager acquires another
+	// machine ID and logs why: a copy of a running process's file (cp -r,
+	// rsync, a blue/green deploy on one host) never gives two processes
+	// one machine ID, nor does a file copied to another machine, a record
+	// from before a reboot or one written by an older version. Outside
+	// Linux (no boot ID) no record is reclaimed. Give each instance its own
+	// file, on storage that survives its restarts. Unix only.
 	StateFile string
 	// LowFreeIDs is the number of free machine IDs below which the manager
 	// warns, when its strategy implements [Lister]: after each acquire and

@@ -13,11 +13,12 @@ import (
 // Reclaim renews l for d given only l.MachineID and l.Token (the other
 // fields are zero) and replaces the token in the same atomic step: the
 // returned lease carries a new Token, and l's token no longer renews or
-// releases anything. Two processes holding copies of one state file can
-// then not both keep the lease: the one that reclaims second, or renews
-// with the replaced token, is told [ErrLost]. And a call on l that outlived
-// its context (a renewal abandoned by an earlier incarnation) can no longer
-// touch the reclaimed lease.
+// releases anything. The manager reclaims a state file's lease only when
+// the file's writer has stopped; should two processes still reclaim one
+// record (two copies of the file of a holder that has exited), they cannot
+// both keep the lease: the one that reclaims second is told [ErrLost]. And
+// a call on l that outlived its context (a renewal abandoned by an
+// earlier incarnation) can no longer touch the reclaimed lease.
 //
 // It returns [ErrLost] when the coordinator does not hold the machine ID
 // for l's token (taken over, reclaimed by another copy, or unknown), and

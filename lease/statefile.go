@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -17,15 +18,15 @@ import (
 // process, so a crashed holder's file is free for its successor while a
 // second live manager is refused. A nil *stateFile does nothing.
 //
-// A record names the host and boot that wrote it: a file copied to
-// another machine or restored after a reboot of a cloned image is not
-// reclaimed, since its writer may still be alive elsewhere. Two copies on
-// one host and boot cannot be told apart; the reclaim then replaces the
-// lease's token (see [Reclaimer]), so the copy that reclaimed first learns
-// at its next renewal that the lease is lost.
+// A record names the host and boot that wrote it, the file its writer
+// held locked and the writer's process. It is reclaimed only when that
+// proves the writer stopped (see judge): a copy of a live holder's file at
+// another path, whose lock no one holds, is not, and neither is a file
+// copied to another machine or restored after a reboot.
 type stateFile struct {
 	f    *os.File
 	path string
+	file fileID // of f, which this manager holds locked
 	host incarnation
 	prev stateRecord // the record load returned
 }
@@ -38,22 +39,28 @@ type stateRecord struct {
 	Token     []byte `json:"token"`
 	Host      string `json:"host"`
 	BootID    string `json:"boot_id"`
+	// File is the file its writer held locked, Proc the writer.
+	File fileID `json:"file,omitzero"`
+	Proc procID `json:"process,omitzero"`
 	// Boot (ns since boot) and Wall were read one after the other, in
 	// that order, once the factories ran on the lease: see clockBound.
 	Boot int64     `json:"boot_ns,omitempty"`
 	Wall time.Time `json:"wall,omitzero"`
 }
 
-// incarnation identifies this host and boot.
-type incarnation struct{ host, boot string }
+// incarnation identifies this host, boot and process.
+type incarnation struct {
+	host, boot string
+	proc       procID
+}
 
-// thisIncarnation reads the host name and, where the system has one, the
+// thisIncarnation reads the host name and, where the system has them, the
 // boot ID (Linux: /proc/sys/kernel/random/boot_id; elsewhere empty, and
-// only the host name is compared).
+// no record is reclaimed) and this process's identity.
 func thisIncarnation() incarnation {
 	host, _ := os.Hostname()
 	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
-	return incarnation{host: host, boot: strings.TrimSpace(string(boot))}
+	return incarnation{host: host, boot: strings.TrimSpace(string(boot)), proc: thisProcess()}
 }
 
 func openStateFile(path string) (*stateFile, error) {
@@ -65,12 +72,12 @@ func openStateFile(path string) (*stateFile, error) {
 		f.Close()
 		return nil, configError("StateFile %q is in use by another live manager (%v): give each process its own file", path, err)
 	}
-	return &stateFile{f: f, path: path, host: thisIncarnation()}, nil
+	return &stateFile{f: f, path: path, file: fileIdentity(f), host: thisIncarnation()}, nil
 }
 
-// load returns the lease recorded for strategy by this host and boot, if
-// any.
-func (sf *stateFile) load(strategy string) (Lease, bool) {
+// load returns the lease recorded for strategy, if its writer provably
+// stopped; it logs why a recorded lease is not reclaimed.
+func (sf *stateFile) load(strategy string, log *slog.Logger) (Lease, bool) {
 	if sf == nil {
 		return Lease{}, false
 	}
@@ -81,10 +88,21 @@ func (sf *stateFile) load(strategy string) (Lease, bool) {
 	var r stateRecord
 	switch {
 	case json.Unmarshal(bytes.TrimRight(b, " "), &r) != nil,
-		r.Strategy != strategy, len(r.Token) == 0, !leasekit.ValidID(r.MachineID),
-		r.Host != sf.host.host, r.BootID != sf.host.boot:
+		r.Strategy != strategy, len(r.Token) == 0, !leasekit.ValidID(r.MachineID):
 		return Lease{}, false
 	}
+	v := judge(r, sf.host, sf.file, probeProcess)
+	switch {
+	case v.alive:
+		log.Warn("lease state file records a lease its writer may still hold: acquiring another machine ID (give each process its own StateFile)",
+			"path", sf.path, "machine_id", r.MachineID, "reason", v.why)
+		return Lease{}, false
+	case !v.reclaim:
+		log.Info("lease state file not reclaimed: acquiring another machine ID",
+			"path", sf.path, "machine_id", r.MachineID, "reason", v.why)
+		return Lease{}, false
+	}
+	log.Info("lease state file reclaimable", "path", sf.path, "machine_id", r.MachineID, "reason", v.why)
 	sf.prev = r
 	return Lease{MachineID: r.MachineID, Token: string(r.Token)}, true
 }
@@ -124,7 +142,8 @@ func (sf *stateFile) store(strategy string, l Lease) error {
 	if sf == nil {
 		return nil
 	}
-	r := stateRecord{Strategy: strategy, MachineID: l.MachineID, Token: []byte(l.Token), Host: sf.host.host, BootID: sf.host.boot}
+	r := stateRecord{Strategy: strategy, MachineID: l.MachineID, Token: []byte(l.Token), Host: sf.host.host, BootID: sf.host.boot,
+		File: sf.file, Proc: sf.host.proc}
 	if boot, ok := bootClock(); ok {
 		r.Boot, r.Wall = int64(boot), time.Now().UTC()
 	}
