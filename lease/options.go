@@ -9,24 +9,8 @@ import (
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
-// Defaults and limits of [Options].
+// Limits of [Options].
 const (
-	DefaultLeaseDuration = 8 * time.Hour
-	// DefaultDBLeaseDuration is the lease duration a strategy whose
-	// coordinator is the application's own database advises (see
-	// [DurationDefaulter]).
-	DefaultDBLeaseDuration = time.Hour
-	DefaultRenewInterval   = 30 * time.Minute
-	DefaultReleaseTimeout  = 5 * time.Second
-
-	// MinLeaseDuration is the shortest lease the manager asks for, and the
-	// shortest TTL it accepts from a coordinator (shorter is an illegal TTL).
-	MinLeaseDuration = 30 * time.Second
-	// SafetyMargin is subtracted from every granted TTL (the safe window
-	// ends that long before the coordinator's expiry) and again from the
-	// renewal time; the renew interval must be longer than it.
-	SafetyMargin = 10 * time.Second
-
 	// NoTimeout as Options.AcquireTimeout lets [Start] wait for a lease
 	// until its context ends.
 	NoTimeout time.Duration = -1
