@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 	"github.com/once-go/once/nonce"
 )
@@ -137,12 +138,14 @@ func jitter(base time.Duration) time.Duration { return rand.N(base) + 1 }
 // if there is one, else acquires, then installs the lease. A lease that
 // cannot be used, or that a failed call may have claimed, is released.
 func (m *Manager) attempt(source string, deadline time.Time) error {
-	op, fn, on := OpAcquire, func(ctx context.Context) (Lease, error) { return m.s.Acquire(ctx, m.o.LeaseDuration) }, (*Lease)(nil)
+	op, fn, on := OpAcquire, func(ctx context.Context) (driver.Lease, error) { return m.s.Acquire(ctx, m.o.LeaseDuration) }, (*driver.Lease)(nil)
 	id := -1
 	if m.reclaim != nil {
 		rl := *m.reclaim
 		op, on, id = OpReclaim, &rl, rl.MachineID
-		fn = func(ctx context.Context) (Lease, error) { return m.s.(Reclaimer).Reclaim(ctx, rl, m.o.LeaseDuration) }
+		fn = func(ctx context.Context) (driver.Lease, error) {
+			return m.s.(driver.Reclaimer).Reclaim(ctx, rl, m.o.LeaseDuration)
+		}
 	}
 	o := m.call(m.life, op, source, id, deadline, on, fn)
 	if o.err != nil {
@@ -150,7 +153,7 @@ func (m *Manager) attempt(source string, deadline time.Time) error {
 		if o.l.Token != "" && !o.abandoned {
 			m.release(o.l, source) // a claim whose outcome is unknown
 		}
-		if op == OpReclaim && !errors.Is(o.err, ErrRetry) && !errors.Is(o.err, ErrTimeout) && m.life.Err() == nil {
+		if op == OpReclaim && !errors.Is(o.err, driver.ErrRetry) && !errors.Is(o.err, ErrTimeout) && m.life.Err() == nil {
 			m.reclaim = nil // gone, or unusable: acquire a new lease next
 		}
 		return o.err
@@ -165,7 +168,7 @@ func (m *Manager) attempt(source string, deadline time.Time) error {
 }
 
 // usable checks a granted lease before the factories may use it.
-func (m *Manager) usable(l Lease, o outcome) error {
+func (m *Manager) usable(l driver.Lease, o outcome) error {
 	switch {
 	case !leasekit.ValidID(l.MachineID):
 		return fmt.Errorf("%w: strategy %s granted machine ID %d, outside 0..%d", ErrConfig, m.name, l.MachineID, nonce.MaxMachineID)
@@ -231,14 +234,14 @@ func (m *Manager) install(op, source string, o outcome) error {
 // guard against. A deterministic strategy backed by a coordinator (the
 // conflict guard) reports the coordinator's readings and gets the hand-off
 // guard like any lease.
-func fixedID(s Strategy, l Lease) bool {
+func fixedID(s driver.Strategy, l driver.Lease) bool {
 	return s.Deterministic() && l.PrevExpiry.IsZero() && l.CoordinatorNow.IsZero() && l.ReleaseHold <= 0
 }
 
 // checkClock warns when the coordinator's clock and ours disagree by more
 // than the hand-off skew allows: the guard then makes the factories wait,
 // or does not protect as intended.
-func (m *Manager) checkClock(l Lease, o outcome, notBefore time.Time) {
+func (m *Manager) checkClock(l driver.Lease, o outcome, notBefore time.Time) {
 	if !l.CoordinatorNow.IsZero() {
 		mid := o.sent.Add(o.took / 2)
 		if off := l.CoordinatorNow.Sub(mid.Round(0)); off > m.o.HandoffSkew || -off > m.o.HandoffSkew {

@@ -3,11 +3,13 @@ package lease
 import (
 	"context"
 	"time"
+
+	"github.com/once-go/once/lease/driver"
 )
 
 // outcome is the result of one bounded strategy call.
 type outcome struct {
-	l    Lease
+	l    driver.Lease
 	err  error
 	sent time.Time     // local monotonic time the request was sent
 	took time.Duration // until the manager stopped waiting
@@ -39,7 +41,7 @@ type outcome struct {
 // holder has: a later holder of the same machine ID has another token,
 // since a grant draws a fresh token and a reclaim replaces it (see
 // [Reclaimer]). Close waits for them, up to ReleaseTimeout.
-func (m *Manager) call(ctx context.Context, op, source string, id int, deadline time.Time, on *Lease, fn func(context.Context) (Lease, error)) outcome {
+func (m *Manager) call(ctx context.Context, op, source string, id int, deadline time.Time, on *driver.Lease, fn func(context.Context) (driver.Lease, error)) outcome {
 	e := Event{Kind: EventStart, Op: op, Source: source, MachineID: id}
 	if op == OpRenew {
 		e.ValidUntil = m.deadline
@@ -91,7 +93,7 @@ func withDeadline(ctx context.Context, deadline time.Time) (context.Context, con
 // cleanUpAfter waits for an abandoned call and releases what it may have
 // left behind (see call). It runs outside the manager's goroutine, so it
 // logs but emits no events.
-func (m *Manager) cleanUpAfter(ch <-chan outcome, on *Lease) {
+func (m *Manager) cleanUpAfter(ch <-chan outcome, on *driver.Lease) {
 	defer m.calls.Done()
 	o := <-ch
 	if on != nil {
@@ -103,7 +105,7 @@ func (m *Manager) cleanUpAfter(ch <-chan outcome, on *Lease) {
 }
 
 // releaseDetached releases l, bounded by ReleaseTimeout, and logs it.
-func (m *Manager) releaseDetached(l Lease, msg string) {
+func (m *Manager) releaseDetached(l driver.Lease, msg string) {
 	ctx, cancel := context.WithTimeout(context.Background(), m.o.ReleaseTimeout)
 	defer cancel()
 	err := m.s.Release(ctx, l)
@@ -140,9 +142,9 @@ func (m *Manager) endCall(ctx context.Context, op, source string, id int, o outc
 
 // release gives l up, best effort, bounded by ReleaseTimeout, from the
 // manager's goroutine; it returns the strategy's error.
-func (m *Manager) release(l Lease, source string) error {
-	o := m.call(context.Background(), OpRelease, source, l.MachineID, time.Now().Add(m.o.ReleaseTimeout), nil, func(ctx context.Context) (Lease, error) {
-		return Lease{}, m.s.Release(ctx, l)
+func (m *Manager) release(l driver.Lease, source string) error {
+	o := m.call(context.Background(), OpRelease, source, l.MachineID, time.Now().Add(m.o.ReleaseTimeout), nil, func(ctx context.Context) (driver.Lease, error) {
+		return driver.Lease{}, m.s.Release(ctx, l)
 	})
 	m.endCall(context.Background(), OpRelease, source, l.MachineID, o, o.err, time.Time{})
 	return o.err

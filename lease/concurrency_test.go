@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/leasetest"
+	"github.com/once-go/once/nonce"
 )
 
 // TestManyManagers: 600 managers race for 512 IDs on one in-memory
@@ -31,7 +33,7 @@ func TestManyManagers(t *testing.T) {
 		for i := range 600 {
 			wg.Go(func() {
 				m, err := lease.Start(t.Context(), mem, lease.Options{
-					Factories: []lease.Factory{&fakeFactory{j: &journal{}}},
+					Factories: []*nonce.Factory{&fakeFactory{j: &journal{}}},
 					Logger:    quiet,
 				})
 				mu.Lock()
@@ -40,7 +42,7 @@ func TestManyManagers(t *testing.T) {
 				case err == nil:
 					ids[m.MachineID()]++
 					managers = append(managers, m)
-				case errors.Is(err, lease.ErrTimeout) && errors.Is(err, lease.ErrExhausted):
+				case errors.Is(err, lease.ErrTimeout) && errors.Is(err, driver.ErrExhausted):
 					timeouts++
 				default:
 					t.Errorf("manager %d: %v", i, err)

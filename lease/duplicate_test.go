@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
+	"github.com/once-go/once/nonce"
 )
 
 // holders counts, per machine ID, the managers whose factories generate
@@ -32,7 +34,7 @@ func startAnother(t *testing.T, r *rig, stateFile string) (*lease.Manager, *fake
 	t.Helper()
 	f := &fakeFactory{j: r.j}
 	o := r.opts
-	o.StateFile, o.Factories = stateFile, []lease.Factory{f}
+	o.StateFile, o.Factories = stateFile, []*nonce.Factory{f}
 	m, err := lease.Start(t.Context(), r.s, o)
 	if err != nil {
 		t.Fatalf("Start: %v", err)
@@ -56,7 +58,7 @@ func TestOrphanedReclaimCannotFreeLaterHolder(t *testing.T) {
 		var hang sync.WaitGroup
 		hang.Add(1)
 		r.s.set(func(f *fake) {
-			f.reclaim = func(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+			f.reclaim = func(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 				hang.Wait() // ignores ctx
 				return f.mem.Reclaim(context.Background(), l, d)
 			}
@@ -91,13 +93,13 @@ func TestCloseWithOrphanedRenewalCannotFreeLaterHolder(t *testing.T) {
 		hang.Add(1)
 		entered := make(chan struct{})
 		r.s.set(func(f *fake) {
-			f.renew = func(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+			f.renew = func(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 				close(entered)
 				hang.Wait()
 				return f.mem.Renew(context.Background(), l, d)
 			}
 			// The release at Close fails, so the state file keeps the lease.
-			f.release = func(context.Context, lease.Lease) error { return errRetry }
+			f.release = func(context.Context, driver.Lease) error { return errRetry }
 		})
 		<-entered
 		_ = m1.Close(context.Background())
@@ -139,7 +141,7 @@ func TestCopiedStateFileOverlapEndsAtNextRenewal(t *testing.T) {
 			m, f := startAnother(t, r, path)
 			ms, fs = append(ms, m), append(fs, f)
 		}
-		time.Sleep(lease.DefaultRenewInterval + time.Minute)
+		time.Sleep(driver.DefaultRenewInterval + time.Minute)
 		synctest.Wait()
 		for id, n := range holders(ms, fs) {
 			if n > 1 {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/once-go/once/lease/driver"
 )
 
 // Event kinds (Event.Kind).
@@ -101,8 +103,8 @@ func resultOf(err error) string {
 		name string
 	}{
 		{ErrLost, "lost"}, {ErrExpired, "expired"}, {ErrIllegalTTL, "illegal_ttl"}, {ErrExternal, "external"},
-		{ErrTimeout, "timeout"}, {ErrExhausted, "exhausted"}, {ErrConflict, "conflict"}, {ErrConfig, "config"},
-		{ErrRetry, "retry"}, {ErrClosed, "canceled"}, {context.Canceled, "canceled"},
+		{ErrTimeout, "timeout"}, {driver.ErrExhausted, "exhausted"}, {driver.ErrConflict, "conflict"}, {ErrConfig, "config"},
+		{driver.ErrRetry, "retry"}, {ErrClosed, "canceled"}, {context.Canceled, "canceled"},
 	} {
 		if errors.Is(err, c.err) {
 			return c.name

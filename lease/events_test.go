@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 func TestEventsAndLogs(t *testing.T) {
@@ -20,10 +21,10 @@ func TestEventsAndLogs(t *testing.T) {
 		r.opts.Logger = slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		fails := 1
 		r.s.set(func(f *fake) {
-			f.renew = func(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+			f.renew = func(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 				if fails > 0 {
 					fails--
-					return lease.Lease{}, errRetry
+					return driver.Lease{}, errRetry
 				}
 				return f.mem.Renew(ctx, l, d)
 			}
@@ -72,7 +73,7 @@ func TestEventsAndLogs(t *testing.T) {
 			}
 		}
 		ev := r.rec.events()
-		if ev[1].GrantedTTL != lease.DefaultLeaseDuration || ev[4].Attempt != 1 || ev[4].Delay <= time.Second || !errors.Is(ev[7].Err, lease.ErrExternal) {
+		if ev[1].GrantedTTL != driver.DefaultLeaseDuration || ev[4].Attempt != 1 || ev[4].Delay <= time.Second || !errors.Is(ev[7].Err, lease.ErrExternal) {
 			t.Errorf("event details: %+v %+v %+v", ev[1], ev[4], ev[7])
 		}
 

@@ -30,7 +30,7 @@ func Example() {
 
 	ctx := context.Background()
 	m, err := lease.Start(ctx, envlease.New("EXAMPLE_POD_NAME", 0), lease.Options{
-		Factories: []lease.Factory{f},
+		Factories: []*nonce.Factory{f},
 		Logger:    quiet,
 	})
 	if err != nil {
@@ -52,7 +52,7 @@ func ExampleManager_LeaseLost() {
 	f, _ := nonce.New(nonce.Config{AwaitLease: true})
 	lost := make(chan error, 1)
 	m, err := lease.Start(context.Background(), leasetest.NewMemory(512), lease.Options{
-		Factories: []lease.Factory{f},
+		Factories: []*nonce.Factory{f},
 		Logger:    quiet,
 		OnLost:    func(reason error) { lost <- reason },
 	})
@@ -76,7 +76,7 @@ func ExampleManager_Done() {
 	os.Setenv("EXAMPLE_POD_NAME", "web-0")
 	f, _ := nonce.New(nonce.Config{AwaitLease: true})
 	m, err := lease.Start(context.Background(), envlease.New("EXAMPLE_POD_NAME", 0), lease.Options{
-		Factories: []lease.Factory{f},
+		Factories: []*nonce.Factory{f},
 		Logger:    quiet,
 	})
 	if err != nil {
@@ -96,7 +96,7 @@ func ExampleStart_shutdown() {
 	ids, _ := nonce.New(nonce.Config{AwaitLease: true})
 	ctx, sigterm := context.WithCancel(context.Background())
 	m, err := lease.Start(ctx, leasetest.NewMemory(512), lease.Options{
-		Factories: []lease.Factory{ids},
+		Factories: []*nonce.Factory{ids},
 		Logger:    quiet,
 	})
 	if err != nil {

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/leasetest"
+	"github.com/once-go/once/nonce"
 )
 
 // quiet is a logger that drops everything.
@@ -139,10 +141,10 @@ type fake struct {
 	det bool
 
 	mu      sync.Mutex
-	acquire func(ctx context.Context, d time.Duration) (lease.Lease, error)
-	renew   func(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error)
-	release func(ctx context.Context, l lease.Lease) error
-	reclaim func(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error)
+	acquire func(ctx context.Context, d time.Duration) (driver.Lease, error)
+	renew   func(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error)
+	release func(ctx context.Context, l driver.Lease) error
+	reclaim func(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error)
 }
 
 func newFake(j *journal, capacity int) *fake {
@@ -158,7 +160,7 @@ func (f *fake) set(fn func(f *fake)) {
 	fn(f)
 }
 
-func (f *fake) Acquire(ctx context.Context, d time.Duration) (lease.Lease, error) {
+func (f *fake) Acquire(ctx context.Context, d time.Duration) (driver.Lease, error) {
 	f.j.add("strategy acquire")
 	f.mu.Lock()
 	fn := f.acquire
@@ -169,7 +171,7 @@ func (f *fake) Acquire(ctx context.Context, d time.Duration) (lease.Lease, error
 	return f.mem.Acquire(ctx, d)
 }
 
-func (f *fake) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+func (f *fake) Renew(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 	f.j.add("strategy renew")
 	f.mu.Lock()
 	fn := f.renew
@@ -180,7 +182,7 @@ func (f *fake) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lease
 	return f.mem.Renew(ctx, l, d)
 }
 
-func (f *fake) Release(ctx context.Context, l lease.Lease) error {
+func (f *fake) Release(ctx context.Context, l driver.Lease) error {
 	f.j.add("strategy release")
 	f.mu.Lock()
 	fn := f.release
@@ -191,7 +193,7 @@ func (f *fake) Release(ctx context.Context, l lease.Lease) error {
 	return f.mem.Release(ctx, l)
 }
 
-func (f *fake) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+func (f *fake) Reclaim(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 	f.j.add("strategy reclaim")
 	f.mu.Lock()
 	fn := f.reclaim
@@ -254,7 +256,7 @@ func newRig(t *testing.T, capacity int) *rig {
 	j := &journal{}
 	r := &rig{t: t, j: j, s: newFake(j, capacity), f: &fakeFactory{j: j}, rec: &recorder{j: j}}
 	r.opts = lease.Options{
-		Factories: []lease.Factory{r.f},
+		Factories: []*nonce.Factory{r.f},
 		Logger:    quiet,
 		Events:    r.rec.hook,
 		OnLost: func(err error) {
@@ -284,7 +286,7 @@ func (r *rig) start() *lease.Manager {
 }
 
 // errRetry is a transient failure for fakes to return.
-var errRetry = fmt.Errorf("%w: connection reset (test)", lease.ErrRetry)
+var errRetry = fmt.Errorf("%w: connection reset (test)", driver.ErrRetry)
 
 // within reports whether got lies in [lo, hi].
 func within(got, lo, hi time.Duration) bool { return got >= lo && got <= hi }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/leasenotice"
 )
 
@@ -105,7 +106,7 @@ func TestUnusableLeaseEndEventNotOK(t *testing.T) {
 		r.opts.Events = c.hook
 		n := 0
 		r.s.set(func(f *fake) {
-			f.acquire = func(ctx context.Context, d time.Duration) (lease.Lease, error) {
+			f.acquire = func(ctx context.Context, d time.Duration) (driver.Lease, error) {
 				n++
 				if n == 1 {
 					return f.mem.Acquire(ctx, 20*time.Second)

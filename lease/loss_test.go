@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 func TestLeaseLostIdempotentWhileUnleased(t *testing.T) {
@@ -16,7 +17,7 @@ func TestLeaseLostIdempotentWhileUnleased(t *testing.T) {
 		m := r.start()
 		// Re-acquisition will fail for a while: the pool is exhausted.
 		r.s.set(func(f *fake) {
-			f.acquire = func(context.Context, time.Duration) (lease.Lease, error) { return lease.Lease{}, lease.ErrExhausted }
+			f.acquire = func(context.Context, time.Duration) (driver.Lease, error) { return driver.Lease{}, driver.ErrExhausted }
 		})
 		m.LeaseLost("first")
 		if r.f.generating() {
@@ -63,12 +64,12 @@ func TestRenewHangsPastDeadline(t *testing.T) {
 		t0 := time.Now()
 		m := r.start()
 		r.s.set(func(f *fake) {
-			f.renew = func(_ context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+			f.renew = func(_ context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 				<-unblock // ignores the context
 				return f.mem.Renew(context.Background(), l, d)
 			}
 		})
-		deadline := t0.Add(lease.DefaultLeaseDuration - lease.SafetyMargin)
+		deadline := t0.Add(driver.DefaultLeaseDuration - driver.SafetyMargin)
 		if _, _, vu := r.f.state(); !vu.Equal(deadline) {
 			t.Fatalf("factories' own deadline %v after start, want %v", vu.Sub(t0), deadline.Sub(t0))
 		}
@@ -139,7 +140,7 @@ func TestCloseBoundedByReleaseTimeout(t *testing.T) {
 		m := r.start()
 		unblock := make(chan struct{})
 		r.s.set(func(f *fake) {
-			f.release = func(context.Context, lease.Lease) error { <-unblock; return nil }
+			f.release = func(context.Context, driver.Lease) error { <-unblock; return nil }
 		})
 		t0 := time.Now()
 		err := m.Close(context.Background())
@@ -156,7 +157,7 @@ func TestAcquireCompletingDuringShutdownIsReleased(t *testing.T) {
 		m := r.start()
 		entered := make(chan struct{})
 		r.s.set(func(f *fake) {
-			f.acquire = func(_ context.Context, d time.Duration) (lease.Lease, error) {
+			f.acquire = func(_ context.Context, d time.Duration) (driver.Lease, error) {
 				close(entered)
 				time.Sleep(2 * time.Second) // ignores the context, then succeeds
 				return f.mem.Acquire(context.Background(), d)

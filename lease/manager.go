@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/once-go/once/lease/driver"
 )
 
 // Manager holds one machine-ID lease for the life of a process and keeps
@@ -15,7 +17,7 @@ import (
 // ARCHITECTURE.md in the repository walks through what it does, in the
 // order of this file.
 type Manager struct {
-	s     Strategy
+	s     driver.Strategy
 	name  string
 	o     Options
 	tm    timing
@@ -42,14 +44,14 @@ type Manager struct {
 
 	// Owned by the loop's goroutine (by Start's caller before the loop
 	// runs).
-	cur      Lease           // the lease held or last held
+	cur      driver.Lease    // the lease held or last held
 	owed     bool            // cur may still be ours at the coordinator: release it
 	leaseCtx context.Context // ends when cur is lost or the manager stops
 	sent     time.Time       // when the request that granted or renewed cur was sent
 	deadline time.Time       // end of cur's safe window (local monotonic clock)
 	since    time.Time       // when cur was granted
 	streak   int             // failed acquisitions and short-lived leases in a row
-	reclaim  *Lease          // from the state file, tried before acquiring
+	reclaim  *driver.Lease   // from the state file, tried before acquiring
 }
 
 // phase is where the manager is in its life.
@@ -80,14 +82,14 @@ const (
 // work, finish the work in flight (http.Server.Shutdown), Close the
 // manager (which disables the factories, then releases the lease), close
 // the coordinator's client (the database).
-func Start(ctx context.Context, s Strategy, opts Options) (*Manager, error) {
+func Start(ctx context.Context, s driver.Strategy, opts Options) (*Manager, error) {
 	switch {
 	case ctx == nil:
 		return nil, configError("nil context")
 	case isNil(s):
 		return nil, configError("nil Strategy")
 	}
-	if d, ok := s.(DurationDefaulter); ok && opts.LeaseDuration == 0 {
+	if d, ok := s.(driver.DurationDefaulter); ok && opts.LeaseDuration == 0 {
 		opts.LeaseDuration = d.DefaultLeaseDuration()
 	}
 	o, tm, err := opts.validate()
@@ -96,7 +98,7 @@ func Start(ctx context.Context, s Strategy, opts Options) (*Manager, error) {
 	}
 	m := &Manager{s: s, name: s.Name(), o: o, tm: tm, fs: factories(o.Factories), id: -1, done: make(chan struct{})}
 	if o.StateFile != "" {
-		if _, ok := s.(Reclaimer); !ok {
+		if _, ok := s.(driver.Reclaimer); !ok {
 			return nil, configError("StateFile needs a strategy that implements lease.Reclaimer; %s does not", m.name)
 		}
 	}
@@ -205,7 +207,7 @@ func (m *Manager) renew() error {
 			return fmt.Errorf("%w: safe window of machine ID %d ended while renewals failed", ErrExpired, m.cur.MachineID)
 		}
 		cur := m.cur
-		o := m.call(m.leaseCtx, OpRenew, SourceScheduled, cur.MachineID, m.deadline, &cur, func(ctx context.Context) (Lease, error) {
+		o := m.call(m.leaseCtx, OpRenew, SourceScheduled, cur.MachineID, m.deadline, &cur, func(ctx context.Context) (driver.Lease, error) {
 			return m.s.Renew(ctx, cur, m.o.LeaseDuration)
 		})
 		m.endCall(m.leaseCtx, OpRenew, SourceScheduled, cur.MachineID, o, o.err, time.Time{})

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/leasenotice"
 )
 
@@ -73,18 +74,18 @@ func TestNoticesRenewalFailsTwiceThenSucceeds(t *testing.T) {
 		sub := feed.Subscribe(0)
 		fails := 2
 		r.s.set(func(f *fake) {
-			f.renew = func(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+			f.renew = func(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 				if fails > 0 {
 					fails--
-					return lease.Lease{}, errRetry
+					return driver.Lease{}, errRetry
 				}
 				return f.mem.Renew(ctx, l, d)
 			}
 		})
 		t0 := time.Now()
 		m := r.start()
-		renewAt := lease.DefaultRenewInterval - lease.SafetyMargin
-		safe := lease.DefaultLeaseDuration - lease.SafetyMargin
+		renewAt := driver.DefaultRenewInterval - driver.SafetyMargin
+		safe := driver.DefaultLeaseDuration - driver.SafetyMargin
 		time.Sleep(renewAt + 10*time.Second) // two retries: at most 2s + 3s
 		synctest.Wait()
 		if !r.f.generating() || r.j.count("disable") != 0 {
@@ -133,11 +134,11 @@ func TestNoticesRenewalFailsTwiceThenSucceeds(t *testing.T) {
 			t.Errorf("retry delays %v, %v; want 1s..2s and 2s..3s", d1, d2)
 		}
 		for _, i := range []int{2, 4} {
-			if !errors.Is(got[i].Reason, lease.ErrRetry) {
+			if !errors.Is(got[i].Reason, driver.ErrRetry) {
 				t.Errorf("keepalive_failed reason %v, want ErrRetry", got[i].Reason)
 			}
 		}
-		if got[0].GrantedTTL != lease.DefaultLeaseDuration || got[6].GrantedTTL != lease.DefaultLeaseDuration {
+		if got[0].GrantedTTL != driver.DefaultLeaseDuration || got[6].GrantedTTL != driver.DefaultLeaseDuration {
 			t.Errorf("granted TTLs %v, %v", got[0].GrantedTTL, got[6].GrantedTTL)
 		}
 		if want := t0.Add(safe); !got[1].ValidUntil.Equal(want) || !got[4].ValidUntil.Equal(want) {
@@ -167,8 +168,8 @@ func TestNoticesLoss(t *testing.T) {
 		sub := feed.Subscribe(0)
 		t0 := time.Now()
 		m := r.start()
-		renewAt := lease.DefaultRenewInterval - lease.SafetyMargin
-		safe := lease.DefaultLeaseDuration - lease.SafetyMargin
+		renewAt := driver.DefaultRenewInterval - driver.SafetyMargin
+		safe := driver.DefaultLeaseDuration - driver.SafetyMargin
 		r.s.mem.Steal(0, time.Hour)
 		time.Sleep(renewAt + 10*time.Second)
 		synctest.Wait()
@@ -190,7 +191,7 @@ func TestNoticesLoss(t *testing.T) {
 			return
 		}
 		lost := got[2]
-		if !errors.Is(lost.Reason, lease.ErrLost) || !lost.ValidUntil.IsZero() || lost.RemainingTTL != lease.DefaultLeaseDuration-renewAt ||
+		if !errors.Is(lost.Reason, lease.ErrLost) || !lost.ValidUntil.IsZero() || lost.RemainingTTL != driver.DefaultLeaseDuration-renewAt ||
 			!lost.Time.Equal(t0.Add(renewAt)) {
 			t.Errorf("lost notice %+v", lost)
 		}
@@ -233,7 +234,7 @@ func TestNoticesSlowSubscriber(t *testing.T) {
 		}()
 		t0 := time.Now()
 		m := r.start()
-		renewAt := lease.DefaultRenewInterval - lease.SafetyMargin
+		renewAt := driver.DefaultRenewInterval - driver.SafetyMargin
 		for i := 1; i <= 20; i++ {
 			time.Sleep(renewAt - 1)
 			synctest.Wait()
@@ -318,8 +319,8 @@ func TestNotifierAttempts(t *testing.T) {
 	var nf leasenotice.Notifier
 	seq := []lease.Event{
 		{Kind: lease.EventStart, Op: lease.OpReclaim, MachineID: 7},
-		{Kind: lease.EventEnd, Op: lease.OpReclaim, MachineID: 7, Result: "retry", Err: lease.ErrRetry},
-		{Kind: lease.EventRetry, Op: lease.OpAcquire, MachineID: -1, Attempt: 1, Delay: time.Second, Result: "retry", Err: lease.ErrRetry},
+		{Kind: lease.EventEnd, Op: lease.OpReclaim, MachineID: 7, Result: "retry", Err: driver.ErrRetry},
+		{Kind: lease.EventRetry, Op: lease.OpAcquire, MachineID: -1, Attempt: 1, Delay: time.Second, Result: "retry", Err: driver.ErrRetry},
 		{Kind: lease.EventStart, Op: lease.OpReclaim, MachineID: 7}, // attempt 2: reclaim ...
 		{Kind: lease.EventEnd, Op: lease.OpReclaim, MachineID: 7, Result: "lost", Err: lease.ErrLost},
 		{Kind: lease.EventStart, Op: lease.OpAcquire, MachineID: -1}, // ... then acquire, same attempt
@@ -344,12 +345,12 @@ func TestEventValidUntil(t *testing.T) {
 		r := newRig(t, 512)
 		t0 := time.Now()
 		m := r.start()
-		time.Sleep(lease.DefaultRenewInterval)
+		time.Sleep(driver.DefaultRenewInterval)
 		m.LeaseLost("test")
 		synctest.Wait()
 		m.Close(context.Background())
-		safe := lease.DefaultLeaseDuration - lease.SafetyMargin
-		renewAt := lease.DefaultRenewInterval - lease.SafetyMargin
+		safe := driver.DefaultLeaseDuration - driver.SafetyMargin
+		renewAt := driver.DefaultRenewInterval - driver.SafetyMargin
 		for _, e := range r.rec.events() {
 			var want time.Time
 			switch {
@@ -360,7 +361,7 @@ func TestEventValidUntil(t *testing.T) {
 			case e.Kind == lease.EventEnd && e.Op == lease.OpRenew:
 				want = t0.Add(renewAt + safe)
 			case e.Kind == lease.EventEnd && e.Op == lease.OpAcquire:
-				want = t0.Add(lease.DefaultRenewInterval + safe)
+				want = t0.Add(driver.DefaultRenewInterval + safe)
 			}
 			if !e.ValidUntil.Equal(want) {
 				t.Errorf("%s %s %s: ValidUntil %v, want %v", e.Kind, e.Op, e.Source, e.ValidUntil, want)
@@ -384,14 +385,14 @@ func TestNoticeLogValue(t *testing.T) {
 	var buf bytes.Buffer
 	log := slog.New(slog.NewJSONHandler(&buf, nil))
 	n := leasenotice.Notice{Kind: leasenotice.NoticeKeepAliveFailed, Strategy: "etcd", Source: lease.SourceScheduled, MachineID: 5,
-		Attempt: 2, Delay: time.Second, Reason: lease.ErrRetry, Result: "retry", ValidUntil: time.Now(), Remaining: time.Minute}
+		Attempt: 2, Delay: time.Second, Reason: driver.ErrRetry, Result: "retry", ValidUntil: time.Now(), Remaining: time.Minute}
 	log.Info("lease", "notice", n)
 	var rec struct{ Notice map[string]any }
 	if err := json.Unmarshal(buf.Bytes(), &rec); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]any{"kind": "keepalive_failed", "strategy": "etcd", "source": "scheduled", "machine_id": 5.0,
-		"attempt": 2.0, "delay": 1e9, "reason": lease.ErrRetry.Error(), "result": "retry", "remaining": 6e10}
+		"attempt": 2.0, "delay": 1e9, "reason": driver.ErrRetry.Error(), "result": "retry", "remaining": 6e10}
 	if fmt.Sprint(rec.Notice) != fmt.Sprint(want) {
 		t.Errorf("notice logged as %v, want %v", rec.Notice, want)
 	}

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
@@ -136,10 +137,10 @@ func isNil(v any) bool {
 // validate returns o with defaults filled in and the timing it implies.
 func (o Options) validate() (Options, timing, error) {
 	if o.LeaseDuration == 0 {
-		o.LeaseDuration = DefaultLeaseDuration
+		o.LeaseDuration = driver.DefaultLeaseDuration
 	}
 	short := o.test.shortLeases()
-	minLease := MinLeaseDuration
+	minLease := driver.MinLeaseDuration
 	if short {
 		minLease = minShortLease
 	}
@@ -148,7 +149,7 @@ func (o Options) validate() (Options, timing, error) {
 	}
 	tm := newTiming(o.LeaseDuration, short)
 	if o.RenewInterval == 0 {
-		o.RenewInterval = min(DefaultRenewInterval, o.LeaseDuration/2)
+		o.RenewInterval = min(driver.DefaultRenewInterval, o.LeaseDuration/2)
 	}
 	if o.RenewInterval <= tm.margin {
 		return o, tm, configError("RenewInterval %v must be longer than %v", o.RenewInterval, tm.margin)
@@ -181,7 +182,7 @@ func (o Options) validate() (Options, timing, error) {
 	}
 	switch {
 	case o.ReleaseTimeout == 0:
-		o.ReleaseTimeout = DefaultReleaseTimeout
+		o.ReleaseTimeout = driver.DefaultReleaseTimeout
 	case o.ReleaseTimeout < 0:
 		return o, tm, configError("ReleaseTimeout %v is negative", o.ReleaseTimeout)
 	}

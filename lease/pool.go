@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
@@ -20,7 +21,7 @@ const defaultLowFreeIDs = 64
 // not depend on it, and a List that fails or outlives that bound only
 // leaves the count unknown for this round.
 func (m *Manager) countFree(source string) {
-	lister, ok := m.s.(Lister)
+	lister, ok := m.s.(driver.Lister)
 	if !ok {
 		return
 	}
@@ -29,7 +30,7 @@ func (m *Manager) countFree(source string) {
 		deadline = due
 	}
 	type listed struct {
-		slots []Slot
+		slots []driver.Slot
 		err   error
 	}
 	var r listed

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/nonce"
 )
 
@@ -25,15 +26,15 @@ func TestStartRejectsBadArguments(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		ctx  context.Context
-		s    lease.Strategy
+		s    driver.Strategy
 		fs   []lease.Factory
 		want string
 	}{
 		{"nil context", nil, nil, nil, "nil context"},
 		{"nil strategy", t.Context(), nil, nil, "nil Strategy"},
 		{"typed-nil strategy", t.Context(), nilStrategy, nil, "nil Strategy"},
-		{"typed-nil factory", t.Context(), nil, []lease.Factory{typedNil}, "Factories[0] is nil"},
-		{"factory without AwaitLease", t.Context(), nil, []lease.Factory{generating}, "Factories[0] is already generating"},
+		{"typed-nil factory", t.Context(), nil, []*nonce.Factory{typedNil}, "Factories[0] is nil"},
+		{"factory without AwaitLease", t.Context(), nil, []*nonce.Factory{generating}, "Factories[0] is already generating"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := newFake(&journal{}, 4)
@@ -42,7 +43,7 @@ func TestStartRejectsBadArguments(t *testing.T) {
 				s = f
 			}
 			if c.fs == nil {
-				c.fs = []lease.Factory{&fakeFactory{j: &journal{}}}
+				c.fs = []*nonce.Factory{&fakeFactory{j: &journal{}}}
 			}
 			m, err := lease.Start(c.ctx, s, lease.Options{Factories: c.fs, Logger: quiet})
 			if m != nil || !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), c.want) {
@@ -69,7 +70,7 @@ func TestOnAcquired(t *testing.T) {
 		}
 		m := r.start()
 		r.s.mem.Steal(0, time.Hour)
-		time.Sleep(lease.DefaultRenewInterval)
+		time.Sleep(driver.DefaultRenewInterval)
 		synctest.Wait()
 		if len(got) != 2 || got[0] != 0 || got[1] != 1 || m.MachineID() != 1 {
 			t.Fatalf("OnAcquired heard %v (manager on %d), want [0 1]", got, m.MachineID())

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
@@ -70,23 +71,23 @@ func openStateFile(path string) (*stateFile, error) {
 
 // load returns the lease recorded for strategy by this host and boot, if
 // any.
-func (sf *stateFile) load(strategy string) (Lease, bool) {
+func (sf *stateFile) load(strategy string) (driver.Lease, bool) {
 	if sf == nil {
-		return Lease{}, false
+		return driver.Lease{}, false
 	}
 	b, err := io.ReadAll(io.NewSectionReader(sf.f, 0, 1<<16))
 	if err != nil {
-		return Lease{}, false
+		return driver.Lease{}, false
 	}
 	var r stateRecord
 	switch {
 	case json.Unmarshal(bytes.TrimRight(b, " "), &r) != nil,
 		r.Strategy != strategy, len(r.Token) == 0, !leasekit.ValidID(r.MachineID),
 		r.Host != sf.host.host, r.BootID != sf.host.boot:
-		return Lease{}, false
+		return driver.Lease{}, false
 	}
 	sf.prev = r
-	return Lease{MachineID: r.MachineID, Token: string(r.Token)}, true
+	return driver.Lease{MachineID: r.MachineID, Token: string(r.Token)}, true
 }
 
 // clockBound bounds the timestamps of the previous incarnation that wrote
@@ -120,7 +121,7 @@ func (sf *stateFile) clockBound() time.Time {
 // store records l as held under strategy. The record overwrites the old
 // one in a single write, padded with spaces to the file's size, so that a
 // process that dies at any point leaves one whole record, old or new.
-func (sf *stateFile) store(strategy string, l Lease) error {
+func (sf *stateFile) store(strategy string, l driver.Lease) error {
 	if sf == nil {
 		return nil
 	}

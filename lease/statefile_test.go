@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
+	"github.com/once-go/once/nonce"
 )
 
 // crash stops m the way kill -9 would, as far as the coordinator can tell:
@@ -19,9 +21,9 @@ import (
 func crash(t *testing.T, r *rig, m *lease.Manager) {
 	t.Helper()
 	r.s.set(func(f *fake) {
-		f.release = func(context.Context, lease.Lease) error { return errRetry }
+		f.release = func(context.Context, driver.Lease) error { return errRetry }
 	})
-	if err := m.Close(context.Background()); !errors.Is(err, lease.ErrRetry) {
+	if err := m.Close(context.Background()); !errors.Is(err, driver.ErrRetry) {
 		t.Fatalf("Close with a failing release: %v", err)
 	}
 	r.s.set(func(f *fake) { f.release = nil })
@@ -90,7 +92,7 @@ func TestStateFileRejectsSecondManagerAndGarbage(t *testing.T) {
 		r.opts.StateFile = filepath.Join(t.TempDir(), "lease.json")
 		m := r.start()
 		second := r.opts
-		second.Factories = []lease.Factory{&fakeFactory{j: r.j}}
+		second.Factories = []*nonce.Factory{&fakeFactory{j: r.j}}
 		_, err := lease.Start(t.Context(), r.s, second)
 		if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "in use by another live manager") {
 			t.Errorf("second manager on one state file: %v", err)
@@ -110,7 +112,7 @@ func TestStateFileRejectsSecondManagerAndGarbage(t *testing.T) {
 		}
 	})
 	_, err := lease.Start(t.Context(), newFake(&journal{}, 1), lease.Options{
-		Factories: []lease.Factory{&fakeFactory{j: &journal{}}},
+		Factories: []*nonce.Factory{&fakeFactory{j: &journal{}}},
 		StateFile: filepath.Join(t.TempDir(), "missing-dir", "lease.json"),
 	})
 	if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "StateFile") {

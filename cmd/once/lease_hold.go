@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
+	"github.com/once-go/once/nonce"
 )
 
 var leaseHoldCmd = &command{
@@ -135,24 +137,24 @@ func (h holdOptions) check(def time.Duration) error {
 	}
 	r, rName := h.renew, fmt.Sprintf("--renew-interval %v", h.renew)
 	if r == 0 {
-		r, rName = min(lease.DefaultRenewInterval, d/2), fmt.Sprintf("the default --renew-interval %v", min(lease.DefaultRenewInterval, d/2))
+		r, rName = min(driver.DefaultRenewInterval, d/2), fmt.Sprintf("the default --renew-interval %v", min(driver.DefaultRenewInterval, d/2))
 	}
 	switch {
-	case d < lease.MinLeaseDuration:
-		return fmt.Errorf("--duration %v: must be at least %v", d, lease.MinLeaseDuration)
+	case d < driver.MinLeaseDuration:
+		return fmt.Errorf("--duration %v: must be at least %v", d, driver.MinLeaseDuration)
 	case h.renew == 0:
-	case h.renew <= lease.SafetyMargin:
-		return fmt.Errorf("--renew-interval %v: must be longer than %v", h.renew, lease.SafetyMargin)
-	case h.renew >= d-lease.SafetyMargin:
-		return fmt.Errorf("--renew-interval %v: must be shorter than %s minus %v", h.renew, dName, lease.SafetyMargin)
+	case h.renew <= driver.SafetyMargin:
+		return fmt.Errorf("--renew-interval %v: must be longer than %v", h.renew, driver.SafetyMargin)
+	case h.renew >= d-driver.SafetyMargin:
+		return fmt.Errorf("--renew-interval %v: must be shorter than %s minus %v", h.renew, dName, driver.SafetyMargin)
 	}
-	if h.cmd != nil && h.grace > d-r-lease.SafetyMargin {
+	if h.cmd != nil && h.grace > d-r-driver.SafetyMargin {
 		gName := fmt.Sprintf("--grace %v", h.grace)
 		if !h.graceSet {
 			gName = "the default " + gName
 		}
 		return fmt.Errorf("%s: must be at most %s minus %s minus %v (%v), so that a renewal has %v before CMD is asked to stop",
-			gName, dName, rName, lease.SafetyMargin, d-r-lease.SafetyMargin, lease.SafetyMargin)
+			gName, dName, rName, driver.SafetyMargin, d-r-driver.SafetyMargin, driver.SafetyMargin)
 	}
 	return nil
 }
@@ -191,7 +193,7 @@ func (h holdOptions) leaseOptions(e *env, who string, w *leaseWatch) lease.Optio
 		LeaseDuration:  h.duration,
 		RenewInterval:  h.renew,
 		AcquireTimeout: h.acquire,
-		Factories:      []lease.Factory{w},
+		Factories:      []*nonce.Factory{w},
 		Logger:         logger,
 		OnLost:         func(reason error) { fmt.Fprintf(errw, "%s: lease lost: %v\n", who, reason) },
 	}
@@ -239,7 +241,7 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 		holdPrint(e, w, m, sigs, h.hold)
 	}
 	lostErr := m.Err() // nil while a lease is held; ErrClosed after a signal
-	closeCtx, stop := context.WithTimeout(context.Background(), 2*lease.DefaultReleaseTimeout+5*time.Second)
+	closeCtx, stop := context.WithTimeout(context.Background(), 2*driver.DefaultReleaseTimeout+5*time.Second)
 	defer stop()
 	if err := m.Close(closeCtx); err != nil {
 		errorf(e, who, "releasing the lease: %v", err)
@@ -256,7 +258,7 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 
 // startLease starts the lease manager; a signal meanwhile cancels ctx
 // (with cancel), which ends Start.
-func startLease(ctx context.Context, cancel context.CancelFunc, sigs <-chan os.Signal, s lease.Strategy, opts lease.Options) (*lease.Manager, error) {
+func startLease(ctx context.Context, cancel context.CancelFunc, sigs <-chan os.Signal, s driver.Strategy, opts lease.Options) (*lease.Manager, error) {
 	started := make(chan struct{})
 	watched := make(chan struct{})
 	go func() {

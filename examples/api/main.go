@@ -89,7 +89,7 @@ func run(ctx context.Context, out io.Writer, getenv func(string) string) (err er
 	// the machine ID until Close. With StateFile a process restarted in the
 	// same place takes its own unexpired lease back: no ID leaks per crash.
 	m, err := lease.Start(ctx, strategy, lease.Options{
-		Factories:      []lease.Factory{ids},
+		Factories:      []*nonce.Factory{ids},
 		AcquireTimeout: 30 * time.Second,
 		StateFile:      cmp.Or(os.Getenv("ONCE_STATE_FILE"), "once-lease.json"),
 		OnAcquired:     func(machineID int) { log.Printf("once: machine ID %d", machineID) },

@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
+	"github.com/once-go/once/nonce"
 )
 
 // The holder process. With FAULTSUITE_HOLDER=1 the test binary runs
@@ -118,7 +120,7 @@ func holderMain(args []string) int {
 		RenewInterval:  renewEvery,
 		HandoffSkew:    *handoff,
 		AcquireTimeout: *acquire,
-		Factories:      []lease.Factory{rf},
+		Factories:      []*nonce.Factory{rf},
 		StateFile:      *state,
 		ReleaseTimeout: 500 * time.Millisecond,
 		OnLost: func(reason error) {
@@ -164,27 +166,27 @@ func holderMain(args []string) int {
 // cutStrategy is the holder's strategy: the real one until cut, then a
 // coordinator that cannot be reached (every call fails with ErrRetry).
 type cutStrategy struct {
-	lease.Strategy
+	driver.Strategy
 	cut atomic.Bool
 }
 
-var errCut = fmt.Errorf("holder: cut off the coordinator (SIGUSR1): %w", lease.ErrRetry)
+var errCut = fmt.Errorf("holder: cut off the coordinator (SIGUSR1): %w", driver.ErrRetry)
 
-func (c *cutStrategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, error) {
+func (c *cutStrategy) Acquire(ctx context.Context, d time.Duration) (driver.Lease, error) {
 	if c.cut.Load() {
-		return lease.Lease{}, errCut
+		return driver.Lease{}, errCut
 	}
 	return c.Strategy.Acquire(ctx, d)
 }
 
-func (c *cutStrategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+func (c *cutStrategy) Renew(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 	if c.cut.Load() {
-		return lease.Lease{}, errCut
+		return driver.Lease{}, errCut
 	}
 	return c.Strategy.Renew(ctx, l, d)
 }
 
-func (c *cutStrategy) Release(ctx context.Context, l lease.Lease) error {
+func (c *cutStrategy) Release(ctx context.Context, l driver.Lease) error {
 	if c.cut.Load() {
 		return errCut
 	}
@@ -193,14 +195,14 @@ func (c *cutStrategy) Release(ctx context.Context, l lease.Lease) error {
 
 // Reclaim forwards to the real strategy; one that cannot reclaim says the
 // lease is gone (the manager then acquires).
-func (c *cutStrategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+func (c *cutStrategy) Reclaim(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 	if c.cut.Load() {
-		return lease.Lease{}, errCut
+		return driver.Lease{}, errCut
 	}
-	if r, ok := c.Strategy.(lease.Reclaimer); ok {
+	if r, ok := c.Strategy.(driver.Reclaimer); ok {
 		return r.Reclaim(ctx, l, d)
 	}
-	return lease.Lease{}, fmt.Errorf("holder: %s cannot reclaim: %w", c.Name(), lease.ErrLost)
+	return driver.Lease{}, fmt.Errorf("holder: %s cannot reclaim: %w", c.Name(), lease.ErrLost)
 }
 
 func unixNano(t time.Time) int64 {

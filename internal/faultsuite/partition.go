@@ -8,6 +8,7 @@ import (
 
 	"github.com/once-go/once/internal/faultproxy"
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/nonce"
 )
 
@@ -267,7 +268,7 @@ func DroppedReply(t *testing.T) {
 		id := r.m.MachineID()
 		start := time.Now()
 		ren := r.waitRenewal(start, 2*time.Second)
-		if _, ok := st.(lease.Lister); ok {
+		if _, ok := st.(driver.Lister); ok {
 			// The free-ID count that follows each renewal must be done
 			// before replies are dropped: a List cut off by its deadline
 			// takes its connection down with it, and a new connection

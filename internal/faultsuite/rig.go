@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/nonce"
 )
 
@@ -359,7 +360,7 @@ func (w *lockedBuffer) Write(p []byte) (int, error) {
 
 // startRig starts a manager on s and a generator on its factory. The
 // manager's log goes to a buffer printed only if the test fails.
-func startRig(t *testing.T, s lease.Strategy, o rigOptions) *rig {
+func startRig(t *testing.T, s driver.Strategy, o rigOptions) *rig {
 	t.Helper()
 	d := orDefault(o.leaseDur, leaseDur)
 	r := &rig{t: t, margin: d / 10, rf: newRecFactory(o.skew), ev: &eventLog{}, log: &bytes.Buffer{}}
@@ -370,7 +371,7 @@ func startRig(t *testing.T, s lease.Strategy, o rigOptions) *rig {
 		RenewInterval:  orDefault(o.renewEvery, renewEvery),
 		AcquireTimeout: orDefault(o.acquireTimeout, 5*time.Second),
 		HandoffSkew:    orDefault(o.handoffSkew, suiteHandoffSkew),
-		Factories:      []lease.Factory{r.rf},
+		Factories:      []*nonce.Factory{r.rf},
 		OnLost:         r.ev.onLost,
 		Events:         r.ev.hook,
 		ReleaseTimeout: 500 * time.Millisecond,
@@ -414,7 +415,7 @@ func (r *rig) close() []draw {
 	draws := r.gen.halt()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := r.m.Close(ctx); err != nil && !errors.Is(err, lease.ErrRetry) && !errors.Is(err, lease.ErrTimeout) {
+	if err := r.m.Close(ctx); err != nil && !errors.Is(err, driver.ErrRetry) && !errors.Is(err, lease.ErrTimeout) {
 		r.t.Logf("Close: %v", err)
 	}
 	return draws

@@ -43,7 +43,7 @@ func Example() {
 	f, _ := nonce.New(nonce.Config{AwaitLease: true})
 	feed := leasenotice.NewFeed()
 	notices := feed.Subscribe(0)
-	m, err := lease.Start(ctx, s, lease.Options{Factories: []lease.Factory{f}, Events: feed.Hook})
+	m, err := lease.Start(ctx, s, lease.Options{Factories: []*nonce.Factory{f}, Events: feed.Hook})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/internal/testonly"
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/etcdlease"
 	"github.com/once-go/once/lease/leasenotice"
 	"github.com/once-go/once/nonce"
@@ -48,7 +49,7 @@ func TestManagerNotices(t *testing.T) {
 		// two loaded CPUs makes a call take a second.
 		LeaseDuration: 10 * time.Second,
 		RenewInterval: 2 * time.Second,
-		Factories:     []lease.Factory{f},
+		Factories:     []*nonce.Factory{f},
 		Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Events:        feed.Hook,
 	}
@@ -84,7 +85,7 @@ func TestManagerNotices(t *testing.T) {
 
 	p.Cut()
 	failed := next(leasenotice.NoticeKeepAliveFailed, 2*time.Second)
-	if !errors.Is(failed.Reason, lease.ErrRetry) || failed.Remaining <= 0 || failed.MachineID != id {
+	if !errors.Is(failed.Reason, driver.ErrRetry) || failed.Remaining <= 0 || failed.MachineID != id {
 		t.Errorf("keepalive_failed notice %+v", failed)
 	}
 	if _, err := f.Sortable64(); err != nil {
@@ -101,7 +102,7 @@ func TestManagerNotices(t *testing.T) {
 
 	wipe(admin, prefix) // revokes the etcd lease and deletes the key
 	lost := next(leasenotice.NoticeLost, 2*time.Second)
-	if !errors.Is(lost.Reason, lease.ErrLost) || lost.MachineID != id || lost.Result != "lost" {
+	if !errors.Is(lost.Reason, driver.ErrLost) || lost.MachineID != id || lost.Result != "lost" {
 		t.Errorf("lost notice %+v", lost)
 	}
 	again := next(leasenotice.NoticeAcquired, 5*time.Second)

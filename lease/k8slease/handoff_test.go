@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/k8slease"
+	"github.com/once-go/once/nonce"
 )
 
 // Clock offsets of TestHandoffSkew: the old holder's clock runs 5s ahead
@@ -56,7 +58,7 @@ func TestHandoffSkew(t *testing.T) {
 			k8slease.SetWallClock(s, func() time.Time { return time.Now().Add(newSkew) })
 			f := newSkewedFactory(newSkew)
 			m, err := lease.Start(context.Background(), s, shortOptions(lease.Options{
-				Factories:      []lease.Factory{f},
+				Factories:      []*nonce.Factory{f},
 				LeaseDuration:  2 * time.Second,
 				RenewInterval:  time.Second,
 				AcquireTimeout: 20 * time.Second, // > 1.8 x LeaseDuration: see k8slease.AcquireTimeout
@@ -99,11 +101,11 @@ func freeID(t *testing.T, s *k8slease.Strategy, id int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := slices.IndexFunc(slots, func(sl lease.Slot) bool { return sl.MachineID == id })
+	i := slices.IndexFunc(slots, func(sl driver.Slot) bool { return sl.MachineID == id })
 	if i < 0 {
 		t.Fatalf("machine ID %d is not listed as held: %+v", id, slots)
 	}
-	if err := s.Release(ctxT(t), lease.Lease{MachineID: id, Token: slots[i].Token}); err != nil {
+	if err := s.Release(ctxT(t), driver.Lease{MachineID: id, Token: slots[i].Token}); err != nil {
 		t.Fatal(err)
 	}
 }

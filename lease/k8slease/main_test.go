@@ -19,6 +19,7 @@ import (
 
 	"github.com/once-go/once/internal/testonly"
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/k8slease"
 	"github.com/once-go/once/nonce"
 )
@@ -130,7 +131,7 @@ func holderMain() int {
 	d := envDuration("K8SLEASE_LEASE")
 	f := newSkewedFactory(skew)
 	m, err := lease.Start(context.Background(), s, shortOptions(lease.Options{
-		Factories:     []lease.Factory{f},
+		Factories:     []*nonce.Factory{f},
 		LeaseDuration: d,
 		RenewInterval: d / 2,
 		Logger:        slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})),
@@ -192,9 +193,9 @@ func racerMain() int {
 				switch {
 				case err == nil:
 					say("won %d %s", l.MachineID, l.Token)
-				case errors.Is(err, lease.ErrExhausted):
+				case errors.Is(err, driver.ErrExhausted):
 					say("exhausted")
-				case errors.Is(err, lease.ErrConflict) || errors.Is(err, lease.ErrRetry):
+				case errors.Is(err, driver.ErrConflict) || errors.Is(err, driver.ErrRetry):
 					if l.Token != "" { // a claim whose outcome is unknown
 						rctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 						_ = s.Release(rctx, l)

@@ -21,7 +21,7 @@ func ExampleFeed() {
 
 	ctx := context.Background()
 	m, err := lease.Start(ctx, leasetest.NewMemory(512), lease.Options{
-		Factories: []lease.Factory{f},
+		Factories: []*nonce.Factory{f},
 		Logger:    slog.New(slog.DiscardHandler),
 		Events:    feed.Hook,
 	})

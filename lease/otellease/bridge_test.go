@@ -18,8 +18,10 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/leasetest"
 	"github.com/once-go/once/lease/otellease"
+	"github.com/once-go/once/nonce"
 )
 
 // collect reads every data point of the bridge's metrics from r as
@@ -86,7 +88,7 @@ type scripted struct {
 
 func (s *scripted) Name() string { return "scripted" }
 
-func (s *scripted) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+func (s *scripted) Renew(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 	s.mu.Lock()
 	fail := s.fails > 0
 	if fail {
@@ -94,7 +96,7 @@ func (s *scripted) Renew(ctx context.Context, l lease.Lease, d time.Duration) (l
 	}
 	s.mu.Unlock()
 	if fail {
-		return lease.Lease{}, fmt.Errorf("%w: connection reset (test)", lease.ErrRetry)
+		return driver.Lease{}, fmt.Errorf("%w: connection reset (test)", driver.ErrRetry)
 	}
 	return s.Memory.Renew(ctx, l, d)
 }
@@ -123,7 +125,7 @@ func TestBridge(t *testing.T) {
 			events []lease.Event
 		)
 		m, err := lease.Start(t.Context(), s, lease.Options{
-			Factories: []lease.Factory{nopFactory{}},
+			Factories: []*nonce.Factory{nopFactory{}},
 			Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
 			Events: func(e lease.Event) {
 				mu.Lock()
@@ -135,8 +137,8 @@ func TestBridge(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		safe := (lease.DefaultLeaseDuration - lease.SafetyMargin).Seconds()
-		renewAt := lease.DefaultRenewInterval - lease.SafetyMargin
+		safe := (driver.DefaultLeaseDuration - driver.SafetyMargin).Seconds()
+		renewAt := driver.DefaultRenewInterval - driver.SafetyMargin
 		const svc = "service=api,strategy=scripted"
 		checkMetrics(t, "after start", collect(t, reader), map[string]float64{
 			"once.lease.held{machine_id=0," + svc + "}":           1,

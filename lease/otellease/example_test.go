@@ -29,7 +29,7 @@ func Example() {
 	f, _ := nonce.New(nonce.Config{AwaitLease: true})
 	ctx := context.Background()
 	m, err := lease.Start(ctx, leasetest.NewMemory(512), lease.Options{
-		Factories: []lease.Factory{f},
+		Factories: []*nonce.Factory{f},
 		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Events:    bridge.Hook, // or: func(e lease.Event) { feed.Hook(e); bridge.Hook(e) }
 	})

@@ -9,6 +9,7 @@ import (
 	"github.com/once-go/once/lease"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
+	"github.com/once-go/once/nonce"
 )
 
 // TestFirstIDWithoutWait: a manager started on a fresh table takes a row
@@ -20,7 +21,7 @@ func TestFirstIDWithoutWait(t *testing.T) {
 		s := newStrategy(t, db, sqllease.Options{Table: newTable(t, db, d)})
 		ctx := ctxT(t)
 		f := &activation{}
-		m, err := lease.Start(ctx, s, lease.Options{Factories: []lease.Factory{f}, Logger: slog.New(slog.DiscardHandler)})
+		m, err := lease.Start(ctx, s, lease.Options{Factories: []*nonce.Factory{f}, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
+	"github.com/once-go/once/nonce"
 )
 
 // countingFactory is a lease.Factory that records what the manager did.
@@ -52,7 +54,7 @@ type contender struct {
 }
 
 func (c *contender) event(e lease.Event) {
-	if e.Kind == lease.EventEnd && e.Op == lease.OpAcquire && errors.Is(e.Err, lease.ErrExhausted) {
+	if e.Kind == lease.EventEnd && e.Op == lease.OpAcquire && errors.Is(e.Err, driver.ErrExhausted) {
 		c.once.Do(func() { close(c.exhausted) })
 	}
 }
@@ -103,7 +105,7 @@ func testManagers(t *testing.T, d migrations.Dialect, db *sql.DB) {
 		wg.Go(func() {
 			<-start
 			m, err := lease.Start(mctx, s, lease.Options{
-				Factories:      []lease.Factory{&c.f},
+				Factories:      []*nonce.Factory{&c.f},
 				AcquireTimeout: timeout,
 				ReleaseTimeout: release,
 				Logger:         quiet,
@@ -206,7 +208,7 @@ func TestManagerDefaultDuration(t *testing.T) {
 		ctx := ctxT(t)
 		var granted time.Duration
 		m, err := lease.Start(ctx, s, lease.Options{
-			Factories: []lease.Factory{&countingFactory{}},
+			Factories: []*nonce.Factory{&countingFactory{}},
 			Logger:    slog.New(slog.DiscardHandler),
 			Events: func(e lease.Event) {
 				if e.Kind == lease.EventEnd && e.Op == lease.OpAcquire {
@@ -218,8 +220,8 @@ func TestManagerDefaultDuration(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer m.Close(ctx)
-		if granted != lease.DefaultDBLeaseDuration {
-			t.Errorf("granted TTL %v, want %v", granted, lease.DefaultDBLeaseDuration)
+		if granted != driver.DefaultDBLeaseDuration {
+			t.Errorf("granted TTL %v, want %v", granted, driver.DefaultDBLeaseDuration)
 		}
 		row := rowOf(t, ctx, s, m.MachineID())
 		if left := time.Until(row.ExpiresAt); left < 50*time.Minute || left > 70*time.Minute {

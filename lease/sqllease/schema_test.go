@@ -11,8 +11,10 @@ import (
 
 	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
+	"github.com/once-go/once/nonce"
 )
 
 // pgSchemas creates n fresh PostgreSQL schemas, each with a lease table
@@ -59,7 +61,7 @@ func TestSchemaQualified(t *testing.T) {
 	}
 	// MySQL and SQLite take no schema: the DSN's database (the file) decides.
 	for _, d := range []migrations.Dialect{migrations.MySQL, migrations.SQLite} {
-		if _, err := sqllease.New(db, sqllease.Options{Dialect: d, Table: qualified}); !errors.Is(err, lease.ErrConfig) {
+		if _, err := sqllease.New(db, sqllease.Options{Dialect: d, Table: qualified}); !errors.Is(err, driver.ErrConfig) {
 			t.Errorf("New(%v, %q) = %v; want ErrConfig", d, qualified, err)
 		}
 	}
@@ -121,7 +123,7 @@ func TestSchemaInAcquireEvent(t *testing.T) {
 	var log strings.Builder
 	var coordinator string
 	m, err := lease.Start(ctx, newStrategy(t, db, sqllease.Options{}), lease.Options{
-		Factories: []lease.Factory{&countingFactory{}},
+		Factories: []*nonce.Factory{&countingFactory{}},
 		Logger:    slog.New(slog.NewTextHandler(&log, nil)),
 		Events: func(e lease.Event) {
 			if e.Kind == lease.EventEnd && e.Op == lease.OpAcquire {
@@ -150,7 +152,7 @@ func TestUnloggedTable(t *testing.T) {
 	table := newTable(t, db, migrations.Postgres)
 	mustExecDB(t, db, "ALTER TABLE "+table+" SET UNLOGGED")
 	err := newStrategy(t, db, sqllease.Options{Table: table}).Check(ctx)
-	if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "UNLOGGED") || !strings.Contains(err.Error(), "SET LOGGED") {
+	if !errors.Is(err, driver.ErrConfig) || !strings.Contains(err.Error(), "UNLOGGED") || !strings.Contains(err.Error(), "SET LOGGED") {
 		t.Fatalf("Check on an UNLOGGED table: %v; want ErrConfig naming UNLOGGED and SET LOGGED", err)
 	}
 }

@@ -55,7 +55,7 @@ func TestRedisRestartKeepsHashLeases(t *testing.T) {
 					t.Fatal(err)
 				}
 				var once sync.Once
-				m, err := lease.Start(ctx, s, lease.Options{Factories: []lease.Factory{f}, LeaseDuration: 30 * time.Second, RenewInterval: 12 * time.Second,
+				m, err := lease.Start(ctx, s, lease.Options{Factories: []*nonce.Factory{f}, LeaseDuration: 30 * time.Second, RenewInterval: 12 * time.Second,
 					OnLost: func(err error) { once.Do(func() { reason <- err }) }})
 				if err != nil {
 					t.Fatal(err)

@@ -106,7 +106,7 @@ func Run(cfg Config) error {
 		}
 	}
 	m, err := lease.Start(ctx, strategy, lease.Options{
-		Factories:      []lease.Factory{ids},
+		Factories:      []*nonce.Factory{ids},
 		LeaseDuration:  cfg.LeaseDuration,
 		RenewInterval:  cfg.RenewInterval,
 		AcquireTimeout: 60 * time.Second,
