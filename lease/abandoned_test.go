@@ -136,7 +136,7 @@ func TestLateRenewalAfterLossReleasedAgain(t *testing.T) {
 		time.Sleep(time.Until(t0.Add(driver.DefaultLeaseDuration - driver.SafetyMargin)))
 		synctest.Wait()
 		if lost := r.losses(); len(lost) != 1 || !errors.Is(lost[0], lease.ErrTimeout) {
-			t.Fatalf("OnLost %v, want ErrTimeout", lost)
+			t.Fatalf("lost events %v, want ErrTimeout", lost)
 		}
 		if n := r.j.count("strategy release"); n != 1 || r.s.mem.Held() != 0 {
 			t.Fatalf("after the loss: %d releases, %d leases live", n, r.s.mem.Held())
@@ -175,7 +175,7 @@ func TestStartTimeoutReleasesLateReclaim(t *testing.T) {
 			}
 		})
 		r.s.mem.Expire(0)
-		if _, err := lease.Start(t.Context(), r.s, r.opts); !errors.Is(err, lease.ErrTimeout) {
+		if _, err := lease.Start(r.with(t.Context()), r.s, r.opts); !errors.Is(err, lease.ErrTimeout) {
 			t.Fatalf("Start with a hanging reclaim: %v", err)
 		}
 		close(apply)

@@ -76,7 +76,7 @@ func TestCallLeavesNoChildContext(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			parent := newCountingCtx()
 			for range calls {
-				o := m.call(parent, OpRenew, SourceScheduled, 1, c.deadline(), nil, func(ctx context.Context) (driver.Lease, error) {
+				o := m.call(parent, OpRenew, sourceScheduled, 1, c.deadline(), nil, func(ctx context.Context) (driver.Lease, error) {
 					return driver.Lease{MachineID: 1}, c.err
 				})
 				require.ErrorIs(t, o.err, c.err)

@@ -8,10 +8,10 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/once-go/once/internal/leasehook"
 	"github.com/once-go/once/lease"
 	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/leasetest"
-	"github.com/once-go/once/nonce"
 )
 
 // TestManyManagers: 600 managers race for 512 IDs on one in-memory
@@ -32,10 +32,7 @@ func TestManyManagers(t *testing.T) {
 		)
 		for i := range 600 {
 			wg.Go(func() {
-				m, err := lease.Start(t.Context(), mem, lease.Options{
-					Factories: []*nonce.Factory{&fakeFactory{j: &journal{}}},
-					Logger:    quiet,
-				})
+				m, err := lease.Start(leasehook.With(t.Context(), &fakeFactory{j: &journal{}}), mem, lease.Options{Logger: quiet})
 				mu.Lock()
 				defer mu.Unlock()
 				switch {

@@ -11,9 +11,9 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/once-go/once/internal/leasehook"
 	"github.com/once-go/once/lease"
 	"github.com/once-go/once/lease/driver"
-	"github.com/once-go/once/nonce"
 )
 
 // holders counts, per machine ID, the managers whose factories generate
@@ -34,8 +34,8 @@ func startAnother(t *testing.T, r *rig, stateFile string) (*lease.Manager, *fake
 	t.Helper()
 	f := &fakeFactory{j: r.j}
 	o := r.opts
-	o.StateFile, o.Factories = stateFile, []*nonce.Factory{f}
-	m, err := lease.Start(t.Context(), r.s, o)
+	o.StateFile = stateFile
+	m, err := lease.Start(leasehook.With(t.Context(), f), r.s, o)
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
@@ -63,7 +63,7 @@ func TestOrphanedReclaimCannotFreeLaterHolder(t *testing.T) {
 				return f.mem.Reclaim(context.Background(), l, d)
 			}
 		})
-		if _, err := lease.Start(t.Context(), r.s, r.opts); !errors.Is(err, lease.ErrTimeout) {
+		if _, err := lease.Start(r.with(t.Context()), r.s, r.opts); !errors.Is(err, lease.ErrTimeout) {
 			t.Fatalf("Start with a hanging reclaim: %v, want ErrTimeout", err)
 		}
 		r.s.set(func(f *fake) { f.reclaim = nil })

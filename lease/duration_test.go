@@ -30,12 +30,12 @@ func TestDurationDefaulter(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			r := newRig(t, 512)
 			r.opts.LeaseDuration = c.opts
-			m, err := lease.Start(t.Context(), advising{r.s, driver.DefaultDBLeaseDuration}, r.opts)
+			m, err := lease.Start(r.with(t.Context()), advising{r.s, driver.DefaultDBLeaseDuration}, r.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer m.Close(context.Background())
-			if ev := r.rec.of(lease.EventEnd, lease.OpAcquire); len(ev) != 1 || ev[0].GrantedTTL != c.want {
+			if ev := r.rec.of(lease.EventEnd, lease.OpAcquire); len(ev) != 1 || ev[0].TTL != c.want {
 				t.Errorf("LeaseDuration %v: acquired %+v, want a %v lease", c.opts, ev, c.want)
 			}
 		})

@@ -46,15 +46,19 @@ func Example() {
 }
 
 // The application can declare the lease lost; the factories stop before
-// LeaseLost returns, OnLost learns why, and a dynamic strategy's manager
-// acquires a new lease.
+// LeaseLost returns, the lost event says why, and a dynamic strategy's
+// manager acquires a new lease.
 func ExampleManager_LeaseLost() {
 	f, _ := nonce.New(nonce.Config{AwaitLease: true})
 	lost := make(chan error, 1)
 	m, err := lease.Start(context.Background(), leasetest.NewMemory(512), lease.Options{
 		Factories: []*nonce.Factory{f},
 		Logger:    quiet,
-		OnLost:    func(reason error) { lost <- reason },
+		Events: func(e lease.Event) {
+			if e.Kind == lease.EventLost {
+				lost <- e.Err
+			}
+		},
 	})
 	if err != nil {
 		panic(err)

@@ -117,6 +117,7 @@ func TestHandoffGuardRealFactory(t *testing.T) {
 		}
 		r := newRig(t, 512)
 		r.opts.Factories = []*nonce.Factory{f}
+		r.fakes = nil
 		prev := time.Now().Add(2 * time.Second).Round(0)
 		r.s.set(func(fk *fake) {
 			fk.acquire = func(ctx context.Context, d time.Duration) (driver.Lease, error) {
@@ -155,7 +156,7 @@ func TestRealFactoryDeadline(t *testing.T) {
 		}
 		r := newRig(t, 512)
 		r.opts.Factories = []*nonce.Factory{f}
-		r.opts.OnLost = nil
+		r.fakes = nil
 		unblock := make(chan struct{})
 		r.opts.Events = func(e lease.Event) {
 			if e.Kind == lease.EventStart && e.Op == lease.OpRenew {

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/once-go/once/internal/leasehook"
 	"github.com/once-go/once/lease"
 	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/leasetest"
-	"github.com/once-go/once/nonce"
 )
 
 // quiet is a logger that drops everything.
@@ -218,7 +218,7 @@ func (r *recorder) hook(e lease.Event) {
 	if r.j != nil {
 		result := "" // journal the result of end events only
 		if e.Kind == lease.EventEnd {
-			result = e.Result
+			result = lease.ResultOf(e.Err)
 		}
 		r.j.add("event %s %s %s", e.Kind, e.Op, result)
 	}
@@ -230,7 +230,7 @@ func (r *recorder) events() []lease.Event {
 	return append([]lease.Event(nil), r.ev...)
 }
 
-func (r *recorder) of(kind, op string) []lease.Event {
+func (r *recorder) of(kind lease.EventKind, op lease.Op) []lease.Event {
 	var out []lease.Event
 	for _, e := range r.events() {
 		if e.Kind == kind && e.Op == op {
@@ -240,44 +240,51 @@ func (r *recorder) of(kind, op string) []lease.Event {
 	return out
 }
 
+// losses returns the reasons of the lost events, in order.
+func (r *recorder) losses() []error {
+	var out []error
+	for _, e := range r.events() {
+		if e.Kind == lease.EventLost {
+			out = append(out, e.Err)
+		}
+	}
+	return out
+}
+
 // rig is one manager under test with its fakes.
 type rig struct {
-	t    *testing.T
-	j    *journal
-	s    *fake
-	f    *fakeFactory
-	rec  *recorder
-	lost []error
-	mu   sync.Mutex
-	opts lease.Options
+	t   *testing.T
+	j   *journal
+	s   *fake
+	f   *fakeFactory
+	rec *recorder
+	// fakes are the factories the manager protects beside
+	// opts.Factories (through leasehook): f unless a test changes it.
+	fakes []leasehook.Factory
+	opts  lease.Options
 }
 
 func newRig(t *testing.T, capacity int) *rig {
 	j := &journal{}
 	r := &rig{t: t, j: j, s: newFake(j, capacity), f: &fakeFactory{j: j}, rec: &recorder{j: j}}
+	r.fakes = []leasehook.Factory{r.f}
 	r.opts = lease.Options{
-		Factories: []*nonce.Factory{r.f},
-		Logger:    quiet,
-		Events:    r.rec.hook,
-		OnLost: func(err error) {
-			r.mu.Lock()
-			r.lost = append(r.lost, err)
-			r.mu.Unlock()
-			j.add("onlost")
-		},
+		Logger: quiet,
+		Events: r.rec.hook,
 	}
 	return r
 }
 
-func (r *rig) losses() []error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]error(nil), r.lost...)
-}
+// losses returns the loss reasons reported so far.
+func (r *rig) losses() []error { return r.rec.losses() }
 
+// with returns ctx carrying r's fakes for lease.Start.
+func (r *rig) with(ctx context.Context) context.Context { return leasehook.With(ctx, r.fakes...) }
+
+// start starts the manager on r's strategy, options and fakes.
 func (r *rig) start() *lease.Manager {
 	r.t.Helper()
-	m, err := lease.Start(r.t.Context(), r.s, r.opts)
+	m, err := lease.Start(r.with(r.t.Context()), r.s, r.opts)
 	if err != nil {
 		r.t.Fatalf("Start: %v", err)
 	}

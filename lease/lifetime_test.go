@@ -33,8 +33,9 @@ func TestStartContextBoundsStartOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.opts.Factories = []*nonce.Factory{ids}
+		r.fakes = nil
 		ctx, cancel := context.WithCancel(context.WithValue(t.Context(), ctxKey{}, "request-scoped value"))
-		m, err := lease.Start(ctx, r.s, r.opts)
+		m, err := lease.Start(r.with(ctx), r.s, r.opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +80,7 @@ func TestStartContextEndedBeforeStart(t *testing.T) {
 		r := newRig(t, 512)
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
-		m, err := lease.Start(ctx, r.s, r.opts)
+		m, err := lease.Start(r.with(ctx), r.s, r.opts)
 		if m != nil || !errors.Is(err, context.Canceled) {
 			t.Fatalf("Start = %v, %v; want context.Canceled", m, err)
 		}
@@ -106,7 +107,7 @@ func TestStartCanceledDuringAcquire(t *testing.T) {
 		})
 		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 		defer cancel()
-		m, err := lease.Start(ctx, r.s, r.opts)
+		m, err := lease.Start(r.with(ctx), r.s, r.opts)
 		if m != nil || !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("Start = %v, %v; want context.DeadlineExceeded", m, err)
 		}

@@ -2,6 +2,7 @@ package lease_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -117,10 +118,10 @@ func TestShutdownDuringRenewalLogsNoWarning(t *testing.T) {
 				if end == nil || end.level != slog.LevelDebug || end.attrs["result"] != "canceled" || end.msg != "lease renew canceled by shutdown" {
 					t.Errorf("renew end record %+v, want DEBUG result=canceled:\n%s", end, logs)
 				}
-				if ev := r.rec.of(lease.EventEnd, lease.OpRenew); len(ev) != 1 || ev[0].Result != "canceled" {
-					t.Errorf("renew end events %+v, want one with Result canceled", ev)
+				if ev := r.rec.of(lease.EventEnd, lease.OpRenew); len(ev) != 1 || !errors.Is(ev[0].Err, lease.ErrClosed) {
+					t.Errorf("renew end events %+v, want one with an Err matching ErrClosed", ev)
 				}
-				if ev := r.rec.of(lease.EventEnd, lease.OpRelease); len(ev) != 1 || ev[0].Result != "ok" {
+				if ev := r.rec.of(lease.EventEnd, lease.OpRelease); len(ev) != 1 || ev[0].Err != nil {
 					t.Errorf("release events %+v", ev)
 				}
 			})
@@ -205,7 +206,8 @@ func TestFirstAcquireRetriesLogLevels(t *testing.T) {
 	})
 }
 
-// TestFirstAcquireWithoutTimeoutWarnsOnce: with NoTimeout the single WARN
+// TestFirstAcquireWithoutTimeoutWarnsOnce: with no acquire timeout
+// (negative) the single WARN
 // comes with the first retry that runs after half the default acquire
 // timeout.
 func TestFirstAcquireWithoutTimeoutWarnsOnce(t *testing.T) {
@@ -213,7 +215,7 @@ func TestFirstAcquireWithoutTimeoutWarnsOnce(t *testing.T) {
 		logs := &capture{}
 		r := newRig(t, 512)
 		r.opts.Logger = slog.New(logs)
-		r.opts.AcquireTimeout = lease.NoTimeout
+		r.opts.AcquireTimeout = -1
 		t0 := time.Now()
 		r.s.set(func(f *fake) {
 			f.acquire = func(ctx context.Context, d time.Duration) (driver.Lease, error) {
@@ -248,7 +250,7 @@ func TestStartTimeoutWarnedFirst(t *testing.T) {
 				return driver.Lease{}, fmt.Errorf("%w (test)", driver.ErrExhausted)
 			}
 		})
-		if _, err := lease.Start(t.Context(), r.s, r.opts); err == nil {
+		if _, err := lease.Start(r.with(t.Context()), r.s, r.opts); err == nil {
 			t.Fatal("Start succeeded on an exhausted pool")
 		}
 		if warn := logs.atLeast(slog.LevelWarn); len(warn) != 1 || warn[0].level != slog.LevelWarn {

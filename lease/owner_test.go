@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/once-go/once/internal/leasehook"
 	"github.com/once-go/once/lease"
 	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/envlease"
@@ -27,6 +28,7 @@ func TestFactoryOfLiveManagerRefused(t *testing.T) {
 		}
 		a := newRig(t, 512)
 		a.opts.Factories = []*nonce.Factory{ids}
+		a.fakes = nil
 		blocked := make(chan struct{})
 		ma := a.start()
 		a.s.set(func(f *fake) {
@@ -47,7 +49,11 @@ func TestFactoryOfLiveManagerRefused(t *testing.T) {
 
 		b := newRig(t, 512)
 		b.s.mem.Steal(0, time.Hour) // b's coordinator grants machine ID 1
-		b.opts.Factories = []*nonce.Factory{&fakeFactory{j: b.j}, ids}
+		other, err := nonce.New(nonce.Config{AwaitLease: true, Epoch: bubbleEpoch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.opts.Factories = []*nonce.Factory{other, ids}
 		mb, err := lease.Start(t.Context(), b.s, b.opts)
 		if err == nil {
 			before := ids.MachineID()
@@ -112,9 +118,7 @@ func TestFactoryFreedByFinalLoss(t *testing.T) {
 // configuration error naming both places.
 func TestFactoryListedTwiceRefused(t *testing.T) {
 	f := &fakeFactory{j: &journal{}}
-	_, err := lease.Start(t.Context(), newFake(&journal{}, 4), lease.Options{
-		Factories: []*nonce.Factory{f, &fakeFactory{j: &journal{}}, f}, Logger: quiet,
-	})
+	_, err := lease.Start(leasehook.With(t.Context(), f, &fakeFactory{j: &journal{}}, f), newFake(&journal{}, 4), lease.Options{Logger: quiet})
 	if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "Factories[2] is Factories[0]") {
 		t.Errorf("Start = %v; want ErrConfig: Factories[2] is Factories[0]", err)
 	}

@@ -49,13 +49,13 @@ func TestPoolFreeIDs(t *testing.T) {
 		for id := range 400 {
 			r.s.mem.Steal(id, 10*time.Hour)
 		}
-		m, err := lease.Start(t.Context(), listing{fake: r.s}, r.opts)
+		m, err := lease.Start(r.with(t.Context()), listing{fake: r.s}, r.opts)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer m.Close(context.Background())
 		ev := r.pool()
-		if len(ev) != 1 || ev[0].FreeIDs != 111 || ev[0].Result != "ok" || ev[0].Source != lease.SourceInitial || ev[0].MachineID != 400 {
+		if len(ev) != 1 || ev[0].FreeIDs != 111 || ev[0].Err != nil || ev[0].MachineID != 400 {
 			t.Fatalf("after Start: pool events %+v, want one counting 111 free IDs", ev)
 		}
 		if w := c.atLeast(slog.LevelWarn); len(w) != 0 {
@@ -68,7 +68,7 @@ func TestPoolFreeIDs(t *testing.T) {
 		time.Sleep(driver.DefaultRenewInterval)
 		synctest.Wait()
 		ev = r.pool()
-		if len(ev) != 2 || ev[1].FreeIDs != 51 || ev[1].Result != "low" || ev[1].Source != lease.SourceScheduled {
+		if len(ev) != 2 || ev[1].FreeIDs != 51 || ev[1].Err != nil {
 			t.Fatalf("after a renewal: pool events %+v, want a second one: 51 free, low", ev)
 		}
 		w := c.atLeast(slog.LevelWarn)
@@ -98,12 +98,12 @@ func TestPoolNotCountedWithoutLister(t *testing.T) {
 		for id := range 511 {
 			r.s.mem.Steal(id, time.Hour)
 		}
-		m, err := lease.Start(t.Context(), listing{fake: r.s}, r.opts)
+		m, err := lease.Start(r.with(t.Context()), listing{fake: r.s}, r.opts)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer m.Close(context.Background())
-		if ev := r.pool(); len(ev) != 1 || ev[0].FreeIDs != 0 || ev[0].Result != "ok" {
+		if ev := r.pool(); len(ev) != 1 || ev[0].FreeIDs != 0 || ev[0].Err != nil {
 			t.Errorf("pool events %+v, want 0 free, not low", ev)
 		}
 		if w := c.atLeast(slog.LevelWarn); len(w) != 0 {
@@ -121,7 +121,7 @@ func TestPoolCountFailureHarmless(t *testing.T) {
 		unblock := make(chan struct{})
 		defer close(unblock)
 		var calls atomic.Int32
-		m, err := lease.Start(t.Context(), listing{fake: r.s, list: func(context.Context) ([]driver.Slot, error) {
+		m, err := lease.Start(r.with(t.Context()), listing{fake: r.s, list: func(context.Context) ([]driver.Slot, error) {
 			if calls.Add(1) == 1 {
 				return nil, errRetry
 			}
@@ -137,7 +137,7 @@ func TestPoolCountFailureHarmless(t *testing.T) {
 			synctest.Wait()
 		}
 		ev := r.pool()
-		if len(ev) != 4 || !errors.Is(ev[0].Err, driver.ErrRetry) || ev[0].Result != "retry" {
+		if len(ev) != 4 || !errors.Is(ev[0].Err, driver.ErrRetry) {
 			t.Fatalf("pool events %+v, want 4, the first failed with ErrRetry", ev)
 		}
 		for _, e := range ev[1:] {
@@ -169,7 +169,7 @@ func TestPoolNotCountedPastTheNextRenewal(t *testing.T) {
 				return f.mem.Renew(ctx, l, d)
 			}
 		})
-		m, err := lease.Start(t.Context(), listing{fake: r.s, list: func(ctx context.Context) ([]driver.Slot, error) {
+		m, err := lease.Start(r.with(t.Context()), listing{fake: r.s, list: func(ctx context.Context) ([]driver.Slot, error) {
 			lists.Add(1)
 			return r.s.mem.List(ctx)
 		}}, r.opts)

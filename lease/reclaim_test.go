@@ -83,6 +83,7 @@ func TestReclaimNeverRepeatsPreviousIncarnation(t *testing.T) {
 					t.Fatal(err)
 				}
 				r.opts.Factories = []*nonce.Factory{old}
+				r.fakes = nil
 				m := r.start()
 				var last time.Time
 				for range 20000 { // more than one millisecond's worth of counter values
@@ -105,6 +106,7 @@ func TestReclaimNeverRepeatsPreviousIncarnation(t *testing.T) {
 					t.Fatal(err)
 				}
 				r.opts.Factories = []*nonce.Factory{fresh}
+				r.fakes = nil
 				restart := time.Now()
 				m = r.start()
 				if n := r.j.count("strategy reclaim"); n != 1 || m.MachineID() != 0 {
@@ -179,6 +181,7 @@ func TestReclaimSameBootStartsAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.opts.Factories = []*nonce.Factory{old}
+	r.fakes = nil
 	m := r.start()
 	var last uint64
 	for range 20000 {
@@ -193,6 +196,7 @@ func TestReclaimSameBootStartsAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.opts.Factories = []*nonce.Factory{fresh}
+	r.fakes = nil
 	restart := time.Now()
 	m = r.start()
 	defer m.Close(context.Background())

@@ -16,6 +16,6 @@ import (
 func TestNoShortLeasesInProduction(t *testing.T) {
 	assert.Zero(t, unsafe.Sizeof(testOptions{}))
 	assert.False(t, Options{}.test.shortLeases())
-	_, _, err := Options{LeaseDuration: 2 * driver.MinLeaseDuration / 3, Factories: []Factory{nil}}.validate()
+	_, _, err := Options{LeaseDuration: 2 * driver.MinLeaseDuration / 3}.validate()
 	assert.ErrorIs(t, err, ErrConfig)
 }

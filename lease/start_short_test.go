@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/once-go/once/lease"
-	"github.com/once-go/once/nonce"
 )
 
 // TestShortLeases: options marked by lease.ShortLeases take leases below
@@ -38,7 +37,6 @@ func TestShortLeases(t *testing.T) {
 		{lease.Options{LeaseDuration: 50 * time.Millisecond}, "LeaseDuration 50ms is below the minimum 100ms"},
 		{lease.Options{LeaseDuration: time.Second, RenewInterval: 100 * time.Millisecond}, "RenewInterval 100ms must be longer than 100ms"},
 	} {
-		c.opts.Factories = []*nonce.Factory{&fakeFactory{j: &journal{}}}
 		lease.ShortLeases(&c.opts)
 		_, err := lease.Start(t.Context(), newFake(&journal{}, 1), c.opts)
 		require.ErrorIs(t, err, lease.ErrConfig)

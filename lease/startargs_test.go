@@ -5,8 +5,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"testing/synctest"
-	"time"
 
 	"github.com/once-go/once/lease"
 	"github.com/once-go/once/lease/driver"
@@ -27,7 +25,7 @@ func TestStartRejectsBadArguments(t *testing.T) {
 		name string
 		ctx  context.Context
 		s    driver.Strategy
-		fs   []lease.Factory
+		fs   []*nonce.Factory
 		want string
 	}{
 		{"nil context", nil, nil, nil, "nil context"},
@@ -43,7 +41,11 @@ func TestStartRejectsBadArguments(t *testing.T) {
 				s = f
 			}
 			if c.fs == nil {
-				c.fs = []*nonce.Factory{&fakeFactory{j: &journal{}}}
+				ids, err := nonce.New(nonce.Config{AwaitLease: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				c.fs = []*nonce.Factory{ids}
 			}
 			m, err := lease.Start(c.ctx, s, lease.Options{Factories: c.fs, Logger: quiet})
 			if m != nil || !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), c.want) {
@@ -54,26 +56,4 @@ func TestStartRejectsBadArguments(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestOnAcquired: OnAcquired hears of every new lease, after the factories
-// run on it, at start and after a loss.
-func TestOnAcquired(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		r := newRig(t, 512)
-		var got []int
-		r.opts.OnAcquired = func(id int) {
-			if !r.f.generating() {
-				t.Errorf("OnAcquired(%d) before the factories run", id)
-			}
-			got = append(got, id)
-		}
-		m := r.start()
-		r.s.mem.Steal(0, time.Hour)
-		time.Sleep(driver.DefaultRenewInterval)
-		synctest.Wait()
-		if len(got) != 2 || got[0] != 0 || got[1] != 1 || m.MachineID() != 1 {
-			t.Fatalf("OnAcquired heard %v (manager on %d), want [0 1]", got, m.MachineID())
-		}
-	})
 }
