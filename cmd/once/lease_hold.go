@@ -13,9 +13,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/once-go/once/internal/leasehook"
 	"github.com/once-go/once/lease"
 	"github.com/once-go/once/lease/driver"
-	"github.com/once-go/once/nonce"
 )
 
 var leaseHoldCmd = &command{
@@ -180,10 +180,11 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// leaseOptions are the manager's options for hold: the lease protects w,
-// which tells hold when the machine ID may be used; each loss goes to
-// standard error; the manager's own log is off unless --verbose.
-func (h holdOptions) leaseOptions(e *env, who string, w *leaseWatch) lease.Options {
+// leaseOptions are the manager's options for hold: each loss goes to
+// standard error; the manager's own log is off unless --verbose. The
+// lease protects the leaseWatch that startLease hands over, which tells
+// hold when the machine ID may be used.
+func (h holdOptions) leaseOptions(e *env, who string) lease.Options {
 	errw := e.stderr
 	logger := slog.New(slog.DiscardHandler)
 	if h.verbose {
@@ -193,15 +194,18 @@ func (h holdOptions) leaseOptions(e *env, who string, w *leaseWatch) lease.Optio
 		LeaseDuration:  h.duration,
 		RenewInterval:  h.renew,
 		AcquireTimeout: h.acquire,
-		Factories:      []*nonce.Factory{w},
 		Logger:         logger,
-		OnLost:         func(reason error) { fmt.Fprintf(errw, "%s: lease lost: %v\n", who, reason) },
+		Events: func(ev lease.Event) {
+			if ev.Kind == lease.EventLost {
+				fmt.Fprintf(errw, "%s: lease lost: %v\n", who, ev.Err)
+			}
+		},
 	}
 }
 
 func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int {
 	who := "once " + c.name
-	// The manager's goroutine writes standard error too (OnLost, the log).
+	// The manager's goroutine writes standard error too (losses, the log).
 	e = &env{stdin: e.stdin, stdout: e.stdout, stderr: &lockedWriter{w: e.stderr}}
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -220,7 +224,7 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 		h.acquire = d.acquireTimeout
 	}
 	w := newLeaseWatch()
-	m, err := startLease(ctx, cancel, sigs, be.strategy, h.leaseOptions(e, who, w))
+	m, err := startLease(ctx, cancel, sigs, be.strategy, h.leaseOptions(e, who), w)
 	switch {
 	case err == nil:
 	case errors.Is(err, lease.ErrTimeout):
@@ -256,9 +260,10 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 	return status
 }
 
-// startLease starts the lease manager; a signal meanwhile cancels ctx
+// startLease starts the lease manager protecting w (handed over through
+// leasehook: w is not a nonce factory); a signal meanwhile cancels ctx
 // (with cancel), which ends Start.
-func startLease(ctx context.Context, cancel context.CancelFunc, sigs <-chan os.Signal, s driver.Strategy, opts lease.Options) (*lease.Manager, error) {
+func startLease(ctx context.Context, cancel context.CancelFunc, sigs <-chan os.Signal, s driver.Strategy, opts lease.Options, w *leaseWatch) (*lease.Manager, error) {
 	started := make(chan struct{})
 	watched := make(chan struct{})
 	go func() {
@@ -269,7 +274,7 @@ func startLease(ctx context.Context, cancel context.CancelFunc, sigs <-chan os.S
 		case <-started:
 		}
 	}()
-	m, err := lease.Start(ctx, s, opts)
+	m, err := lease.Start(leasehook.With(ctx, w), s, opts)
 	close(started)
 	<-watched
 	if err == nil && ctx.Err() != nil {

@@ -5,11 +5,11 @@ import (
 	"time"
 )
 
-// leaseWatch is the lease.Factory that lease hold gives its manager. It
-// generates nothing: it keeps what the manager tells a factory about each
-// lease (the machine ID, the first moment a value with it may be emitted,
-// the end of its safe window, whether it is in force), for hold to act on
-// from its own goroutine. The lease's values are made by another process
+// leaseWatch is the factory that lease hold hands its manager (through
+// leasehook: it is no nonce factory). It generates nothing: it keeps what
+// the manager tells a factory about each lease (the machine ID, the first
+// moment a value with it may be emitted, the end of its safe window,
+// whether it is in force), for hold to act on from its own goroutine. The lease's values are made by another process
 // (CMD, or whatever reads machine_id=N), which hold starts or tells only
 // once that process may emit them.
 type leaseWatch struct {

@@ -19,7 +19,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -97,7 +96,6 @@ func run(ctx context.Context, out io.Writer, url, key string) (err error) {
 		Factories:      []*nonce.Factory{factory},
 		AcquireTimeout: 30 * time.Second,
 		Logger:         slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		OnLost:         func(reason error) { log.Printf("once: lease lost, no new IDs until the next one: %v", reason) },
 	})
 	if err != nil {
 		return err

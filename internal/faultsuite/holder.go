@@ -20,9 +20,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/once-go/once/internal/leasehook"
 	"github.com/once-go/once/lease"
 	"github.com/once-go/once/lease/driver"
-	"github.com/once-go/once/nonce"
 )
 
 // The holder process. With FAULTSUITE_HOLDER=1 the test binary runs
@@ -40,7 +40,7 @@ import (
 //	en AT VALIDUNTIL OK|ERR         Enable (same lease after a late renewal)
 //	ext AT VALIDUNTIL               Extend (renewal)
 //	dis AT                          Disable
-//	lost AT REASON                  the manager's OnLost
+//	lost AT REASON                  the manager's lost event
 //
 // Times are Unix nanoseconds of the holder's true wall clock (the -skew
 // flag skews only its factory's clock). SIGUSR1 cuts the holder off its
@@ -115,16 +115,17 @@ func holderMain(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	m, err := lease.Start(context.Background(), s, short(lease.Options{
+	m, err := lease.Start(leasehook.With(context.Background(), rf), s, short(lease.Options{
 		LeaseDuration:  leaseDur,
 		RenewInterval:  renewEvery,
 		HandoffSkew:    *handoff,
 		AcquireTimeout: *acquire,
-		Factories:      []*nonce.Factory{rf},
 		StateFile:      *state,
 		ReleaseTimeout: 500 * time.Millisecond,
-		OnLost: func(reason error) {
-			out.printf("lost %d %s\n", time.Now().UnixNano(), oneLine(reason.Error()))
+		Events: func(e lease.Event) {
+			if e.Kind == lease.EventLost {
+				out.printf("lost %d %s\n", time.Now().UnixNano(), oneLine(e.Err.Error()))
+			}
 		},
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}))

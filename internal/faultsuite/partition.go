@@ -181,7 +181,7 @@ func testOutage(t *testing.T, r *rig, fault, heal func(), what string) []timedEv
 
 	// The deadline is the spec's formula applied to the last renewal.
 	if dl := computedDeadline(ren); deadline.After(dl.Add(time.Millisecond)) || dl.Sub(deadline) > 100*time.Millisecond {
-		t.Errorf("factory deadline %s; the last renewal (%v, TTL %v) gives %s", clock(deadline), ren.Duration, ren.GrantedTTL, clock(dl))
+		t.Errorf("factory deadline %s; the last renewal (%v, TTL %v) gives %s", clock(deadline), ren.Duration, ren.TTL, clock(dl))
 	}
 	// Generation ran until the deadline and stopped there. A draw that
 	// started just before the deadline reads the factory's clock after it

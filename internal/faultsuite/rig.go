@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/once-go/once/internal/leasehook"
 	"github.com/once-go/once/lease"
 	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/nonce"
@@ -271,15 +272,13 @@ type timedErr struct {
 }
 
 func (l *eventLog) hook(e lease.Event) {
+	now := time.Now()
 	l.mu.Lock()
-	l.evs = append(l.evs, timedEvent{time.Now(), e})
-	l.mu.Unlock()
-}
-
-func (l *eventLog) onLost(err error) {
-	l.mu.Lock()
-	l.losses = append(l.losses, timedErr{time.Now(), err})
-	l.mu.Unlock()
+	defer l.mu.Unlock()
+	l.evs = append(l.evs, timedEvent{now, e})
+	if e.Kind == lease.EventLost {
+		l.losses = append(l.losses, timedErr{now, e.Err})
+	}
 }
 
 func (l *eventLog) events(match func(lease.Event) bool) []timedEvent {
@@ -301,7 +300,7 @@ func (l *eventLog) lost() []timedErr {
 }
 
 // okEnd matches a successful end of op.
-func okEnd(ops ...string) func(lease.Event) bool {
+func okEnd(ops ...lease.Op) func(lease.Event) bool {
 	return func(e lease.Event) bool {
 		return e.Kind == lease.EventEnd && e.Err == nil && slices.Contains(ops, e.Op)
 	}
@@ -371,13 +370,11 @@ func startRig(t *testing.T, s driver.Strategy, o rigOptions) *rig {
 		RenewInterval:  orDefault(o.renewEvery, renewEvery),
 		AcquireTimeout: orDefault(o.acquireTimeout, 5*time.Second),
 		HandoffSkew:    orDefault(o.handoffSkew, suiteHandoffSkew),
-		Factories:      []*nonce.Factory{r.rf},
-		OnLost:         r.ev.onLost,
 		Events:         r.ev.hook,
 		ReleaseTimeout: 500 * time.Millisecond,
 		Logger:         slog.New(slog.NewTextHandler(lw, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	}
-	m, err := lease.Start(context.Background(), s, short(opts))
+	m, err := lease.Start(leasehook.With(context.Background(), r.rf), s, short(opts))
 	if err != nil {
 		t.Fatalf("lease.Start: %v", err)
 	}
@@ -433,12 +430,12 @@ func (r *rig) waitRenewal(since time.Time, d time.Duration) timedEvent {
 // being when the request was sent (the event's time minus its duration;
 // a hair late, so the estimate errs towards a later deadline).
 func computedDeadline(e timedEvent) time.Time {
-	return e.at.Add(-e.Duration).Add(e.GrantedTTL - margin)
+	return e.at.Add(-e.Duration).Add(e.TTL - margin)
 }
 
 // deadlineOf is computedDeadline for this rig's lease duration.
 func (r *rig) deadlineOf(e timedEvent) time.Time {
-	return e.at.Add(-e.Duration).Add(e.GrantedTTL - r.margin)
+	return e.at.Add(-e.Duration).Add(e.TTL - r.margin)
 }
 
 func LastLines(s string, n int) string {

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/once-go/once/internal/leasehook"
 	"github.com/once-go/once/lease"
 	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/k8slease"
-	"github.com/once-go/once/nonce"
 )
 
 // Clock offsets of TestHandoffSkew: the old holder's clock runs 5s ahead
@@ -57,8 +57,7 @@ func TestHandoffSkew(t *testing.T) {
 			s := strategy(t, cfg, ns, k8slease.Options{})
 			k8slease.SetWallClock(s, func() time.Time { return time.Now().Add(newSkew) })
 			f := newSkewedFactory(newSkew)
-			m, err := lease.Start(context.Background(), s, shortOptions(lease.Options{
-				Factories:      []*nonce.Factory{f},
+			m, err := lease.Start(leasehook.With(context.Background(), f), s, shortOptions(lease.Options{
 				LeaseDuration:  2 * time.Second,
 				RenewInterval:  time.Second,
 				AcquireTimeout: 20 * time.Second, // > 1.8 x LeaseDuration: see k8slease.AcquireTimeout

@@ -4,17 +4,16 @@ import (
 	"context"
 	"errors"
 	"net/url"
-	"sync"
 	"testing"
 	"time"
 
 	"k8s.io/client-go/rest"
 
 	"github.com/once-go/once/internal/faultproxy"
+	"github.com/once-go/once/internal/leasehook"
 	"github.com/once-go/once/lease"
 	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/k8slease"
-	"github.com/once-go/once/nonce"
 )
 
 // proxied puts a fault proxy in front of cfg's server (TLS passes through
@@ -139,23 +138,11 @@ func TestPartitionManager(t *testing.T) {
 	ns := namespace(t, clientset(t, cfg))
 	p, pc := proxied(t, cfg)
 	s := strategy(t, pc, ns, k8slease.Options{RequestTimeout: time.Second})
-	var (
-		mu        sync.Mutex
-		lastValid time.Time
-	)
 	f := newSkewedFactory(0)
-	m, err := lease.Start(context.Background(), s, shortOptions(lease.Options{
-		Factories:     []*nonce.Factory{f},
+	m, err := lease.Start(leasehook.With(context.Background(), f), s, shortOptions(lease.Options{
 		LeaseDuration: 2 * time.Second,
 		RenewInterval: time.Second,
 		Logger:        discardLogger(),
-		Events: func(e lease.Event) {
-			if e.Kind == lease.EventEnd && e.Result == "ok" && !e.ValidUntil.IsZero() {
-				mu.Lock()
-				lastValid = e.ValidUntil
-				mu.Unlock()
-			}
-		},
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -172,9 +159,7 @@ func TestPartitionManager(t *testing.T) {
 			t.Fatal("still generating 10s into the partition")
 		}
 	}
-	mu.Lock()
-	deadline := lastValid
-	mu.Unlock()
+	deadline := f.deadline()
 	t.Logf("generation stopped %v after the last renewal's deadline", stopped.Sub(deadline))
 	if stopped.Before(deadline.Add(-5*time.Millisecond)) || stopped.After(deadline.Add(200*time.Millisecond)) {
 		t.Errorf("generation stopped %v after the deadline of the last successful renewal; want at the deadline", stopped.Sub(deadline))

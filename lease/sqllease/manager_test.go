@@ -10,14 +10,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/once-go/once/internal/leasehook"
 	"github.com/once-go/once/lease"
 	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
-	"github.com/once-go/once/nonce"
 )
 
-// countingFactory is a lease.Factory that records what the manager did.
+// countingFactory is a factory (given through leasehook) that records
+// what the manager did.
 type countingFactory struct {
 	id      atomic.Int64
 	enabled atomic.Bool
@@ -104,8 +105,7 @@ func testManagers(t *testing.T, d migrations.Dialect, db *sql.DB) {
 		}()
 		wg.Go(func() {
 			<-start
-			m, err := lease.Start(mctx, s, lease.Options{
-				Factories:      []*nonce.Factory{&c.f},
+			m, err := lease.Start(leasehook.With(mctx, &c.f), s, lease.Options{
 				AcquireTimeout: timeout,
 				ReleaseTimeout: release,
 				Logger:         quiet,
@@ -207,12 +207,11 @@ func TestManagerDefaultDuration(t *testing.T) {
 		s := newStrategy(t, db, sqllease.Options{Dialect: d, Table: table})
 		ctx := ctxT(t)
 		var granted time.Duration
-		m, err := lease.Start(ctx, s, lease.Options{
-			Factories: []*nonce.Factory{&countingFactory{}},
-			Logger:    slog.New(slog.DiscardHandler),
+		m, err := lease.Start(leasehook.With(ctx, &countingFactory{}), s, lease.Options{
+			Logger: slog.New(slog.DiscardHandler),
 			Events: func(e lease.Event) {
 				if e.Kind == lease.EventEnd && e.Op == lease.OpAcquire {
-					granted = e.GrantedTTL
+					granted = e.TTL
 				}
 			},
 		})

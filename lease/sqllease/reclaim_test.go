@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/once-go/once/internal/leasehook"
 	"github.com/once-go/once/lease"
 	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
-	"github.com/once-go/once/nonce"
 )
 
 // TestReclaimReportsPreviousExpiry: Reclaim reports the row's expires_at
@@ -179,8 +179,8 @@ func TestManagerReclaimAfterCrash(t *testing.T) {
 		ctx := ctxT(t)
 		state := filepath.Join(t.TempDir(), "lease.json")
 		const skew = time.Second // Options.HandoffSkew
-		start := func(f lease.Factory) *lease.Manager {
-			m, err := lease.Start(ctx, s, lease.Options{Factories: []*nonce.Factory{f}, StateFile: state, HandoffSkew: skew, Logger: slog.New(slog.DiscardHandler)})
+		start := func(f leasehook.Factory) *lease.Manager {
+			m, err := lease.Start(leasehook.With(ctx, f), s, lease.Options{StateFile: state, HandoffSkew: skew, Logger: slog.New(slog.DiscardHandler)})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/once-go/once/internal/leasehook"
 	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/lease"
 	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
-	"github.com/once-go/once/nonce"
 )
 
 // pgSchemas creates n fresh PostgreSQL schemas, each with a lease table
@@ -110,9 +110,9 @@ func TestSchemaResolved(t *testing.T) {
 	}
 }
 
-// TestSchemaInAcquireEvent: the manager's acquire event and log record
-// name the schema an unqualified table resolved to.
-func TestSchemaInAcquireEvent(t *testing.T) {
+// TestSchemaInAcquireLog: the manager's acquire log record names the
+// schema an unqualified table resolved to.
+func TestSchemaInAcquireLog(t *testing.T) {
 	admin, ctx := openDB(t, migrations.Postgres), ctxT(t)
 	schemas := pgSchemas(t, admin, "once_leases", 1)
 	db, err := sql.Open("pgx", withParam(testenv.PostgresDSN(), "search_path", schemas[0]))
@@ -121,24 +121,14 @@ func TestSchemaInAcquireEvent(t *testing.T) {
 	}
 	defer db.Close()
 	var log strings.Builder
-	var coordinator string
-	m, err := lease.Start(ctx, newStrategy(t, db, sqllease.Options{}), lease.Options{
-		Factories: []*nonce.Factory{&countingFactory{}},
-		Logger:    slog.New(slog.NewTextHandler(&log, nil)),
-		Events: func(e lease.Event) {
-			if e.Kind == lease.EventEnd && e.Op == lease.OpAcquire {
-				coordinator = e.Coordinator
-			}
-		},
+	m, err := lease.Start(leasehook.With(ctx, &countingFactory{}), newStrategy(t, db, sqllease.Options{}), lease.Options{
+		Logger: slog.New(slog.NewTextHandler(&log, nil)),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer m.Close(ctx)
 	want := "postgres table " + schemas[0] + ".once_leases"
-	if coordinator != want {
-		t.Errorf("acquire event's Coordinator = %q; want %q", coordinator, want)
-	}
 	if !strings.Contains(log.String(), `coordinator="`+want+`"`) {
 		t.Errorf("acquire log names no coordinator %q:\n%s", want, log.String())
 	}
