@@ -65,8 +65,8 @@ type lifeEvent struct {
 	err        error
 }
 
-// recFactory is the lease.Factory the managers get: a real nonce factory
-// behind a recorder of every lifecycle call.
+// recFactory is the factory the managers get (through leasehook): a real
+// nonce factory behind a recorder of every lifecycle call.
 //
 // A skewed factory models a process whose wall clock is off by skew: its
 // nonce.Config.Now is time.Now()+skew. time.Time.Add moves the monotonic

@@ -62,9 +62,8 @@ type Options struct {
 	// sharing a prefix must use the same value.
 	ReleaseHold time.Duration
 	// Holder says who holds the leases this strategy takes, as
-	// [Strategy.List] reports it (Slot.Holder). Default
-	// leasekit.Holder(): the host name (a pod's name on Kubernetes) and
-	// the process ID, "host/pid". It is stored in the key's value after
+	// [Strategy.List] reports it (Slot.Holder). Default: the host name (a
+	// pod's name on Kubernetes) and the process ID, "host/pid". It is stored in the key's value after
 	// the random token ("<token>|<holder>"), cut to 200 printable ASCII
 	// bytes.
 	Holder string

@@ -116,9 +116,8 @@ type Options struct {
 	// mode.
 	Sharing Sharing
 	// Holder says who holds the leases this strategy takes, as
-	// [Strategy.List] reports it (Slot.Holder). Default
-	// leasekit.Holder(): the host name (a pod's name on Kubernetes) and
-	// the process ID, "host/pid". It is stored inside the lease's value,
+	// [Strategy.List] reports it (Slot.Holder). Default: the host name (a
+	// pod's name on Kubernetes) and the process ID, "host/pid". It is stored inside the lease's value,
 	// after the random token ("<token>|<holder>"; see the package
 	// documentation), cut to 200 printable ASCII bytes.
 	Holder string
