@@ -1,10 +1,14 @@
 package lease_test
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/once-go/once/internal/apicheck"
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 // apiBudget bounds what package lease exports, counted as apicheck.Exports
@@ -48,6 +52,26 @@ func TestDocsNameNoUnexportedCode(t *testing.T) {
 		}
 		for _, f := range findings {
 			t.Errorf("lease/%s: %s", dir, f)
+		}
+	}
+}
+
+// TestSentinelsShared: lease.ErrLost and lease.ErrConfig are the values
+// strategies report (driver's), so errors.Is matches either way.
+func TestSentinelsShared(t *testing.T) {
+	for _, c := range []struct{ app, strategy error }{
+		{lease.ErrLost, driver.ErrLost},
+		{lease.ErrConfig, driver.ErrConfig},
+	} {
+		wrapped := fmt.Errorf("sqllease: row 7: %w", c.strategy)
+		if c.app != c.strategy || !errors.Is(wrapped, c.app) || !errors.Is(fmt.Errorf("x: %w", c.app), c.strategy) {
+			t.Errorf("%v and %v are not one sentinel", c.app, c.strategy)
+		}
+	}
+	for _, err := range []error{driver.ErrLost, driver.ErrRetry, driver.ErrExhausted, driver.ErrConflict, driver.ErrConfig,
+		lease.ErrExpired, lease.ErrTimeout, lease.ErrExternal, lease.ErrIllegalTTL, lease.ErrClosed} {
+		if !strings.HasPrefix(err.Error(), "lease: ") {
+			t.Errorf("%q lacks the prefix lease: ", err)
 		}
 	}
 }

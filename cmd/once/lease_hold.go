@@ -13,9 +13,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/once-go/once/internal/leasehook"
 	"github.com/once-go/once/lease"
 	"github.com/once-go/once/lease/driver"
+	"github.com/once-go/once/nonce"
 )
 
 var leaseHoldCmd = &command{
@@ -180,11 +180,11 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// leaseOptions are the manager's options for hold: each loss goes to
-// standard error; the manager's own log is off unless --verbose. The
-// lease protects the leaseWatch that startLease hands over, which tells
-// hold when the machine ID may be used.
-func (h holdOptions) leaseOptions(e *env, who string) lease.Options {
+// leaseOptions are the manager's options for hold: the lease protects w's
+// factory, and w follows its events to tell hold when the machine ID may
+// be used; each loss goes to standard error; the manager's own log is off
+// unless --verbose.
+func (h holdOptions) leaseOptions(e *env, who string, w *leaseWatch) lease.Options {
 	errw := e.stderr
 	logger := slog.New(slog.DiscardHandler)
 	if h.verbose {
@@ -194,8 +194,10 @@ func (h holdOptions) leaseOptions(e *env, who string) lease.Options {
 		LeaseDuration:  h.duration,
 		RenewInterval:  h.renew,
 		AcquireTimeout: h.acquire,
+		Factories:      []*nonce.Factory{w.f},
 		Logger:         logger,
 		Events: func(ev lease.Event) {
+			w.event(ev)
 			if ev.Kind == lease.EventLost {
 				fmt.Fprintf(errw, "%s: lease lost: %v\n", who, ev.Err)
 			}
@@ -223,8 +225,12 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 	if d := drivers[bf.driver]; h.acquire == 0 && d != nil {
 		h.acquire = d.acquireTimeout
 	}
-	w := newLeaseWatch()
-	m, err := startLease(ctx, cancel, sigs, be.strategy, h.leaseOptions(e, who), w)
+	w, err := newLeaseWatch()
+	if err != nil {
+		errorf(e, who, "%v", err)
+		return exitFail
+	}
+	m, err := startLease(ctx, cancel, sigs, be.strategy, h.leaseOptions(e, who, w))
 	switch {
 	case err == nil:
 	case errors.Is(err, lease.ErrTimeout):
@@ -260,10 +266,9 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 	return status
 }
 
-// startLease starts the lease manager protecting w (handed over through
-// leasehook: w is not a nonce factory); a signal meanwhile cancels ctx
+// startLease starts the lease manager; a signal meanwhile cancels ctx
 // (with cancel), which ends Start.
-func startLease(ctx context.Context, cancel context.CancelFunc, sigs <-chan os.Signal, s driver.Strategy, opts lease.Options, w *leaseWatch) (*lease.Manager, error) {
+func startLease(ctx context.Context, cancel context.CancelFunc, sigs <-chan os.Signal, s driver.Strategy, opts lease.Options) (*lease.Manager, error) {
 	started := make(chan struct{})
 	watched := make(chan struct{})
 	go func() {
@@ -274,7 +279,7 @@ func startLease(ctx context.Context, cancel context.CancelFunc, sigs <-chan os.S
 		case <-started:
 		}
 	}()
-	m, err := lease.Start(leasehook.With(ctx, w), s, opts)
+	m, err := lease.Start(ctx, s, opts)
 	close(started)
 	<-watched
 	if err == nil && ctx.Err() != nil {

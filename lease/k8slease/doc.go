@@ -40,7 +40,7 @@
 //	  resources: ["leases"]
 //	  verbs: ["get", "list", "watch", "create", "update", "patch"]
 //
-// 403 Forbidden is [lease.ErrConfig], naming the verb and the resource to
+// 403 Forbidden is [driver.ErrConfig], naming the verb and the resource to
 // grant. The layout, expiry, hand-offs, errors, RBAC and guarantees in
 // detail: docs/coordinators.md and docs/kubernetes.md in the repository
 // (https://github.com/once-go/once).
