@@ -1,10 +1,12 @@
-// Package leasehook lets this repository's own code hand a lease manager
-// factories that are not *nonce.Factory: the once CLI's lease hold learns
-// from one when the machine ID may be used (it supervises a command instead
-// of generating), and tests record what the manager does to theirs.
-// Applications list their factories in lease.Options.Factories.
+// Package leasehook lets the repository's tests (the fault suite's holder
+// processes among them) hand a lease manager factories that are not
+// *nonce.Factory, to record what the manager does to them (the order of
+// activations and disables, the deadlines, the hand-off bound) or to skew
+// their clocks. Applications list their factories in
+// lease.Options.Factories; the once CLI, a module of its own, imports no
+// internal package of the root module.
 //
-//	m, err := lease.Start(leasehook.With(ctx, watch), strategy, opts)
+//	m, err := lease.Start(leasehook.With(ctx, recorder), strategy, opts)
 package leasehook
 
 import (
