@@ -132,7 +132,7 @@ func (b *Bridge) Hook(e lease.Event) {
 	case e.Kind == lease.EventRetry:
 		b.retries.Add(ctx, 1, metric.WithAttributes(b.with(AttrOperation.String(string(e.Op)))...))
 	case e.Kind == lease.EventLost:
-		b.losses.Add(ctx, 1, metric.WithAttributes(b.with(AttrReason.String(result(e.Err)))...))
+		b.losses.Add(ctx, 1, metric.WithAttributes(b.with(AttrReason.String(lossReason(e.Err)))...))
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -158,10 +158,10 @@ func validUntil(e lease.Event) time.Time {
 	return time.Now().Add(e.TTL - e.Duration - driver.SafetyMargin)
 }
 
-// result classifies an event's error for the result and reason
-// attributes: "ok" (nil), "canceled" (the manager stopped: lease.ErrClosed
-// or context.Canceled), "lost", "expired", "illegal_ttl", "external",
-// "timeout", "exhausted", "conflict", "config", "retry", or "other".
+// result classifies a renewal's error for the result attribute: "ok"
+// (nil), "canceled" (the manager stopped: lease.ErrClosed or
+// context.Canceled), "lost", "expired", "illegal_ttl", "external",
+// "timeout", "exhausted", "conflict", "config", "retry", or "error".
 func result(err error) string {
 	if err == nil {
 		return "ok"
@@ -174,6 +174,24 @@ func result(err error) string {
 		{lease.ErrLost, "lost"}, {lease.ErrExpired, "expired"}, {lease.ErrIllegalTTL, "illegal_ttl"},
 		{lease.ErrExternal, "external"}, {lease.ErrTimeout, "timeout"}, {driver.ErrExhausted, "exhausted"},
 		{driver.ErrConflict, "conflict"}, {lease.ErrConfig, "config"}, {driver.ErrRetry, "retry"},
+	} {
+		if errors.Is(err, c.err) {
+			return c.name
+		}
+	}
+	return "error"
+}
+
+// lossReason classifies a loss for the reason attribute: "lost" (the
+// coordinator said so), "expired", "timeout", "external", "illegal_ttl",
+// "closed", or "other".
+func lossReason(err error) string {
+	for _, c := range []struct {
+		err  error
+		name string
+	}{
+		{lease.ErrLost, "lost"}, {lease.ErrExpired, "expired"}, {lease.ErrTimeout, "timeout"},
+		{lease.ErrExternal, "external"}, {lease.ErrIllegalTTL, "illegal_ttl"}, {lease.ErrClosed, "closed"},
 	} {
 		if errors.Is(err, c.err) {
 			return c.name
