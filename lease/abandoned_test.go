@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 // lateRenewal makes r's strategy renew the way an SQL renewal abandoned
@@ -20,13 +21,13 @@ import (
 func lateRenewal(r *rig) (entered, apply chan struct{}) {
 	entered, apply = make(chan struct{}), make(chan struct{})
 	r.s.set(func(f *fake) {
-		f.renew = func(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+		f.renew = func(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 			close(entered)
 			<-apply
 			if _, err := f.mem.Renew(context.Background(), l, d); err == nil {
 				r.j.add("late renewal applied")
 			}
-			return lease.Lease{}, fmt.Errorf("%w: renewal interrupted (test): %w", lease.ErrRetry, context.Canceled)
+			return driver.Lease{}, fmt.Errorf("%w: renewal interrupted (test): %w", driver.ErrRetry, context.Canceled)
 		}
 	})
 	return entered, apply
@@ -127,15 +128,15 @@ func TestLateRenewalAfterLossReleasedAgain(t *testing.T) {
 		// Re-acquisition fails for now: the lease we gave up is the only
 		// one in play.
 		r.s.set(func(f *fake) {
-			f.acquire = func(context.Context, time.Duration) (lease.Lease, error) {
-				return lease.Lease{}, fmt.Errorf("%w (test)", lease.ErrExhausted)
+			f.acquire = func(context.Context, time.Duration) (driver.Lease, error) {
+				return driver.Lease{}, fmt.Errorf("%w (test)", driver.ErrExhausted)
 			}
 		})
 		<-entered
-		time.Sleep(time.Until(t0.Add(lease.DefaultLeaseDuration - lease.SafetyMargin)))
+		time.Sleep(time.Until(t0.Add(driver.DefaultLeaseDuration - driver.SafetyMargin)))
 		synctest.Wait()
 		if lost := r.losses(); len(lost) != 1 || !errors.Is(lost[0], lease.ErrTimeout) {
-			t.Fatalf("OnLost %v, want ErrTimeout", lost)
+			t.Fatalf("lost events %v, want ErrTimeout", lost)
 		}
 		if n := r.j.count("strategy release"); n != 1 || r.s.mem.Held() != 0 {
 			t.Fatalf("after the loss: %d releases, %d leases live", n, r.s.mem.Held())
@@ -162,7 +163,7 @@ func TestStartTimeoutReleasesLateReclaim(t *testing.T) {
 		crash(t, r, m)
 		apply := make(chan struct{})
 		r.s.set(func(f *fake) {
-			f.reclaim = func(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+			f.reclaim = func(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 				<-apply
 				nl, err := f.mem.Reclaim(context.Background(), l, d)
 				if err == nil {
@@ -170,11 +171,11 @@ func TestStartTimeoutReleasesLateReclaim(t *testing.T) {
 				}
 				// The outcome is unknown to the strategy: it reports the
 				// lease it may have written beside the error.
-				return nl, fmt.Errorf("%w: interrupted (test): %w", lease.ErrRetry, context.DeadlineExceeded)
+				return nl, fmt.Errorf("%w: interrupted (test): %w", driver.ErrRetry, context.DeadlineExceeded)
 			}
 		})
 		r.s.mem.Expire(0)
-		if _, err := lease.Start(t.Context(), r.s, r.opts); !errors.Is(err, lease.ErrTimeout) {
+		if _, err := lease.Start(r.with(t.Context()), r.s, r.opts); !errors.Is(err, lease.ErrTimeout) {
 			t.Fatalf("Start with a hanging reclaim: %v", err)
 		}
 		close(apply)

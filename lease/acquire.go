@@ -8,16 +8,17 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 	"github.com/once-go/once/nonce"
 )
 
 // acquire obtains a lease and installs it, retrying with backoff until it
-// succeeds or the manager stops. In Start (SourceInitial) the budget is
-// AcquireTimeout and ErrConfig aborts; after a loss (SourceReacquire) it
+// succeeds or the manager stops. In Start (sourceInitial) the budget is
+// AcquireTimeout and ErrConfig aborts; after a loss (sourceReacquire) it
 // keeps trying, each attempt bounded by AcquireTimeout. It returns nil
 // once the factories run on the new lease.
-func (m *Manager) acquire(source string) error {
+func (m *Manager) acquire(source origin) error {
 	r := m.newRetries(source)
 	for {
 		if err := r.pause(m); err != nil {
@@ -29,22 +30,22 @@ func (m *Manager) acquire(source string) error {
 			return nil
 		case m.stopping():
 			return m.canceled(source, err)
-		case source == SourceInitial && errors.Is(err, ErrConfig):
+		case source == sourceInitial && errors.Is(err, ErrConfig):
 			return err
 		}
 		r.failed(err)
-		if source == SourceReacquire {
+		if source == sourceReacquire {
 			m.streak = r.step
 		}
 	}
 }
 
 // canceled is acquire's error when the manager stops first.
-func (m *Manager) canceled(source string, last error) error {
+func (m *Manager) canceled(source origin, last error) error {
 	switch {
-	case source == SourceInitial && last == nil:
+	case source == sourceInitial && last == nil:
 		return fmt.Errorf("lease: start canceled (%w) as the first machine ID was installed; it was released", context.Cause(m.life))
-	case source == SourceInitial:
+	case source == sourceInitial:
 		return fmt.Errorf("lease: start canceled (%w) before a machine ID was held; last error: %v", context.Cause(m.life), last)
 	}
 	return ErrClosed
@@ -58,10 +59,10 @@ func (m *Manager) canceled(source string, last error) error {
 // Retries of the first acquisition log at INFO (a busy pool or a
 // coordinator still starting is routine at boot), except one WARN for the
 // first retry that will run after half the budget is spent (half of
-// defaultAcquireTimeout with NoTimeout): a Start that times out has always
+// defaultAcquireTimeout with noTimeout): a Start that times out has always
 // warned first. Retries after a loss, with no lease held, warn.
 type retries struct {
-	source string
+	source origin
 	base   time.Duration
 	step   int       // backoff step: failed attempts so far (plus the streak)
 	tries  int       // attempts made
@@ -73,15 +74,15 @@ type retries struct {
 	budget time.Duration
 }
 
-func (m *Manager) newRetries(source string) *retries {
+func (m *Manager) newRetries(source origin) *retries {
 	r := &retries{source: source, base: runBackoffBase, step: m.streak, began: time.Now(), budget: m.o.AcquireTimeout}
 	r.warnAt = m.o.AcquireTimeout / 2
-	if m.o.AcquireTimeout == NoTimeout {
+	if m.o.AcquireTimeout == noTimeout {
 		r.warnAt = defaultAcquireTimeout / 2
 	}
-	if source == SourceInitial {
+	if source == sourceInitial {
 		r.base, r.step = startBackoffBase, 0
-		if m.o.AcquireTimeout != NoTimeout {
+		if m.o.AcquireTimeout != noTimeout {
 			r.end = r.began.Add(m.o.AcquireTimeout)
 		}
 	}
@@ -97,9 +98,9 @@ func (r *retries) pause(m *Manager) error {
 			limit = time.Until(r.end)
 		}
 		if delay := backoff(r.base, limit, r.step, jitter); delay > 0 {
-			e := Event{Kind: EventRetry, Op: OpAcquire, Source: r.source, MachineID: -1, Attempt: r.step, Delay: delay, Err: r.last}
+			e := record{Event: Event{Kind: EventRetry, Op: OpAcquire, MachineID: -1, Delay: delay, Err: r.last}, source: r.source, attempt: r.step}
 			level, msg := eventLevel(e)
-			if r.source == SourceInitial {
+			if r.source == sourceInitial {
 				level = slog.LevelInfo
 				if !r.warned && time.Since(r.began)+delay >= r.warnAt {
 					level, msg, r.warned = slog.LevelWarn, "lease acquire retry past half the acquire timeout", true
@@ -122,7 +123,7 @@ func (r *retries) pause(m *Manager) error {
 // AcquireTimeout from now after a loss.
 func (r *retries) callDeadline() time.Time {
 	r.tries++
-	if r.source == SourceReacquire && r.budget != NoTimeout {
+	if r.source == sourceReacquire && r.budget != noTimeout {
 		return time.Now().Add(r.budget)
 	}
 	return r.end
@@ -136,28 +137,30 @@ func jitter(base time.Duration) time.Duration { return rand.N(base) + 1 }
 // attempt makes one acquisition: it reclaims the lease in the state file
 // if there is one, else acquires, then installs the lease. A lease that
 // cannot be used, or that a failed call may have claimed, is released.
-func (m *Manager) attempt(source string, deadline time.Time) error {
-	op, fn, on := OpAcquire, func(ctx context.Context) (Lease, error) { return m.s.Acquire(ctx, m.o.LeaseDuration) }, (*Lease)(nil)
+func (m *Manager) attempt(source origin, deadline time.Time) error {
+	op, fn, on := OpAcquire, func(ctx context.Context) (driver.Lease, error) { return m.s.Acquire(ctx, m.o.LeaseDuration) }, (*driver.Lease)(nil)
 	id := -1
 	if m.reclaim != nil {
 		rl := *m.reclaim
 		op, on, id = OpReclaim, &rl, rl.MachineID
-		fn = func(ctx context.Context) (Lease, error) { return m.s.(Reclaimer).Reclaim(ctx, rl, m.o.LeaseDuration) }
+		fn = func(ctx context.Context) (driver.Lease, error) {
+			return m.s.(driver.Reclaimer).Reclaim(ctx, rl, m.o.LeaseDuration)
+		}
 	}
 	o := m.call(m.life, op, source, id, deadline, on, fn)
 	if o.err != nil {
-		m.endCall(m.life, op, source, id, o, o.err, time.Time{})
+		m.endCall(m.life, op, source, id, o, o.err)
 		if o.l.Token != "" && !o.abandoned {
 			m.release(o.l, source) // a claim whose outcome is unknown
 		}
-		if op == OpReclaim && !errors.Is(o.err, ErrRetry) && !errors.Is(o.err, ErrTimeout) && m.life.Err() == nil {
+		if op == OpReclaim && !errors.Is(o.err, driver.ErrRetry) && !errors.Is(o.err, ErrTimeout) && m.life.Err() == nil {
 			m.reclaim = nil // gone, or unusable: acquire a new lease next
 		}
 		return o.err
 	}
 	m.reclaim = nil
 	if err := m.usable(o.l, o); err != nil {
-		m.endCall(m.life, op, source, o.l.MachineID, o, err, time.Time{})
+		m.endCall(m.life, op, source, o.l.MachineID, o, err)
 		m.release(o.l, source)
 		return err
 	}
@@ -165,7 +168,7 @@ func (m *Manager) attempt(source string, deadline time.Time) error {
 }
 
 // usable checks a granted lease before the factories may use it.
-func (m *Manager) usable(l Lease, o outcome) error {
+func (m *Manager) usable(l driver.Lease, o outcome) error {
 	switch {
 	case !leasekit.ValidID(l.MachineID):
 		return fmt.Errorf("%w: strategy %s granted machine ID %d, outside 0..%d", ErrConfig, m.name, l.MachineID, nonce.MaxMachineID)
@@ -180,10 +183,9 @@ func (m *Manager) usable(l Lease, o outcome) error {
 }
 
 // install activates the factories with a fresh lease and makes it current,
-// then emits the acquisition's end event and calls OnAcquired: whoever
-// hears of the lease finds the factories running on it and MachineID
-// reporting it.
-func (m *Manager) install(op, source string, o outcome) error {
+// then emits the acquisition's end event: whoever hears of the lease finds
+// the factories running on it and MachineID reporting it.
+func (m *Manager) install(op Op, source origin, o outcome) error {
 	l := o.l
 	notBefore := time.Time{}
 	switch {
@@ -203,7 +205,7 @@ func (m *Manager) install(op, source string, o outcome) error {
 	}
 	if err != nil {
 		m.mu.Unlock()
-		m.endCall(m.life, op, source, l.MachineID, o, err, time.Time{})
+		m.endCall(m.life, op, source, l.MachineID, o, err)
 		m.release(l, source)
 		return err
 	}
@@ -215,11 +217,8 @@ func (m *Manager) install(op, source string, o outcome) error {
 	if err := m.state.store(m.name, l); err != nil {
 		m.o.Logger.Warn("lease state file not written", "path", m.o.StateFile, "error", err)
 	}
-	m.endCall(m.life, op, source, l.MachineID, o, nil, validUntil)
+	m.endCall(m.life, op, source, l.MachineID, o, nil)
 	m.checkClock(l, o, notBefore)
-	if m.o.OnAcquired != nil {
-		m.o.OnAcquired(l.MachineID)
-	}
 	m.countFree(source)
 	return nil
 }
@@ -231,14 +230,14 @@ func (m *Manager) install(op, source string, o outcome) error {
 // guard against. A deterministic strategy backed by a coordinator (the
 // conflict guard) reports the coordinator's readings and gets the hand-off
 // guard like any lease.
-func fixedID(s Strategy, l Lease) bool {
+func fixedID(s driver.Strategy, l driver.Lease) bool {
 	return s.Deterministic() && l.PrevExpiry.IsZero() && l.CoordinatorNow.IsZero() && l.ReleaseHold <= 0
 }
 
 // checkClock warns when the coordinator's clock and ours disagree by more
 // than the hand-off skew allows: the guard then makes the factories wait,
 // or does not protect as intended.
-func (m *Manager) checkClock(l Lease, o outcome, notBefore time.Time) {
+func (m *Manager) checkClock(l driver.Lease, o outcome, notBefore time.Time) {
 	if !l.CoordinatorNow.IsZero() {
 		mid := o.sent.Add(o.took / 2)
 		if off := l.CoordinatorNow.Sub(mid.Round(0)); off > m.o.HandoffSkew || -off > m.o.HandoffSkew {

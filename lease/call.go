@@ -2,12 +2,16 @@ package lease
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
+
+	"github.com/once-go/once/lease/driver"
 )
 
 // outcome is the result of one bounded strategy call.
 type outcome struct {
-	l    Lease
+	l    driver.Lease
 	err  error
 	sent time.Time     // local monotonic time the request was sent
 	took time.Duration // until the manager stopped waiting
@@ -39,12 +43,8 @@ type outcome struct {
 // holder has: a later holder of the same machine ID has another token,
 // since a grant draws a fresh token and a reclaim replaces it (see
 // [Reclaimer]). Close waits for them, up to ReleaseTimeout.
-func (m *Manager) call(ctx context.Context, op, source string, id int, deadline time.Time, on *Lease, fn func(context.Context) (Lease, error)) outcome {
-	e := Event{Kind: EventStart, Op: op, Source: source, MachineID: id}
-	if op == OpRenew {
-		e.ValidUntil = m.deadline
-	}
-	m.emit(e)
+func (m *Manager) call(ctx context.Context, op Op, src origin, id int, deadline time.Time, on *driver.Lease, fn func(context.Context) (driver.Lease, error)) outcome {
+	m.emit(record{Event: Event{Kind: EventStart, Op: op, MachineID: id}, source: src})
 	cctx, cancel := withDeadline(ctx, deadline)
 	defer cancel()
 	ch := make(chan outcome, 1)
@@ -91,7 +91,7 @@ func withDeadline(ctx context.Context, deadline time.Time) (context.Context, con
 // cleanUpAfter waits for an abandoned call and releases what it may have
 // left behind (see call). It runs outside the manager's goroutine, so it
 // logs but emits no events.
-func (m *Manager) cleanUpAfter(ch <-chan outcome, on *Lease) {
+func (m *Manager) cleanUpAfter(ch <-chan outcome, on *driver.Lease) {
 	defer m.calls.Done()
 	o := <-ch
 	if on != nil {
@@ -103,7 +103,7 @@ func (m *Manager) cleanUpAfter(ch <-chan outcome, on *Lease) {
 }
 
 // releaseDetached releases l, bounded by ReleaseTimeout, and logs it.
-func (m *Manager) releaseDetached(l Lease, msg string) {
+func (m *Manager) releaseDetached(l driver.Lease, msg string) {
 	ctx, cancel := context.WithTimeout(context.Background(), m.o.ReleaseTimeout)
 	defer cancel()
 	err := m.s.Release(ctx, l)
@@ -116,34 +116,31 @@ func (m *Manager) releaseDetached(l Lease, msg string) {
 }
 
 // endCall emits the end event of a call made with ctx: o is its outcome,
-// err its failure (o.err, or why the lease it granted cannot be used),
-// validUntil the deadline the factories got from it. A call that failed
-// because ctx ended (the manager is stopping) ends with Result
-// "canceled", whatever the strategy made of the cancellation: our own
-// shutdown is not a failure.
-func (m *Manager) endCall(ctx context.Context, op, source string, id int, o outcome, err error, validUntil time.Time) {
-	e := Event{Kind: EventEnd, Op: op, Source: source, MachineID: id, Result: resultOf(err), Err: err, Duration: o.took, ValidUntil: validUntil}
+// err its failure (o.err, or why the lease it granted cannot be used). A
+// call that failed because ctx ended (the manager is stopping, or the
+// lease was lost meanwhile) ends with result "canceled", whatever the
+// strategy made of the cancellation: our own shutdown is not a failure.
+// Its error then also matches ctx's cause.
+func (m *Manager) endCall(ctx context.Context, op Op, src origin, id int, o outcome, err error) {
+	r := record{Event: Event{Kind: EventEnd, Op: op, MachineID: id, Err: err, Duration: o.took}, source: src}
 	if o.err == nil && op != OpRelease {
-		e.MachineID, e.GrantedTTL = o.l.MachineID, o.l.TTL
-		if e.ValidUntil.IsZero() && err == nil {
-			e.ValidUntil = o.sent.Add(m.tm.safe(o.l.TTL))
-		}
-	}
-	if op == OpRenew && err != nil {
-		e.ValidUntil = m.deadline
+		r.MachineID, r.TTL = o.l.MachineID, o.l.TTL
 	}
 	if err != nil && op != OpRelease && ctx.Err() != nil {
-		e.Result = "canceled"
+		r.result = "canceled"
+		if cause := context.Cause(ctx); !errors.Is(err, cause) {
+			r.Err = fmt.Errorf("%w: %w", cause, err)
+		}
 	}
-	m.emit(e)
+	m.emit(r)
 }
 
 // release gives l up, best effort, bounded by ReleaseTimeout, from the
 // manager's goroutine; it returns the strategy's error.
-func (m *Manager) release(l Lease, source string) error {
-	o := m.call(context.Background(), OpRelease, source, l.MachineID, time.Now().Add(m.o.ReleaseTimeout), nil, func(ctx context.Context) (Lease, error) {
-		return Lease{}, m.s.Release(ctx, l)
+func (m *Manager) release(l driver.Lease, src origin) error {
+	o := m.call(context.Background(), OpRelease, src, l.MachineID, time.Now().Add(m.o.ReleaseTimeout), nil, func(ctx context.Context) (driver.Lease, error) {
+		return driver.Lease{}, m.s.Release(ctx, l)
 	})
-	m.endCall(context.Background(), OpRelease, source, l.MachineID, o, o.err, time.Time{})
+	m.endCall(context.Background(), OpRelease, src, l.MachineID, o, o.err)
 	return o.err
 }

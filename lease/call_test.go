@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/once-go/once/lease/driver"
 )
 
 // countingCtx is a parent context that counts the children registered on
@@ -74,8 +76,8 @@ func TestCallLeavesNoChildContext(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			parent := newCountingCtx()
 			for range calls {
-				o := m.call(parent, OpRenew, SourceScheduled, 1, c.deadline(), nil, func(ctx context.Context) (Lease, error) {
-					return Lease{MachineID: 1}, c.err
+				o := m.call(parent, OpRenew, sourceScheduled, 1, c.deadline(), nil, func(ctx context.Context) (driver.Lease, error) {
+					return driver.Lease{MachineID: 1}, c.err
 				})
 				require.ErrorIs(t, o.err, c.err)
 			}

@@ -8,7 +8,9 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/once-go/once/internal/leasehook"
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/leasetest"
 )
 
@@ -30,17 +32,14 @@ func TestManyManagers(t *testing.T) {
 		)
 		for i := range 600 {
 			wg.Go(func() {
-				m, err := lease.Start(t.Context(), mem, lease.Options{
-					Factories: []lease.Factory{&fakeFactory{j: &journal{}}},
-					Logger:    quiet,
-				})
+				m, err := lease.Start(leasehook.With(t.Context(), &fakeFactory{j: &journal{}}), mem, lease.Options{Logger: quiet})
 				mu.Lock()
 				defer mu.Unlock()
 				switch {
 				case err == nil:
 					ids[m.MachineID()]++
 					managers = append(managers, m)
-				case errors.Is(err, lease.ErrTimeout) && errors.Is(err, lease.ErrExhausted):
+				case errors.Is(err, lease.ErrTimeout) && errors.Is(err, driver.ErrExhausted):
 					timeouts++
 				default:
 					t.Errorf("manager %d: %v", i, err)

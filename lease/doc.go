@@ -4,11 +4,13 @@
 // platform. When ownership is in doubt, generation stops: availability is
 // traded for uniqueness.
 //
-// Make the factories with nonce.Config.AwaitLease, pick a [Strategy] and
+// Make the factories with nonce.Config.AwaitLease, pick a strategy and
 // start a [Manager]:
 //
+//	strategy, err := sqllease.New(db, sqllease.Options{})
+//	...
 //	m, err := lease.Start(ctx, strategy, lease.Options{
-//		Factories: []lease.Factory{ids},
+//		Factories: []*nonce.Factory{ids},
 //		StateFile: cmp.Or(os.Getenv("ONCE_STATE_FILE"), "once-lease.json"),
 //	})
 //	if err != nil { ... } // ErrTimeout: no machine ID within AcquireTimeout; ErrConfig: fix the setup
@@ -34,9 +36,15 @@
 //     variable (a StatefulSet ordinal) or a host list, optionally held in
 //     a coordinator as well by lease/guardlease.
 //
-// Options.Events, Options.Logger, lease/leasenotice and lease/otellease
-// report every step; lease/leasetest checks a strategy against the
-// [Strategy] contract and offers an in-memory coordinator for tests.
+// The manager reports the end of its life through [Manager.Done] and
+// [Manager.Err], every step (each new lease, renewal, retry, loss, release
+// and count of free IDs) as an [Event] to Options.Events, and the same as
+// text to Options.Logger (log/slog); lease/otellease turns the events into
+// OpenTelemetry metrics.
+//
+// Writing a strategy: package lease/driver holds the contract, and
+// lease/leasetest checks a strategy against it and offers an in-memory
+// coordinator for tests.
 //
 // Choosing a coordinator, timing and crash loops are in docs/leases.md, what
 // is checked and what is assumed in docs/safety.md, and how the manager

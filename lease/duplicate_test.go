@@ -11,7 +11,9 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/once-go/once/internal/leasehook"
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 // holders counts, per machine ID, the managers whose factories generate
@@ -32,8 +34,8 @@ func startAnother(t *testing.T, r *rig, stateFile string) (*lease.Manager, *fake
 	t.Helper()
 	f := &fakeFactory{j: r.j}
 	o := r.opts
-	o.StateFile, o.Factories = stateFile, []lease.Factory{f}
-	m, err := lease.Start(t.Context(), r.s, o)
+	o.StateFile = stateFile
+	m, err := lease.Start(leasehook.With(t.Context(), f), r.s, o)
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
@@ -56,12 +58,12 @@ func TestOrphanedReclaimCannotFreeLaterHolder(t *testing.T) {
 		var hang sync.WaitGroup
 		hang.Add(1)
 		r.s.set(func(f *fake) {
-			f.reclaim = func(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+			f.reclaim = func(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 				hang.Wait() // ignores ctx
 				return f.mem.Reclaim(context.Background(), l, d)
 			}
 		})
-		if _, err := lease.Start(t.Context(), r.s, r.opts); !errors.Is(err, lease.ErrTimeout) {
+		if _, err := lease.Start(r.with(t.Context()), r.s, r.opts); !errors.Is(err, lease.ErrTimeout) {
 			t.Fatalf("Start with a hanging reclaim: %v, want ErrTimeout", err)
 		}
 		r.s.set(func(f *fake) { f.reclaim = nil })
@@ -91,13 +93,13 @@ func TestCloseWithOrphanedRenewalCannotFreeLaterHolder(t *testing.T) {
 		hang.Add(1)
 		entered := make(chan struct{})
 		r.s.set(func(f *fake) {
-			f.renew = func(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+			f.renew = func(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 				close(entered)
 				hang.Wait()
 				return f.mem.Renew(context.Background(), l, d)
 			}
 			// The release at Close fails, so the state file keeps the lease.
-			f.release = func(context.Context, lease.Lease) error { return errRetry }
+			f.release = func(context.Context, driver.Lease) error { return errRetry }
 		})
 		<-entered
 		_ = m1.Close(context.Background())

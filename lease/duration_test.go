@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 // advising is the rig's strategy advising a lease duration.
@@ -23,18 +24,18 @@ func TestDurationDefaulter(t *testing.T) {
 	for _, c := range []struct {
 		opts, want time.Duration
 	}{
-		{0, lease.DefaultDBLeaseDuration},
+		{0, driver.DefaultDBLeaseDuration},
 		{2 * time.Hour, 2 * time.Hour},
 	} {
 		synctest.Test(t, func(t *testing.T) {
 			r := newRig(t, 512)
 			r.opts.LeaseDuration = c.opts
-			m, err := lease.Start(t.Context(), advising{r.s, lease.DefaultDBLeaseDuration}, r.opts)
+			m, err := lease.Start(r.with(t.Context()), advising{r.s, driver.DefaultDBLeaseDuration}, r.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer m.Close(context.Background())
-			if ev := r.rec.of(lease.EventEnd, lease.OpAcquire); len(ev) != 1 || ev[0].GrantedTTL != c.want {
+			if ev := r.rec.of(lease.EventEnd, lease.OpAcquire); len(ev) != 1 || ev[0].TTL != c.want {
 				t.Errorf("LeaseDuration %v: acquired %+v, want a %v lease", c.opts, ev, c.want)
 			}
 		})
@@ -50,10 +51,10 @@ func TestOutageRiddenOut(t *testing.T) {
 	for _, c := range []struct {
 		lease, outageAfter, want time.Duration
 	}{
-		{lease.DefaultLeaseDuration, time.Second, 8*time.Hour - 10*time.Second - time.Second},
-		{lease.DefaultLeaseDuration, 30*time.Minute - 11*time.Second, 7*time.Hour + 30*time.Minute + time.Second},
-		{lease.DefaultDBLeaseDuration, time.Second, time.Hour - 10*time.Second - time.Second},
-		{lease.DefaultDBLeaseDuration, 30*time.Minute - 11*time.Second, 30*time.Minute + time.Second},
+		{driver.DefaultLeaseDuration, time.Second, 8*time.Hour - 10*time.Second - time.Second},
+		{driver.DefaultLeaseDuration, 30*time.Minute - 11*time.Second, 7*time.Hour + 30*time.Minute + time.Second},
+		{driver.DefaultDBLeaseDuration, time.Second, time.Hour - 10*time.Second - time.Second},
+		{driver.DefaultDBLeaseDuration, 30*time.Minute - 11*time.Second, 30*time.Minute + time.Second},
 	} {
 		synctest.Test(t, func(t *testing.T) {
 			r := newRig(t, 512)
@@ -62,8 +63,10 @@ func TestOutageRiddenOut(t *testing.T) {
 			time.Sleep(c.outageAfter)
 			down := time.Now()
 			r.s.set(func(f *fake) { // every call fails from now on
-				f.renew = func(context.Context, lease.Lease, time.Duration) (lease.Lease, error) { return lease.Lease{}, errRetry }
-				f.acquire = func(context.Context, time.Duration) (lease.Lease, error) { return lease.Lease{}, errRetry }
+				f.renew = func(context.Context, driver.Lease, time.Duration) (driver.Lease, error) {
+					return driver.Lease{}, errRetry
+				}
+				f.acquire = func(context.Context, time.Duration) (driver.Lease, error) { return driver.Lease{}, errRetry }
 			})
 			for r.f.generating() {
 				time.Sleep(time.Second)

@@ -1,25 +1,20 @@
 package lease
 
-import "errors"
+import (
+	"errors"
 
-// Sentinel errors, matched with [errors.Is]. Strategies wrap them with
-// detail; messages start with "lease: ".
-var (
-	// ErrLost: the coordinator says the lease is no longer ours.
-	ErrLost = errors.New("lease: lost")
-	// ErrRetry: transient failure with unknown outcome; try again.
-	ErrRetry = errors.New("lease: transient failure")
-	// ErrExhausted: all 512 machine IDs are held.
-	ErrExhausted = errors.New("lease: no free machine ID")
-	// ErrConflict: every free candidate was taken by a racing contender.
-	ErrConflict = errors.New("lease: lost the race for every candidate")
-	// ErrConfig: the strategy or manager is misconfigured; retrying will not help.
-	ErrConfig = errors.New("lease: invalid configuration")
+	"github.com/once-go/once/lease/driver"
 )
 
-// Loss reasons, reported by [Manager.Err] and passed to Options.OnLost.
-// Each is distinct, so callers can tell who decided the lease was gone.
+// Errors of a [Manager], matched with [errors.Is]. [Start] fails with
+// [ErrConfig] or [ErrTimeout] (wrapping the coordinator's last error);
+// [Manager.Err] and lost events ([EventLost]) report why no lease is held:
+// one of the loss reasons, or [ErrClosed]. Each loss reason is distinct, so
+// callers can tell who decided the lease was gone.
 var (
+	// ErrLost: the coordinator says the lease is no longer ours. It is
+	// driver.ErrLost, the error strategies report.
+	ErrLost = driver.ErrLost
 	// ErrExpired: the safe window ran out locally while renewals kept
 	// failing (or the process was suspended past it).
 	ErrExpired = errors.New("lease: expired locally")
@@ -32,6 +27,11 @@ var (
 	// ErrIllegalTTL: the coordinator granted less than the minimum lease
 	// duration (30 s).
 	ErrIllegalTTL = errors.New("lease: granted TTL below the minimum")
-	// ErrClosed: the manager was shut down with [Manager.Close].
+	// ErrClosed: the manager was shut down with [Manager.Close]. An
+	// operation cut short by the shutdown ends with an error matching it.
 	ErrClosed = errors.New("lease: manager closed")
+	// ErrConfig: the options or the strategy cannot work as configured
+	// (the message names the setting); retrying will not help. It is
+	// driver.ErrConfig, the error strategies report.
+	ErrConfig = driver.ErrConfig
 )

@@ -30,7 +30,7 @@ func Example() {
 
 	ctx := context.Background()
 	m, err := lease.Start(ctx, envlease.New("EXAMPLE_POD_NAME", 0), lease.Options{
-		Factories: []lease.Factory{f},
+		Factories: []*nonce.Factory{f},
 		Logger:    quiet,
 	})
 	if err != nil {
@@ -46,15 +46,19 @@ func Example() {
 }
 
 // The application can declare the lease lost; the factories stop before
-// LeaseLost returns, OnLost learns why, and a dynamic strategy's manager
-// acquires a new lease.
+// LeaseLost returns, the lost event says why, and a dynamic strategy's
+// manager acquires a new lease.
 func ExampleManager_LeaseLost() {
 	f, _ := nonce.New(nonce.Config{AwaitLease: true})
 	lost := make(chan error, 1)
 	m, err := lease.Start(context.Background(), leasetest.NewMemory(512), lease.Options{
-		Factories: []lease.Factory{f},
+		Factories: []*nonce.Factory{f},
 		Logger:    quiet,
-		OnLost:    func(reason error) { lost <- reason },
+		Events: func(e lease.Event) {
+			if e.Kind == lease.EventLost {
+				lost <- e.Err
+			}
+		},
 	})
 	if err != nil {
 		panic(err)
@@ -76,7 +80,7 @@ func ExampleManager_Done() {
 	os.Setenv("EXAMPLE_POD_NAME", "web-0")
 	f, _ := nonce.New(nonce.Config{AwaitLease: true})
 	m, err := lease.Start(context.Background(), envlease.New("EXAMPLE_POD_NAME", 0), lease.Options{
-		Factories: []lease.Factory{f},
+		Factories: []*nonce.Factory{f},
 		Logger:    quiet,
 	})
 	if err != nil {
@@ -96,7 +100,7 @@ func ExampleStart_shutdown() {
 	ids, _ := nonce.New(nonce.Config{AwaitLease: true})
 	ctx, sigterm := context.WithCancel(context.Background())
 	m, err := lease.Start(ctx, leasetest.NewMemory(512), lease.Options{
-		Factories: []lease.Factory{ids},
+		Factories: []*nonce.Factory{ids},
 		Logger:    quiet,
 	})
 	if err != nil {

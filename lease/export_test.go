@@ -11,6 +11,10 @@ const (
 	DefaultHandoffSkew    = defaultHandoffSkew
 )
 
+// ResultOf classifies an error as the manager's log records it
+// ("result").
+var ResultOf = resultOf
+
 // SetBootClock replaces the boot clock the state file records, for a
 // test; the returned function restores it.
 func SetBootClock(f func() (time.Duration, bool)) (restore func()) {

@@ -1,31 +1,47 @@
 package lease
 
 import (
+	"context"
 	"fmt"
 	"time"
+
+	"github.com/once-go/once/internal/leasehook"
 )
 
-// Factory is what a lease protects: a nonce factory that generates only
-// while its process holds the machine ID. *nonce.Factory satisfies it.
-//
-// Disable must take effect at once for every goroutine; a factory must also
-// disable itself when validUntil passes, from its own timer or check, so
-// that generation stops on time even if the manager is blocked.
-type Factory interface {
-	// Activate starts a new lease: sets the machine ID, re-initialises the
-	// counters so that no timestamp is at or below notBefore or anything
-	// emitted before, sets the deadline and enables generation.
-	Activate(machineID int, notBefore, validUntil time.Time) error
-	// Enable resumes the same lease after a Disable, keeping the counters.
-	Enable(validUntil time.Time) error
-	// Extend moves the deadline of the current lease without enabling.
-	Extend(validUntil time.Time)
-	// Disable stops generation immediately.
-	Disable()
-}
+// factory is the lifecycle the manager drives: a *nonce.Factory from
+// Options.Factories, or one handed to Start through internal/leasehook.
+type factory = leasehook.Factory
 
 // factories applies each lifecycle step to every protected factory.
-type factories []Factory
+type factories []factory
+
+// protected lists what a manager started with ctx and o protects:
+// o.Factories, then the factories ctx carries (leasehook.With).
+func protected(ctx context.Context, o Options) factories {
+	hooked := leasehook.From(ctx)
+	fs := make(factories, 0, len(o.Factories)+len(hooked))
+	for _, f := range o.Factories {
+		fs = append(fs, f) // a nil one is refused by check
+	}
+	return append(fs, hooked...)
+}
+
+// check refuses an empty list, a nil factory and one that is already
+// generating.
+func (fs factories) check() error {
+	if len(fs) == 0 {
+		return configError("Factories is empty; the lease must protect at least one factory")
+	}
+	for i, f := range fs {
+		if isNil(f) {
+			return configError("Factories[%d] is nil (check the error of nonce.New)", i)
+		}
+		if e, ok := f.(interface{ Enabled() bool }); ok && e.Enabled() {
+			return configError("Factories[%d] is already generating: make it with nonce.Config.AwaitLease so that it waits for the lease", i)
+		}
+	}
+	return nil
+}
 
 // activate activates every factory; if one fails, all are disabled.
 func (fs factories) activate(machineID int, notBefore, validUntil time.Time) error {

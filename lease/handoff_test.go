@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/nonce"
 )
 
@@ -27,7 +28,7 @@ func TestHandoffGuard(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				off, set := handoffOffset(t, c.skew, func(l *lease.Lease, now time.Time) {
+				off, set := handoffOffset(t, c.skew, func(l *driver.Lease, now time.Time) {
 					if c.name != "no clock readings" {
 						l.PrevExpiry = now.Add(c.prev).UTC().Round(0)
 					} else { // no reading at all: twice the skew on our clock
@@ -67,7 +68,7 @@ func TestHandoffGuardCoordinatorNow(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				off, set := handoffOffset(t, c.skew, func(l *lease.Lease, now time.Time) {
+				off, set := handoffOffset(t, c.skew, func(l *driver.Lease, now time.Time) {
 					l.PrevExpiry = time.Time{}
 					l.CoordinatorNow = now.Add(c.coord).UTC().Round(0)
 					l.ReleaseHold = c.hold
@@ -84,13 +85,13 @@ func TestHandoffGuardCoordinatorNow(t *testing.T) {
 // allowance skew whose strategy's leases edit changes, given the bubble's
 // start time, and returns the factories' notBefore relative to that time
 // (set false: none).
-func handoffOffset(t *testing.T, skew time.Duration, edit func(l *lease.Lease, now time.Time)) (off time.Duration, set bool) {
+func handoffOffset(t *testing.T, skew time.Duration, edit func(l *driver.Lease, now time.Time)) (off time.Duration, set bool) {
 	t.Helper()
 	r := newRig(t, 512)
 	r.opts.HandoffSkew = skew
 	now := time.Now()
 	r.s.set(func(f *fake) {
-		f.acquire = func(ctx context.Context, d time.Duration) (lease.Lease, error) {
+		f.acquire = func(ctx context.Context, d time.Duration) (driver.Lease, error) {
 			l, err := f.mem.Acquire(ctx, d)
 			edit(&l, now)
 			return l, err
@@ -115,10 +116,11 @@ func TestHandoffGuardRealFactory(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := newRig(t, 512)
-		r.opts.Factories = []lease.Factory{f}
+		r.opts.Factories = []*nonce.Factory{f}
+		r.fakes = nil
 		prev := time.Now().Add(2 * time.Second).Round(0)
 		r.s.set(func(fk *fake) {
-			fk.acquire = func(ctx context.Context, d time.Duration) (lease.Lease, error) {
+			fk.acquire = func(ctx context.Context, d time.Duration) (driver.Lease, error) {
 				l, err := fk.mem.Acquire(ctx, d)
 				l.PrevExpiry = prev
 				return l, err
@@ -153,8 +155,8 @@ func TestRealFactoryDeadline(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := newRig(t, 512)
-		r.opts.Factories = []lease.Factory{f}
-		r.opts.OnLost = nil
+		r.opts.Factories = []*nonce.Factory{f}
+		r.fakes = nil
 		unblock := make(chan struct{})
 		r.opts.Events = func(e lease.Event) {
 			if e.Kind == lease.EventStart && e.Op == lease.OpRenew {
@@ -163,7 +165,7 @@ func TestRealFactoryDeadline(t *testing.T) {
 		}
 		t0 := time.Now()
 		m := r.start()
-		time.Sleep(lease.DefaultLeaseDuration - lease.SafetyMargin - time.Nanosecond)
+		time.Sleep(driver.DefaultLeaseDuration - driver.SafetyMargin - time.Nanosecond)
 		if _, err := f.Counter64(); err != nil {
 			t.Fatalf("Counter64 just before the deadline: %v", err)
 		}

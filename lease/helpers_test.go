@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/once-go/once/internal/leasehook"
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/leasetest"
 )
 
@@ -139,10 +141,10 @@ type fake struct {
 	det bool
 
 	mu      sync.Mutex
-	acquire func(ctx context.Context, d time.Duration) (lease.Lease, error)
-	renew   func(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error)
-	release func(ctx context.Context, l lease.Lease) error
-	reclaim func(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error)
+	acquire func(ctx context.Context, d time.Duration) (driver.Lease, error)
+	renew   func(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error)
+	release func(ctx context.Context, l driver.Lease) error
+	reclaim func(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error)
 }
 
 func newFake(j *journal, capacity int) *fake {
@@ -158,7 +160,7 @@ func (f *fake) set(fn func(f *fake)) {
 	fn(f)
 }
 
-func (f *fake) Acquire(ctx context.Context, d time.Duration) (lease.Lease, error) {
+func (f *fake) Acquire(ctx context.Context, d time.Duration) (driver.Lease, error) {
 	f.j.add("strategy acquire")
 	f.mu.Lock()
 	fn := f.acquire
@@ -169,7 +171,7 @@ func (f *fake) Acquire(ctx context.Context, d time.Duration) (lease.Lease, error
 	return f.mem.Acquire(ctx, d)
 }
 
-func (f *fake) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+func (f *fake) Renew(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 	f.j.add("strategy renew")
 	f.mu.Lock()
 	fn := f.renew
@@ -180,7 +182,7 @@ func (f *fake) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lease
 	return f.mem.Renew(ctx, l, d)
 }
 
-func (f *fake) Release(ctx context.Context, l lease.Lease) error {
+func (f *fake) Release(ctx context.Context, l driver.Lease) error {
 	f.j.add("strategy release")
 	f.mu.Lock()
 	fn := f.release
@@ -191,7 +193,7 @@ func (f *fake) Release(ctx context.Context, l lease.Lease) error {
 	return f.mem.Release(ctx, l)
 }
 
-func (f *fake) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+func (f *fake) Reclaim(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 	f.j.add("strategy reclaim")
 	f.mu.Lock()
 	fn := f.reclaim
@@ -216,7 +218,7 @@ func (r *recorder) hook(e lease.Event) {
 	if r.j != nil {
 		result := "" // journal the result of end events only
 		if e.Kind == lease.EventEnd {
-			result = e.Result
+			result = lease.ResultOf(e.Err)
 		}
 		r.j.add("event %s %s %s", e.Kind, e.Op, result)
 	}
@@ -228,7 +230,7 @@ func (r *recorder) events() []lease.Event {
 	return append([]lease.Event(nil), r.ev...)
 }
 
-func (r *recorder) of(kind, op string) []lease.Event {
+func (r *recorder) of(kind lease.EventKind, op lease.Op) []lease.Event {
 	var out []lease.Event
 	for _, e := range r.events() {
 		if e.Kind == kind && e.Op == op {
@@ -238,44 +240,51 @@ func (r *recorder) of(kind, op string) []lease.Event {
 	return out
 }
 
+// losses returns the reasons of the lost events, in order.
+func (r *recorder) losses() []error {
+	var out []error
+	for _, e := range r.events() {
+		if e.Kind == lease.EventLost {
+			out = append(out, e.Err)
+		}
+	}
+	return out
+}
+
 // rig is one manager under test with its fakes.
 type rig struct {
-	t    *testing.T
-	j    *journal
-	s    *fake
-	f    *fakeFactory
-	rec  *recorder
-	lost []error
-	mu   sync.Mutex
-	opts lease.Options
+	t   *testing.T
+	j   *journal
+	s   *fake
+	f   *fakeFactory
+	rec *recorder
+	// fakes are the factories the manager protects beside
+	// opts.Factories (through leasehook): f unless a test changes it.
+	fakes []leasehook.Factory
+	opts  lease.Options
 }
 
 func newRig(t *testing.T, capacity int) *rig {
 	j := &journal{}
 	r := &rig{t: t, j: j, s: newFake(j, capacity), f: &fakeFactory{j: j}, rec: &recorder{j: j}}
+	r.fakes = []leasehook.Factory{r.f}
 	r.opts = lease.Options{
-		Factories: []lease.Factory{r.f},
-		Logger:    quiet,
-		Events:    r.rec.hook,
-		OnLost: func(err error) {
-			r.mu.Lock()
-			r.lost = append(r.lost, err)
-			r.mu.Unlock()
-			j.add("onlost")
-		},
+		Logger: quiet,
+		Events: r.rec.hook,
 	}
 	return r
 }
 
-func (r *rig) losses() []error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]error(nil), r.lost...)
-}
+// losses returns the loss reasons reported so far.
+func (r *rig) losses() []error { return r.rec.losses() }
 
+// with returns ctx carrying r's fakes for lease.Start.
+func (r *rig) with(ctx context.Context) context.Context { return leasehook.With(ctx, r.fakes...) }
+
+// start starts the manager on r's strategy, options and fakes.
 func (r *rig) start() *lease.Manager {
 	r.t.Helper()
-	m, err := lease.Start(r.t.Context(), r.s, r.opts)
+	m, err := lease.Start(r.with(r.t.Context()), r.s, r.opts)
 	if err != nil {
 		r.t.Fatalf("Start: %v", err)
 	}
@@ -284,7 +293,7 @@ func (r *rig) start() *lease.Manager {
 }
 
 // errRetry is a transient failure for fakes to return.
-var errRetry = fmt.Errorf("%w: connection reset (test)", lease.ErrRetry)
+var errRetry = fmt.Errorf("%w: connection reset (test)", driver.ErrRetry)
 
 // within reports whether got lies in [lo, hi].
 func within(got, lo, hi time.Duration) bool { return got >= lo && got <= hi }

@@ -2,6 +2,8 @@ package lease_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -9,7 +11,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
-	"github.com/once-go/once/lease/leasenotice"
+	"github.com/once-go/once/lease/driver"
 )
 
 // installCheck is an event hook that checks, when a successful acquire or
@@ -24,17 +26,20 @@ type installCheck struct {
 
 func (c *installCheck) hook(e lease.Event) {
 	c.r.rec.hook(e)
-	if e.Kind != lease.EventEnd || (e.Op != lease.OpAcquire && e.Op != lease.OpReclaim) || e.Result != "ok" {
+	if e.Kind != lease.EventEnd || (e.Op != lease.OpAcquire && e.Op != lease.OpReclaim) || e.Err != nil {
 		return
 	}
 	c.ok = append(c.ok, e)
 	id, _, validUntil := c.r.f.state()
 	if !c.r.f.generating() || id != e.MachineID {
-		c.t.Errorf("%s end event (%s) for machine ID %d delivered while the factory is on %d, generating %v",
-			e.Op, e.Source, e.MachineID, id, c.r.f.generating())
+		c.t.Errorf("%s end event for machine ID %d delivered while the factory is on %d, generating %v",
+			e.Op, e.MachineID, id, c.r.f.generating())
 	}
-	if !e.ValidUntil.Equal(validUntil) {
-		c.t.Errorf("%s end event ValidUntil %v, factory's deadline %v", e.Op, e.ValidUntil, validUntil)
+	// The factory's deadline is the lease's safe window: TTL minus the
+	// margin, counted from when the request was sent (Duration before
+	// the event; time stands still in the bubble).
+	if want := time.Now().Add(-e.Duration + e.TTL - driver.SafetyMargin); !validUntil.Equal(want) {
+		c.t.Errorf("%s end event: factory's deadline %v, want TTL %v - margin from the request (%v)", e.Op, validUntil, e.TTL, want)
 	}
 	if m := c.m.Load(); m != nil && (m.MachineID() != e.MachineID || m.Err() != nil) {
 		c.t.Errorf("%s end event for machine ID %d while MachineID() = %d, Err %v", e.Op, e.MachineID, m.MachineID(), m.Err())
@@ -42,27 +47,17 @@ func (c *installCheck) hook(e lease.Event) {
 }
 
 // TestAcquiredEventAfterFactoriesActive: the successful acquire (and
-// reclaim) end event, and so the "acquired" notice derived from it, is
-// delivered only once the factories run on the new lease: at start, after
-// a loss, and when reclaiming the state file's lease.
+// reclaim) end event is delivered only once the factories run on the new
+// lease: at start, after a loss, and when reclaiming the state file's
+// lease.
 func TestAcquiredEventAfterFactoriesActive(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRig(t, 512)
 		r.opts.StateFile = filepath.Join(t.TempDir(), "lease.json")
 		c := &installCheck{t: t, r: r}
-		feed := leasenotice.NewFeed()
-		sub := feed.Subscribe(0)
-		r.opts.Events = func(e lease.Event) {
-			c.hook(e)
-			feed.Hook(e)
-		}
+		r.opts.Events = c.hook
 		m := r.start()
 		c.m.Store(m)
-		// A consumer printing the ID on the notice finds it usable.
-		n := <-sub.C()
-		if n.Kind != leasenotice.NoticeAcquired || n.MachineID != m.MachineID() || !r.f.generating() {
-			t.Errorf("first notice %+v; factories generating %v", n, r.f.generating())
-		}
 		// Activation precedes the event in the journal, too.
 		iAct, _, _ := r.j.find(0, "activate")
 		if iEv, _, ok := r.j.find(0, "event end acquire ok"); !ok || iEv < iAct {
@@ -83,13 +78,12 @@ func TestAcquiredEventAfterFactoriesActive(t *testing.T) {
 		m = r.start()
 		c.m.Store(m)
 		m.Close(context.Background())
-		feed.Close()
 
 		var got []string
 		for _, e := range c.ok {
-			got = append(got, string(e.Op)+"/"+string(e.Source))
+			got = append(got, fmt.Sprintf("%s/%d", e.Op, e.MachineID))
 		}
-		if len(got) != 3 || got[0] != "acquire/initial" || got[1] != "acquire/reacquire" || got[2] != "reclaim/initial" {
+		if len(got) != 3 || got[0] != "acquire/0" || got[1] != "acquire/1" || got[2] != "reclaim/1" {
 			t.Errorf("successful acquire/reclaim end events %v", got)
 		}
 	})
@@ -105,7 +99,7 @@ func TestUnusableLeaseEndEventNotOK(t *testing.T) {
 		r.opts.Events = c.hook
 		n := 0
 		r.s.set(func(f *fake) {
-			f.acquire = func(ctx context.Context, d time.Duration) (lease.Lease, error) {
+			f.acquire = func(ctx context.Context, d time.Duration) (driver.Lease, error) {
 				n++
 				if n == 1 {
 					return f.mem.Acquire(ctx, 20*time.Second)
@@ -115,7 +109,7 @@ func TestUnusableLeaseEndEventNotOK(t *testing.T) {
 		})
 		m := r.start()
 		ev := r.rec.of(lease.EventEnd, lease.OpAcquire)
-		if len(ev) != 2 || ev[0].Result != "illegal_ttl" || ev[0].MachineID != 0 || ev[1].Result != "ok" || ev[1].MachineID != 0 {
+		if len(ev) != 2 || !errors.Is(ev[0].Err, lease.ErrIllegalTTL) || ev[0].MachineID != 0 || ev[1].Err != nil || ev[1].MachineID != 0 {
 			t.Fatalf("acquire end events %+v", ev)
 		}
 		iEnd, _, _ := r.j.find(0, "event end acquire illegal_ttl")

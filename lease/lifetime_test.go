@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/nonce"
 )
 
@@ -22,7 +23,7 @@ func TestStartContextBoundsStartOnly(t *testing.T) {
 		r := newRig(t, 512)
 		seen := make(chan any, 16)
 		r.s.set(func(f *fake) {
-			f.renew = func(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+			f.renew = func(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 				seen <- ctx.Value(ctxKey{})
 				return f.mem.Renew(ctx, l, d)
 			}
@@ -31,9 +32,10 @@ func TestStartContextBoundsStartOnly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.opts.Factories = []lease.Factory{ids}
+		r.opts.Factories = []*nonce.Factory{ids}
+		r.fakes = nil
 		ctx, cancel := context.WithCancel(context.WithValue(t.Context(), ctxKey{}, "request-scoped value"))
-		m, err := lease.Start(ctx, r.s, r.opts)
+		m, err := lease.Start(r.with(ctx), r.s, r.opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +49,7 @@ func TestStartContextBoundsStartOnly(t *testing.T) {
 			if m.Err() != nil || m.MachineID() != 0 {
 				t.Fatalf("after Start's context ended: Err %v, machine ID %d", m.Err(), m.MachineID())
 			}
-			time.Sleep(lease.DefaultRenewInterval)
+			time.Sleep(driver.DefaultRenewInterval)
 		}
 		select {
 		case <-m.Done():
@@ -78,7 +80,7 @@ func TestStartContextEndedBeforeStart(t *testing.T) {
 		r := newRig(t, 512)
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
-		m, err := lease.Start(ctx, r.s, r.opts)
+		m, err := lease.Start(r.with(ctx), r.s, r.opts)
 		if m != nil || !errors.Is(err, context.Canceled) {
 			t.Fatalf("Start = %v, %v; want context.Canceled", m, err)
 		}
@@ -95,7 +97,7 @@ func TestStartCanceledDuringAcquire(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRig(t, 512)
 		r.s.set(func(f *fake) {
-			f.acquire = func(ctx context.Context, d time.Duration) (lease.Lease, error) {
+			f.acquire = func(ctx context.Context, d time.Duration) (driver.Lease, error) {
 				<-ctx.Done()
 				time.Sleep(50 * time.Millisecond) // a reply already on its way
 				l, err := f.mem.Acquire(context.Background(), d)
@@ -105,7 +107,7 @@ func TestStartCanceledDuringAcquire(t *testing.T) {
 		})
 		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 		defer cancel()
-		m, err := lease.Start(ctx, r.s, r.opts)
+		m, err := lease.Start(r.with(ctx), r.s, r.opts)
 		if m != nil || !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("Start = %v, %v; want context.DeadlineExceeded", m, err)
 		}

@@ -2,6 +2,7 @@ package lease_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 // capture is a slog handler that keeps every record, at every level.
@@ -79,11 +81,11 @@ func TestShutdownDuringRenewalLogsNoWarning(t *testing.T) {
 	}{
 		{"strategy returns the context error", func(ctx context.Context) error {
 			<-ctx.Done()
-			return fmt.Errorf("%w: %w", lease.ErrRetry, ctx.Err()) // how sqllease and Memory report it
+			return fmt.Errorf("%w: %w", driver.ErrRetry, ctx.Err()) // how sqllease and Memory report it
 		}},
 		{"strategy ignores the context", func(ctx context.Context) error {
 			time.Sleep(time.Second)
-			return fmt.Errorf("%w: %w", lease.ErrRetry, ctx.Err())
+			return fmt.Errorf("%w: %w", driver.ErrRetry, ctx.Err())
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -94,9 +96,9 @@ func TestShutdownDuringRenewalLogsNoWarning(t *testing.T) {
 				m := r.start()
 				entered := make(chan struct{})
 				r.s.set(func(f *fake) {
-					f.renew = func(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+					f.renew = func(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 						close(entered)
-						return lease.Lease{}, c.renew(ctx)
+						return driver.Lease{}, c.renew(ctx)
 					}
 				})
 				time.Sleep(30*time.Minute - 10*time.Second) // the renewal is due
@@ -116,10 +118,10 @@ func TestShutdownDuringRenewalLogsNoWarning(t *testing.T) {
 				if end == nil || end.level != slog.LevelDebug || end.attrs["result"] != "canceled" || end.msg != "lease renew canceled by shutdown" {
 					t.Errorf("renew end record %+v, want DEBUG result=canceled:\n%s", end, logs)
 				}
-				if ev := r.rec.of(lease.EventEnd, lease.OpRenew); len(ev) != 1 || ev[0].Result != "canceled" {
-					t.Errorf("renew end events %+v, want one with Result canceled", ev)
+				if ev := r.rec.of(lease.EventEnd, lease.OpRenew); len(ev) != 1 || !errors.Is(ev[0].Err, lease.ErrClosed) {
+					t.Errorf("renew end events %+v, want one with an Err matching ErrClosed", ev)
 				}
-				if ev := r.rec.of(lease.EventEnd, lease.OpRelease); len(ev) != 1 || ev[0].Result != "ok" {
+				if ev := r.rec.of(lease.EventEnd, lease.OpRelease); len(ev) != 1 || ev[0].Err != nil {
 					t.Errorf("release events %+v", ev)
 				}
 			})
@@ -139,15 +141,15 @@ func TestFirstAcquireRetriesLogLevels(t *testing.T) {
 		t0 := time.Now()
 		n := 0
 		r.s.set(func(f *fake) {
-			f.acquire = func(ctx context.Context, d time.Duration) (lease.Lease, error) {
+			f.acquire = func(ctx context.Context, d time.Duration) (driver.Lease, error) {
 				n++
 				switch {
 				case time.Since(t0) >= 45*time.Second:
 					return f.mem.Acquire(ctx, d)
 				case n%2 == 0:
-					return lease.Lease{}, fmt.Errorf("%w (test)", lease.ErrConflict)
+					return driver.Lease{}, fmt.Errorf("%w (test)", driver.ErrConflict)
 				}
-				return lease.Lease{}, fmt.Errorf("%w (test)", lease.ErrExhausted)
+				return driver.Lease{}, fmt.Errorf("%w (test)", driver.ErrExhausted)
 			}
 		})
 		m := r.start() // default acquire timeout: 60s
@@ -204,7 +206,8 @@ func TestFirstAcquireRetriesLogLevels(t *testing.T) {
 	})
 }
 
-// TestFirstAcquireWithoutTimeoutWarnsOnce: with NoTimeout the single WARN
+// TestFirstAcquireWithoutTimeoutWarnsOnce: with no acquire timeout
+// (negative) the single WARN
 // comes with the first retry that runs after half the default acquire
 // timeout.
 func TestFirstAcquireWithoutTimeoutWarnsOnce(t *testing.T) {
@@ -212,12 +215,12 @@ func TestFirstAcquireWithoutTimeoutWarnsOnce(t *testing.T) {
 		logs := &capture{}
 		r := newRig(t, 512)
 		r.opts.Logger = slog.New(logs)
-		r.opts.AcquireTimeout = lease.NoTimeout
+		r.opts.AcquireTimeout = -1
 		t0 := time.Now()
 		r.s.set(func(f *fake) {
-			f.acquire = func(ctx context.Context, d time.Duration) (lease.Lease, error) {
+			f.acquire = func(ctx context.Context, d time.Duration) (driver.Lease, error) {
 				if time.Since(t0) < 10*time.Minute {
-					return lease.Lease{}, fmt.Errorf("%w (test)", lease.ErrExhausted)
+					return driver.Lease{}, fmt.Errorf("%w (test)", driver.ErrExhausted)
 				}
 				return f.mem.Acquire(ctx, d)
 			}
@@ -243,11 +246,11 @@ func TestStartTimeoutWarnedFirst(t *testing.T) {
 		r := newRig(t, 512)
 		r.opts.Logger = slog.New(logs)
 		r.s.set(func(f *fake) {
-			f.acquire = func(context.Context, time.Duration) (lease.Lease, error) {
-				return lease.Lease{}, fmt.Errorf("%w (test)", lease.ErrExhausted)
+			f.acquire = func(context.Context, time.Duration) (driver.Lease, error) {
+				return driver.Lease{}, fmt.Errorf("%w (test)", driver.ErrExhausted)
 			}
 		})
-		if _, err := lease.Start(t.Context(), r.s, r.opts); err == nil {
+		if _, err := lease.Start(r.with(t.Context()), r.s, r.opts); err == nil {
 			t.Fatal("Start succeeded on an exhausted pool")
 		}
 		if warn := logs.atLeast(slog.LevelWarn); len(warn) != 1 || warn[0].level != slog.LevelWarn {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 func TestLeaseLostIdempotentWhileUnleased(t *testing.T) {
@@ -16,32 +17,34 @@ func TestLeaseLostIdempotentWhileUnleased(t *testing.T) {
 		m := r.start()
 		// Re-acquisition will fail for a while: the pool is exhausted.
 		r.s.set(func(f *fake) {
-			f.acquire = func(context.Context, time.Duration) (lease.Lease, error) { return lease.Lease{}, lease.ErrExhausted }
+			f.acquire = func(context.Context, time.Duration) (driver.Lease, error) { return driver.Lease{}, driver.ErrExhausted }
 		})
 		m.LeaseLost("first")
 		if r.f.generating() {
 			t.Fatal("factories still enabled when LeaseLost returned")
 		}
-		var attempts []int
 		for range 20 {
 			time.Sleep(7 * time.Second)
 			m.LeaseLost("again")
 			m.LeaseLost("and again")
 			synctest.Wait()
 		}
+		// Each retry's backoff doubles (base 1s, jitter up to 1s) until it
+		// reaches the renew interval: a reset would shrink it.
+		var delays []time.Duration
 		for _, e := range r.rec.of(lease.EventRetry, lease.OpAcquire) {
-			attempts = append(attempts, e.Attempt)
+			delays = append(delays, e.Delay)
 		}
-		for i := 1; i < len(attempts); i++ {
-			if attempts[i] != attempts[i-1]+1 {
-				t.Fatalf("backoff reset by repeated loss signals: attempts %v", attempts)
+		for i := 1; i < len(delays); i++ {
+			if delays[i] <= delays[i-1] && delays[i] != driver.DefaultRenewInterval {
+				t.Fatalf("backoff reset by repeated loss signals: delays %v", delays)
 			}
 		}
-		if len(attempts) == 0 || len(attempts) > 8 {
-			t.Errorf("retry attempts %v in 140s of backoff from 1s", attempts)
+		if len(delays) == 0 || len(delays) > 8 {
+			t.Errorf("retry delays %v in 140s of backoff from 1s", delays)
 		}
 		if lost := r.losses(); len(lost) != 1 || !errors.Is(lost[0], lease.ErrExternal) {
-			t.Errorf("OnLost calls %v, want exactly one (ErrExternal)", lost)
+			t.Errorf("lost events %v, want exactly one (ErrExternal)", lost)
 		}
 		if n := len(r.rec.of(lease.EventLost, "")); n != 1 {
 			t.Errorf("%d lost events, want 1", n)
@@ -63,12 +66,12 @@ func TestRenewHangsPastDeadline(t *testing.T) {
 		t0 := time.Now()
 		m := r.start()
 		r.s.set(func(f *fake) {
-			f.renew = func(_ context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+			f.renew = func(_ context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 				<-unblock // ignores the context
 				return f.mem.Renew(context.Background(), l, d)
 			}
 		})
-		deadline := t0.Add(lease.DefaultLeaseDuration - lease.SafetyMargin)
+		deadline := t0.Add(driver.DefaultLeaseDuration - driver.SafetyMargin)
 		if _, _, vu := r.f.state(); !vu.Equal(deadline) {
 			t.Fatalf("factories' own deadline %v after start, want %v", vu.Sub(t0), deadline.Sub(t0))
 		}
@@ -90,7 +93,7 @@ func TestRenewHangsPastDeadline(t *testing.T) {
 		}
 		lost := r.losses()
 		if len(lost) != 1 || !errors.Is(lost[0], lease.ErrTimeout) {
-			t.Errorf("OnLost %v, want ErrTimeout", lost)
+			t.Errorf("lost events %v, want ErrTimeout", lost)
 		}
 		// Released and re-acquired at once: a lease held for hours is no
 		// crash loop.
@@ -119,7 +122,7 @@ func TestCloseReleases(t *testing.T) {
 			t.Errorf("after Close: %d held, generating %v, Err %v", r.s.mem.Held(), r.f.generating(), m.Err())
 		}
 		ev := r.rec.of(lease.EventEnd, lease.OpRelease)
-		if len(ev) != 1 || ev[0].Source != lease.SourceShutdown || ev[0].Result != "ok" {
+		if len(ev) != 1 || ev[0].Err != nil || ev[0].MachineID != 0 {
 			t.Errorf("release events %+v", ev)
 		}
 		if err := m.Close(context.Background()); err != nil {
@@ -127,7 +130,7 @@ func TestCloseReleases(t *testing.T) {
 		}
 		m.LeaseLost("after close") // no effect, no panic
 		if len(r.losses()) != 0 {
-			t.Error("OnLost called on Close")
+			t.Error("lost event on Close")
 		}
 	})
 }
@@ -139,7 +142,7 @@ func TestCloseBoundedByReleaseTimeout(t *testing.T) {
 		m := r.start()
 		unblock := make(chan struct{})
 		r.s.set(func(f *fake) {
-			f.release = func(context.Context, lease.Lease) error { <-unblock; return nil }
+			f.release = func(context.Context, driver.Lease) error { <-unblock; return nil }
 		})
 		t0 := time.Now()
 		err := m.Close(context.Background())
@@ -156,7 +159,7 @@ func TestAcquireCompletingDuringShutdownIsReleased(t *testing.T) {
 		m := r.start()
 		entered := make(chan struct{})
 		r.s.set(func(f *fake) {
-			f.acquire = func(_ context.Context, d time.Duration) (lease.Lease, error) {
+			f.acquire = func(_ context.Context, d time.Duration) (driver.Lease, error) {
 				close(entered)
 				time.Sleep(2 * time.Second) // ignores the context, then succeeds
 				return f.mem.Acquire(context.Background(), d)

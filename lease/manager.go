@@ -6,16 +6,17 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/once-go/once/lease/driver"
 )
 
 // Manager holds one machine-ID lease for the life of a process and keeps
 // its factories generating only while the lease is provably held. Create
 // it with [Start]; it runs until [Manager.Close] (or a final loss, see
 // [Manager.Done]), whatever becomes of the context passed to Start.
-// ARCHITECTURE.md in the repository walks through what it does, in the
-// order of this file.
+// ARCHITECTURE.md in the repository walks through what it does.
 type Manager struct {
-	s     Strategy
+	s     driver.Strategy
 	name  string
 	o     Options
 	tm    timing
@@ -42,14 +43,14 @@ type Manager struct {
 
 	// Owned by the loop's goroutine (by Start's caller before the loop
 	// runs).
-	cur      Lease           // the lease held or last held
+	cur      driver.Lease    // the lease held or last held
 	owed     bool            // cur may still be ours at the coordinator: release it
 	leaseCtx context.Context // ends when cur is lost or the manager stops
 	sent     time.Time       // when the request that granted or renewed cur was sent
 	deadline time.Time       // end of cur's safe window (local monotonic clock)
 	since    time.Time       // when cur was granted
 	streak   int             // failed acquisitions and short-lived leases in a row
-	reclaim  *Lease          // from the state file, tried before acquiring
+	reclaim  *driver.Lease   // from the state file, tried before acquiring
 }
 
 // phase is where the manager is in its life.
@@ -80,24 +81,28 @@ const (
 // work, finish the work in flight (http.Server.Shutdown), Close the
 // manager (which disables the factories, then releases the lease), close
 // the coordinator's client (the database).
-func Start(ctx context.Context, s Strategy, opts Options) (*Manager, error) {
+func Start(ctx context.Context, s driver.Strategy, opts Options) (*Manager, error) {
 	switch {
 	case ctx == nil:
 		return nil, configError("nil context")
 	case isNil(s):
 		return nil, configError("nil Strategy")
 	}
-	if d, ok := s.(DurationDefaulter); ok && opts.LeaseDuration == 0 {
+	if d, ok := s.(driver.DurationDefaulter); ok && opts.LeaseDuration == 0 {
 		opts.LeaseDuration = d.DefaultLeaseDuration()
 	}
 	o, tm, err := opts.validate()
 	if err != nil {
 		return nil, err
 	}
-	m := &Manager{s: s, name: s.Name(), o: o, tm: tm, fs: factories(o.Factories), id: -1, done: make(chan struct{})}
+	fs := protected(ctx, o)
+	if err := fs.check(); err != nil {
+		return nil, err
+	}
+	m := &Manager{s: s, name: s.Name(), o: o, tm: tm, fs: fs, id: -1, done: make(chan struct{})}
 	if o.StateFile != "" {
-		if _, ok := s.(Reclaimer); !ok {
-			return nil, configError("StateFile needs a strategy that implements lease.Reclaimer; %s does not", m.name)
+		if _, ok := s.(driver.Reclaimer); !ok {
+			return nil, configError("StateFile needs a strategy that can reclaim a lease (driver.Reclaimer); %s cannot", m.name)
 		}
 	}
 	if err := m.own(); err != nil {
@@ -116,7 +121,7 @@ func Start(ctx context.Context, s Strategy, opts Options) (*Manager, error) {
 	// ctx itself bounds the start only.
 	m.life, m.stop = context.WithCancelCause(context.WithoutCancel(ctx))
 	stopStart := context.AfterFunc(ctx, func() { m.stop(context.Cause(ctx)) })
-	err = m.acquire(SourceInitial)
+	err = m.acquire(sourceInitial)
 	switch {
 	case err != nil:
 		m.stop(err)
@@ -129,7 +134,7 @@ func Start(ctx context.Context, s Strategy, opts Options) (*Manager, error) {
 		m.stop(context.Cause(ctx))
 		m.shutdown()
 		m.settle()
-		return nil, m.canceled(SourceInitial, nil)
+		return nil, m.canceled(sourceInitial, nil)
 	}
 	go m.run()
 	return m, nil
@@ -159,7 +164,7 @@ func (m *Manager) run() {
 			m.finish()
 			return
 		}
-		if m.acquire(SourceReacquire) != nil { // fails only when stopping
+		if m.acquire(sourceReacquire) != nil { // fails only when stopping
 			m.shutdown()
 			return
 		}
@@ -205,10 +210,10 @@ func (m *Manager) renew() error {
 			return fmt.Errorf("%w: safe window of machine ID %d ended while renewals failed", ErrExpired, m.cur.MachineID)
 		}
 		cur := m.cur
-		o := m.call(m.leaseCtx, OpRenew, SourceScheduled, cur.MachineID, m.deadline, &cur, func(ctx context.Context) (Lease, error) {
+		o := m.call(m.leaseCtx, OpRenew, sourceScheduled, cur.MachineID, m.deadline, &cur, func(ctx context.Context) (driver.Lease, error) {
 			return m.s.Renew(ctx, cur, m.o.LeaseDuration)
 		})
-		m.endCall(m.leaseCtx, OpRenew, SourceScheduled, cur.MachineID, o, o.err, time.Time{})
+		m.endCall(m.leaseCtx, OpRenew, sourceScheduled, cur.MachineID, o, o.err)
 		switch {
 		case m.leaseCtx.Err() != nil:
 			return context.Cause(m.leaseCtx)
@@ -216,7 +221,7 @@ func (m *Manager) renew() error {
 			if err := m.applyRenewal(o); err != nil {
 				return err
 			}
-			m.countFree(SourceScheduled)
+			m.countFree(sourceScheduled)
 			return nil
 		case errors.Is(o.err, ErrLost):
 			m.owed = false // the coordinator says it is not ours: nothing to release
@@ -225,7 +230,7 @@ func (m *Manager) renew() error {
 			return fmt.Errorf("%w: renewal of machine ID %d still unanswered at the end of its safe window (%v)", ErrTimeout, cur.MachineID, o.err)
 		}
 		delay := min(backoff(runBackoffBase, m.o.RenewInterval, attempt, jitter), time.Until(m.deadline))
-		m.emit(Event{Kind: EventRetry, Op: OpRenew, Source: SourceScheduled, MachineID: cur.MachineID, Attempt: attempt, Delay: delay, Err: o.err, ValidUntil: m.deadline})
+		m.emit(record{Event: Event{Kind: EventRetry, Op: OpRenew, MachineID: cur.MachineID, Delay: delay, Err: o.err}, source: sourceScheduled, attempt: attempt})
 		if err := m.pause(delay); err != nil {
 			return err
 		}
@@ -270,9 +275,9 @@ func (m *Manager) applyRenewal(o outcome) error {
 }
 
 // drop runs the loss path: the factories are disabled (unless LeaseLost
-// did it already, whose reason then stands), the lost event and OnLost
-// follow, then a best-effort release of a lease the coordinator may still
-// count as ours.
+// did it already, whose reason then stands), the lost event follows, then
+// a best-effort release of a lease the coordinator may still count as
+// ours.
 func (m *Manager) drop(reason error) {
 	m.mu.Lock()
 	if m.phase == holding {
@@ -281,13 +286,10 @@ func (m *Manager) drop(reason error) {
 	reason = m.why
 	m.mu.Unlock()
 	remaining := max(time.Until(m.sent.Add(m.cur.TTL)), 0)
-	m.emit(Event{Kind: EventLost, Source: SourceScheduled, MachineID: m.cur.MachineID, Err: reason, RemainingTTL: remaining})
-	if m.o.OnLost != nil {
-		m.o.OnLost(reason)
-	}
+	m.emit(record{Event: Event{Kind: EventLost, MachineID: m.cur.MachineID, Err: reason, TTL: remaining}, source: sourceScheduled})
 	if m.owed {
 		m.owed = false
-		m.release(m.cur, SourceReacquire)
+		m.release(m.cur, sourceReacquire)
 	}
 	if err := m.state.clear(); err != nil {
 		m.o.Logger.Warn("lease state file not cleared", "path", m.o.StateFile, "error", err)
@@ -317,7 +319,7 @@ func (m *Manager) shutdown() {
 	var err error
 	if m.owed {
 		m.owed = false
-		err = m.release(m.cur, SourceShutdown)
+		err = m.release(m.cur, sourceShutdown)
 	}
 	if err == nil {
 		// Released: nothing to reclaim. A failed release keeps the file,
@@ -379,9 +381,9 @@ func (m *Manager) Err() error {
 // LeaseLost tells the manager that the application has reason to believe
 // the lease is lost (say, a coordinator-side alert). The factories are
 // disabled before LeaseLost returns; the manager then runs its loss path
-// (OnLost, events, release, re-acquisition) with a reason matching
-// [ErrExternal]. While no lease is held the call does nothing: callbacks
-// do not run again and the re-acquisition backoff is not reset.
+// (the lost event, release, re-acquisition) with a reason matching
+// [ErrExternal]. While no lease is held the call does nothing: no event
+// is emitted again and the re-acquisition backoff is not reset.
 func (m *Manager) LeaseLost(reason string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -11,8 +11,8 @@ import (
 // or a final loss), including while it has them disabled after a loss.
 var owners = struct {
 	sync.Mutex
-	by map[Factory]*Manager
-}{by: map[Factory]*Manager{}}
+	by map[factory]*Manager
+}{by: map[factory]*Manager{}}
 
 // own makes m the owner of its factories, or fails with ErrConfig naming
 // the first factory listed twice or owned by another live manager. A

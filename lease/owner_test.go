@@ -8,7 +8,9 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/once-go/once/internal/leasehook"
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/envlease"
 	"github.com/once-go/once/nonce"
 )
@@ -25,16 +27,17 @@ func TestFactoryOfLiveManagerRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 		a := newRig(t, 512)
-		a.opts.Factories = []lease.Factory{ids}
+		a.opts.Factories = []*nonce.Factory{ids}
+		a.fakes = nil
 		blocked := make(chan struct{})
 		ma := a.start()
 		a.s.set(func(f *fake) {
-			f.acquire = func(ctx context.Context, d time.Duration) (lease.Lease, error) {
+			f.acquire = func(ctx context.Context, d time.Duration) (driver.Lease, error) {
 				select {
 				case <-blocked:
 					return f.mem.Acquire(ctx, d)
 				case <-ctx.Done():
-					return lease.Lease{}, errRetry
+					return driver.Lease{}, errRetry
 				}
 			}
 		})
@@ -46,7 +49,11 @@ func TestFactoryOfLiveManagerRefused(t *testing.T) {
 
 		b := newRig(t, 512)
 		b.s.mem.Steal(0, time.Hour) // b's coordinator grants machine ID 1
-		b.opts.Factories = []lease.Factory{&fakeFactory{j: b.j}, ids}
+		other, err := nonce.New(nonce.Config{AwaitLease: true, Epoch: bubbleEpoch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.opts.Factories = []*nonce.Factory{other, ids}
 		mb, err := lease.Start(t.Context(), b.s, b.opts)
 		if err == nil {
 			before := ids.MachineID()
@@ -93,7 +100,7 @@ func TestFactoryFreedByFinalLoss(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := lease.Options{Factories: []lease.Factory{ids}, Logger: quiet}
+	opts := lease.Options{Factories: []*nonce.Factory{ids}, Logger: quiet}
 	m, err := lease.Start(t.Context(), envlease.New("TEST_POD_NAME", 0), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -111,9 +118,7 @@ func TestFactoryFreedByFinalLoss(t *testing.T) {
 // configuration error naming both places.
 func TestFactoryListedTwiceRefused(t *testing.T) {
 	f := &fakeFactory{j: &journal{}}
-	_, err := lease.Start(t.Context(), newFake(&journal{}, 4), lease.Options{
-		Factories: []lease.Factory{f, &fakeFactory{j: &journal{}}, f}, Logger: quiet,
-	})
+	_, err := lease.Start(leasehook.With(t.Context(), f, &fakeFactory{j: &journal{}}, f), newFake(&journal{}, 4), lease.Options{Logger: quiet})
 	if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "Factories[2] is Factories[0]") {
 		t.Errorf("Start = %v; want ErrConfig: Factories[2] is Factories[0]", err)
 	}

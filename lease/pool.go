@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
@@ -19,8 +20,8 @@ const defaultLowFreeIDs = 64
 // by ReleaseTimeout and by when the next renewal is due; the lease does
 // not depend on it, and a List that fails or outlives that bound only
 // leaves the count unknown for this round.
-func (m *Manager) countFree(source string) {
-	lister, ok := m.s.(Lister)
+func (m *Manager) countFree(src origin) {
+	lister, ok := m.s.(driver.Lister)
 	if !ok {
 		return
 	}
@@ -29,7 +30,7 @@ func (m *Manager) countFree(source string) {
 		deadline = due
 	}
 	type listed struct {
-		slots []Slot
+		slots []driver.Slot
 		err   error
 	}
 	var r listed
@@ -55,7 +56,7 @@ func (m *Manager) countFree(source string) {
 	if m.leaseCtx.Err() != nil {
 		return // lost or closing: the count does not matter now
 	}
-	e := Event{Kind: EventPool, Source: source, MachineID: m.cur.MachineID, Duration: time.Since(began), Err: r.err}
+	e := record{Event: Event{Kind: EventPool, MachineID: m.cur.MachineID, Duration: time.Since(began), Err: r.err}, source: src}
 	if r.err == nil {
 		held := make(map[int]bool, len(r.slots))
 		for _, s := range r.slots {
@@ -63,9 +64,9 @@ func (m *Manager) countFree(source string) {
 				held[s.MachineID] = true
 			}
 		}
-		e.FreeIDs, e.Result = leasekit.IDs-len(held), "ok"
+		e.FreeIDs, e.result = leasekit.IDs-len(held), "ok"
 		if e.FreeIDs < m.o.LowFreeIDs {
-			e.Result = "low"
+			e.result = "low"
 		}
 	}
 	m.emit(e)

@@ -11,15 +11,16 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 // listing is the rig's strategy with List: Memory's, unless list is set.
 type listing struct {
 	*fake
-	list func(ctx context.Context) ([]lease.Slot, error)
+	list func(ctx context.Context) ([]driver.Slot, error)
 }
 
-func (l listing) List(ctx context.Context) ([]lease.Slot, error) {
+func (l listing) List(ctx context.Context) ([]driver.Slot, error) {
 	if l.list != nil {
 		return l.list(ctx)
 	}
@@ -48,13 +49,13 @@ func TestPoolFreeIDs(t *testing.T) {
 		for id := range 400 {
 			r.s.mem.Steal(id, 10*time.Hour)
 		}
-		m, err := lease.Start(t.Context(), listing{fake: r.s}, r.opts)
+		m, err := lease.Start(r.with(t.Context()), listing{fake: r.s}, r.opts)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer m.Close(context.Background())
 		ev := r.pool()
-		if len(ev) != 1 || ev[0].FreeIDs != 111 || ev[0].Result != "ok" || ev[0].Source != lease.SourceInitial || ev[0].MachineID != 400 {
+		if len(ev) != 1 || ev[0].FreeIDs != 111 || ev[0].Err != nil || ev[0].MachineID != 400 {
 			t.Fatalf("after Start: pool events %+v, want one counting 111 free IDs", ev)
 		}
 		if w := c.atLeast(slog.LevelWarn); len(w) != 0 {
@@ -64,10 +65,10 @@ func TestPoolFreeIDs(t *testing.T) {
 		for id := 401; id < 461; id++ { // 51 left
 			r.s.mem.Steal(id, 10*time.Hour)
 		}
-		time.Sleep(lease.DefaultRenewInterval)
+		time.Sleep(driver.DefaultRenewInterval)
 		synctest.Wait()
 		ev = r.pool()
-		if len(ev) != 2 || ev[1].FreeIDs != 51 || ev[1].Result != "low" || ev[1].Source != lease.SourceScheduled {
+		if len(ev) != 2 || ev[1].FreeIDs != 51 || ev[1].Err != nil {
 			t.Fatalf("after a renewal: pool events %+v, want a second one: 51 free, low", ev)
 		}
 		w := c.atLeast(slog.LevelWarn)
@@ -83,7 +84,7 @@ func TestPoolNotCountedWithoutLister(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRig(t, 512)
 		m := r.start()
-		time.Sleep(lease.DefaultRenewInterval)
+		time.Sleep(driver.DefaultRenewInterval)
 		synctest.Wait()
 		if ev := r.pool(); len(ev) != 0 {
 			t.Errorf("pool events without a Lister: %+v", ev)
@@ -97,12 +98,12 @@ func TestPoolNotCountedWithoutLister(t *testing.T) {
 		for id := range 511 {
 			r.s.mem.Steal(id, time.Hour)
 		}
-		m, err := lease.Start(t.Context(), listing{fake: r.s}, r.opts)
+		m, err := lease.Start(r.with(t.Context()), listing{fake: r.s}, r.opts)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer m.Close(context.Background())
-		if ev := r.pool(); len(ev) != 1 || ev[0].FreeIDs != 0 || ev[0].Result != "ok" {
+		if ev := r.pool(); len(ev) != 1 || ev[0].FreeIDs != 0 || ev[0].Err != nil {
 			t.Errorf("pool events %+v, want 0 free, not low", ev)
 		}
 		if w := c.atLeast(slog.LevelWarn); len(w) != 0 {
@@ -120,7 +121,7 @@ func TestPoolCountFailureHarmless(t *testing.T) {
 		unblock := make(chan struct{})
 		defer close(unblock)
 		var calls atomic.Int32
-		m, err := lease.Start(t.Context(), listing{fake: r.s, list: func(context.Context) ([]lease.Slot, error) {
+		m, err := lease.Start(r.with(t.Context()), listing{fake: r.s, list: func(context.Context) ([]driver.Slot, error) {
 			if calls.Add(1) == 1 {
 				return nil, errRetry
 			}
@@ -132,16 +133,16 @@ func TestPoolCountFailureHarmless(t *testing.T) {
 		}
 		defer m.Close(context.Background())
 		for range 3 {
-			time.Sleep(lease.DefaultRenewInterval)
+			time.Sleep(driver.DefaultRenewInterval)
 			synctest.Wait()
 		}
 		ev := r.pool()
-		if len(ev) != 4 || !errors.Is(ev[0].Err, lease.ErrRetry) || ev[0].Result != "retry" {
+		if len(ev) != 4 || !errors.Is(ev[0].Err, driver.ErrRetry) {
 			t.Fatalf("pool events %+v, want 4, the first failed with ErrRetry", ev)
 		}
 		for _, e := range ev[1:] {
-			if !errors.Is(e.Err, lease.ErrTimeout) || e.Duration != lease.DefaultReleaseTimeout {
-				t.Errorf("pool event %+v, want ErrTimeout after the %v release timeout", e, lease.DefaultReleaseTimeout)
+			if !errors.Is(e.Err, lease.ErrTimeout) || e.Duration != driver.DefaultReleaseTimeout {
+				t.Errorf("pool event %+v, want ErrTimeout after the %v release timeout", e, driver.DefaultReleaseTimeout)
 			}
 		}
 		if n := len(r.rec.of(lease.EventEnd, lease.OpRenew)); n != 3 || m.Err() != nil {
@@ -161,14 +162,14 @@ func TestPoolNotCountedPastTheNextRenewal(t *testing.T) {
 		var slow atomic.Bool
 		slow.Store(true)
 		r.s.set(func(f *fake) {
-			f.renew = func(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+			f.renew = func(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 				if slow.Swap(false) {
-					time.Sleep(lease.DefaultRenewInterval + time.Minute)
+					time.Sleep(driver.DefaultRenewInterval + time.Minute)
 				}
 				return f.mem.Renew(ctx, l, d)
 			}
 		})
-		m, err := lease.Start(t.Context(), listing{fake: r.s, list: func(ctx context.Context) ([]lease.Slot, error) {
+		m, err := lease.Start(r.with(t.Context()), listing{fake: r.s, list: func(ctx context.Context) ([]driver.Slot, error) {
 			lists.Add(1)
 			return r.s.mem.List(ctx)
 		}}, r.opts)
@@ -177,7 +178,7 @@ func TestPoolNotCountedPastTheNextRenewal(t *testing.T) {
 		}
 		defer m.Close(context.Background())
 		// The renewal due at 30m answers at 61m; the next is due at once.
-		time.Sleep(2*lease.DefaultRenewInterval + 2*time.Minute)
+		time.Sleep(2*driver.DefaultRenewInterval + 2*time.Minute)
 		synctest.Wait()
 		ev := r.pool()
 		if len(ev) != 3 || ev[0].Err != nil || ev[2].Err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/nonce"
 )
 
@@ -16,7 +17,7 @@ import (
 // the coordinator's clock, offset by coordAhead from ours.
 func reportingReclaim(r *rig, coordAhead time.Duration) {
 	r.s.set(func(f *fake) {
-		f.reclaim = func(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+		f.reclaim = func(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 			_, prev, _ := f.mem.Holder(l.MachineID)
 			nl, err := f.mem.Reclaim(ctx, l, d)
 			if err != nil {
@@ -81,7 +82,8 @@ func TestReclaimNeverRepeatsPreviousIncarnation(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				r.opts.Factories = []lease.Factory{old}
+				r.opts.Factories = []*nonce.Factory{old}
+				r.fakes = nil
 				m := r.start()
 				var last time.Time
 				for range 20000 { // more than one millisecond's worth of counter values
@@ -103,7 +105,8 @@ func TestReclaimNeverRepeatsPreviousIncarnation(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				r.opts.Factories = []lease.Factory{fresh}
+				r.opts.Factories = []*nonce.Factory{fresh}
+				r.fakes = nil
 				restart := time.Now()
 				m = r.start()
 				if n := r.j.count("strategy reclaim"); n != 1 || m.MachineID() != 0 {
@@ -137,7 +140,7 @@ func TestReclaimExpiredLeaseStartsAtOnce(t *testing.T) {
 		reportingReclaim(r, 0)
 		m := r.start()
 		crash(t, r, m)
-		time.Sleep(lease.DefaultLeaseDuration + time.Hour)
+		time.Sleep(driver.DefaultLeaseDuration + time.Hour)
 		m = r.start()
 		_, notBefore, _ := r.f.state()
 		if r.j.count("strategy reclaim") != 1 || m.MachineID() != 0 || !notBefore.Before(time.Now().Add(-50*time.Minute)) {
@@ -177,7 +180,8 @@ func TestReclaimSameBootStartsAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.opts.Factories = []lease.Factory{old}
+	r.opts.Factories = []*nonce.Factory{old}
+	r.fakes = nil
 	m := r.start()
 	var last uint64
 	for range 20000 {
@@ -191,7 +195,8 @@ func TestReclaimSameBootStartsAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.opts.Factories = []lease.Factory{fresh}
+	r.opts.Factories = []*nonce.Factory{fresh}
+	r.fakes = nil
 	restart := time.Now()
 	m = r.start()
 	defer m.Close(context.Background())

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 func TestRenewSchedule(t *testing.T) {
@@ -29,11 +30,11 @@ func TestRenewSchedule(t *testing.T) {
 				r.opts.LeaseDuration, r.opts.RenewInterval = c.duration, c.every
 				if c.granted > 0 {
 					r.s.set(func(f *fake) {
-						f.acquire = func(ctx context.Context, d time.Duration) (lease.Lease, error) {
+						f.acquire = func(ctx context.Context, d time.Duration) (driver.Lease, error) {
 							l, err := f.mem.Acquire(ctx, c.granted)
 							return l, err
 						}
-						f.renew = func(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+						f.renew = func(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 							return f.mem.Renew(ctx, l, c.granted)
 						}
 					})
@@ -42,7 +43,7 @@ func TestRenewSchedule(t *testing.T) {
 				m := r.start()
 				ttl := c.granted
 				if ttl == 0 {
-					ttl = max(c.duration, lease.DefaultLeaseDuration*time.Duration(btoi(c.duration == 0)))
+					ttl = max(c.duration, driver.DefaultLeaseDuration*time.Duration(btoi(c.duration == 0)))
 				}
 				for i := 1; i <= 3; i++ {
 					time.Sleep(c.wantAfter - 1)
@@ -57,8 +58,8 @@ func TestRenewSchedule(t *testing.T) {
 					}
 					// The factories' deadline moved to this request's send
 					// time + granted TTL - 10s.
-					if _, _, vu := r.f.state(); !vu.Equal(time.Now().Add(ttl - lease.SafetyMargin)) {
-						t.Fatalf("after renewal %d validUntil is now + %v, want + %v", i, time.Until(vu), ttl-lease.SafetyMargin)
+					if _, _, vu := r.f.state(); !vu.Equal(time.Now().Add(ttl - driver.SafetyMargin)) {
+						t.Fatalf("after renewal %d validUntil is now + %v, want + %v", i, time.Until(vu), ttl-driver.SafetyMargin)
 					}
 				}
 				if r.j.count("extend") != 3 || r.j.count("disable") != 0 {
@@ -82,10 +83,10 @@ func TestRetryThenRecover(t *testing.T) {
 		r := newRig(t, 512)
 		fails := 4
 		r.s.set(func(f *fake) {
-			f.renew = func(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+			f.renew = func(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 				if fails > 0 {
 					fails--
-					return lease.Lease{}, errRetry
+					return driver.Lease{}, errRetry
 				}
 				return f.mem.Renew(ctx, l, d)
 			}
@@ -99,7 +100,7 @@ func TestRetryThenRecover(t *testing.T) {
 		}
 		for i, e := range retries {
 			exp := time.Second << i
-			if e.Attempt != i+1 || !within(e.Delay, exp+1, exp+time.Second) || !errors.Is(e.Err, lease.ErrRetry) {
+			if !within(e.Delay, exp+1, exp+time.Second) || !errors.Is(e.Err, driver.ErrRetry) {
 				t.Errorf("retry %+v, want attempt %d with a delay in [%v, %v]", e, i+1, exp+1, exp+time.Second)
 			}
 		}
@@ -114,7 +115,7 @@ func TestRetryThenRecover(t *testing.T) {
 }
 
 // TestLossPaths drives each loss reason and checks the order: factories
-// disabled, then OnLost and the lost event, then a new lease that
+// disabled, then the lost event, then a new lease that
 // re-activates the factories.
 func TestLossPaths(t *testing.T) {
 	for _, c := range []struct {
@@ -132,12 +133,14 @@ func TestLossPaths(t *testing.T) {
 		}},
 		{name: "local expiry", want: lease.ErrExpired, expiresAt: true, released: true, inject: func(r *rig, m *lease.Manager) {
 			r.s.set(func(f *fake) {
-				f.renew = func(context.Context, lease.Lease, time.Duration) (lease.Lease, error) { return lease.Lease{}, errRetry }
+				f.renew = func(context.Context, driver.Lease, time.Duration) (driver.Lease, error) {
+					return driver.Lease{}, errRetry
+				}
 			})
 		}},
 		{name: "illegal TTL", want: lease.ErrIllegalTTL, released: true, inject: func(r *rig, m *lease.Manager) {
 			r.s.set(func(f *fake) {
-				f.renew = func(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+				f.renew = func(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 					f.set(func(f *fake) { f.renew = nil }) // once
 					return f.mem.Renew(ctx, l, 29*time.Second)
 				}
@@ -161,13 +164,12 @@ func TestLossPaths(t *testing.T) {
 				if !ok {
 					t.Fatalf("factories never disabled:\n%s", r.j)
 				}
-				iLost, _, ok1 := r.j.find(iDis, "onlost")
 				iEv, _, ok2 := r.j.find(iDis, "event lost  ")
 				iAct, _, ok3 := r.j.find(iDis, "activate")
-				if !ok1 || !ok2 || !ok3 || iAct < iLost || iAct < iEv {
-					t.Fatalf("want disable, then OnLost and the lost event, then activate with a new machine ID:\n%s", r.j)
+				if !ok2 || !ok3 || iAct < iEv {
+					t.Fatalf("want disable, then the lost event, then activate with a new machine ID:\n%s", r.j)
 				}
-				if c.expiresAt && !dis.at.Equal(t0.Add(lease.DefaultLeaseDuration-lease.SafetyMargin)) {
+				if c.expiresAt && !dis.at.Equal(t0.Add(driver.DefaultLeaseDuration-driver.SafetyMargin)) {
 					t.Errorf("disabled %v after start, want exactly the 8h - 10s safe window", dis.at.Sub(t0))
 				}
 				if _, rel, ok := r.j.find(iDis, "strategy release"); ok != c.released || ok && rel.at.After(r.j.entries[iAct].at) {
@@ -175,7 +177,7 @@ func TestLossPaths(t *testing.T) {
 				}
 				lost := r.losses()
 				if len(lost) != 1 || !errors.Is(lost[0], c.want) {
-					t.Errorf("OnLost calls %v, want one with %v", lost, c.want)
+					t.Errorf("lost events %v, want one with %v", lost, c.want)
 				}
 				for _, other := range []error{lease.ErrLost, lease.ErrExpired, lease.ErrTimeout, lease.ErrExternal, lease.ErrIllegalTTL} {
 					if other != c.want && len(lost) > 0 && errors.Is(lost[0], other) {
@@ -195,6 +197,8 @@ func TestLossPaths(t *testing.T) {
 	}
 }
 
+// TestLostEventRemainingTTL: a lost event's TTL is what was left of the
+// granted TTL.
 func TestLostEventRemainingTTL(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRig(t, 512)
@@ -204,7 +208,7 @@ func TestLostEventRemainingTTL(t *testing.T) {
 		synctest.Wait()
 		ev := r.rec.of(lease.EventLost, "")
 		// Renewed at 29m50s and 59m40s; an hour in, 8h - 20s remain.
-		if len(ev) != 1 || ev[0].RemainingTTL != 8*time.Hour-20*time.Second {
+		if len(ev) != 1 || ev[0].TTL != 8*time.Hour-20*time.Second {
 			t.Errorf("lost events %+v", ev)
 		}
 		m.Close(context.Background())
@@ -249,10 +253,10 @@ func TestIllegalTTLWithoutHotLoop(t *testing.T) {
 		m := r.start()
 		// From now on the coordinator grants only 20s.
 		r.s.set(func(f *fake) {
-			f.acquire = func(ctx context.Context, d time.Duration) (lease.Lease, error) {
+			f.acquire = func(ctx context.Context, d time.Duration) (driver.Lease, error) {
 				return f.mem.Acquire(ctx, 20*time.Second)
 			}
-			f.renew = func(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+			f.renew = func(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 				return f.mem.Renew(ctx, l, 20*time.Second)
 			}
 		})
@@ -265,7 +269,7 @@ func TestIllegalTTLWithoutHotLoop(t *testing.T) {
 			t.Errorf("%d strategy calls in 24h of illegal TTLs", calls)
 		}
 		if n := len(r.losses()); n != 1 {
-			t.Errorf("OnLost called %d times, want once", n)
+			t.Errorf("%d lost events, want one", n)
 		}
 		if r.f.generating() || m.MachineID() != -1 || !errors.Is(m.Err(), lease.ErrIllegalTTL) {
 			t.Errorf("generating %v, machine ID %d, Err %v", r.f.generating(), m.MachineID(), m.Err())

@@ -7,6 +7,8 @@ import (
 	"unsafe"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/once-go/once/lease/driver"
 )
 
 // TestNoShortLeasesInProduction: without the oncetest tag, options carry no
@@ -14,6 +16,6 @@ import (
 func TestNoShortLeasesInProduction(t *testing.T) {
 	assert.Zero(t, unsafe.Sizeof(testOptions{}))
 	assert.False(t, Options{}.test.shortLeases())
-	_, _, err := Options{LeaseDuration: 2 * MinLeaseDuration / 3, Factories: []Factory{nil}}.validate()
+	_, _, err := Options{LeaseDuration: 2 * driver.MinLeaseDuration / 3}.validate()
 	assert.ErrorIs(t, err, ErrConfig)
 }

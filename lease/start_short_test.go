@@ -37,7 +37,6 @@ func TestShortLeases(t *testing.T) {
 		{lease.Options{LeaseDuration: 50 * time.Millisecond}, "LeaseDuration 50ms is below the minimum 100ms"},
 		{lease.Options{LeaseDuration: time.Second, RenewInterval: 100 * time.Millisecond}, "RenewInterval 100ms must be longer than 100ms"},
 	} {
-		c.opts.Factories = []lease.Factory{&fakeFactory{j: &journal{}}}
 		lease.ShortLeases(&c.opts)
 		_, err := lease.Start(t.Context(), newFake(&journal{}, 1), c.opts)
 		require.ErrorIs(t, err, lease.ErrConfig)

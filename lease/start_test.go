@@ -9,7 +9,10 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/once-go/once/internal/leasehook"
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
+	"github.com/once-go/once/nonce"
 )
 
 func TestStartActivatesFactories(t *testing.T) {
@@ -27,17 +30,17 @@ func TestStartActivatesFactories(t *testing.T) {
 		// The fake reports the previous expiry of an ID never held (the
 		// Unix epoch, as SQL's fresh rows): the hand-off bound lies in the
 		// past, no wait.
-		if id != 0 || notBefore.After(t0.Add(lease.DefaultHandoffSkew-lease.SafetyMargin)) {
+		if id != 0 || notBefore.After(t0.Add(lease.DefaultHandoffSkew-driver.SafetyMargin)) {
 			t.Errorf("Activate(%d, %v, _), want machine ID 0 and no hand-off wait", id, notBefore)
 		}
-		if want := t0.Add(lease.DefaultLeaseDuration - lease.SafetyMargin); !validUntil.Equal(want) {
+		if want := t0.Add(driver.DefaultLeaseDuration - driver.SafetyMargin); !validUntil.Equal(want) {
 			t.Errorf("validUntil = send time + %v, want + 8h - 10s", validUntil.Sub(t0))
 		}
 		if !r.f.generating() {
 			t.Error("factory not enabled after Start")
 		}
 		ev := r.rec.of(lease.EventEnd, lease.OpAcquire)
-		if len(ev) != 1 || ev[0].Source != lease.SourceInitial || ev[0].Result != "ok" || ev[0].GrantedTTL != lease.DefaultLeaseDuration || ev[0].Strategy != "fake" {
+		if len(ev) != 1 || ev[0].Err != nil || ev[0].TTL != driver.DefaultLeaseDuration || ev[0].MachineID != 0 {
 			t.Errorf("acquire end events = %+v", ev)
 		}
 		if err := m.Close(context.Background()); err != nil {
@@ -50,14 +53,14 @@ func TestAcquireTimeoutLeavesFactoriesUntouched(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRig(t, 512)
 		r.s.set(func(f *fake) {
-			f.acquire = func(context.Context, time.Duration) (lease.Lease, error) {
-				return lease.Lease{}, fmt.Errorf("%w (test)", lease.ErrExhausted)
+			f.acquire = func(context.Context, time.Duration) (driver.Lease, error) {
+				return driver.Lease{}, fmt.Errorf("%w (test)", driver.ErrExhausted)
 			}
 		})
 		t0 := time.Now()
-		m, err := lease.Start(t.Context(), r.s, r.opts)
+		m, err := lease.Start(r.with(t.Context()), r.s, r.opts)
 		took := time.Since(t0)
-		if m != nil || !errors.Is(err, lease.ErrTimeout) || !errors.Is(err, lease.ErrExhausted) {
+		if m != nil || !errors.Is(err, lease.ErrTimeout) || !errors.Is(err, driver.ErrExhausted) {
 			t.Fatalf("Start = %v, %v; want ErrTimeout wrapping ErrExhausted", m, err)
 		}
 		if took != lease.DefaultAcquireTimeout {
@@ -74,13 +77,13 @@ func TestAcquireTimeoutLeavesFactoriesUntouched(t *testing.T) {
 		}
 		retries := r.rec.of(lease.EventRetry, lease.OpAcquire)
 		for i, e := range retries {
-			exp := 100 * time.Millisecond << (e.Attempt - 1)
+			exp := 100 * time.Millisecond << i
 			lo := exp + 1
 			if i == len(retries)-1 {
 				lo = 0 // capped by what is left of the budget
 			}
 			if !within(e.Delay, lo, exp+100*time.Millisecond) {
-				t.Errorf("retry %d after %v, outside the backoff bounds", e.Attempt, e.Delay)
+				t.Errorf("retry %d after %v, outside the backoff bounds", i+1, e.Delay)
 			}
 		}
 		if !strings.Contains(err.Error(), "acquire timeout") {
@@ -89,11 +92,13 @@ func TestAcquireTimeoutLeavesFactoriesUntouched(t *testing.T) {
 	})
 }
 
+// TestStartNoTimeoutWaitsForAFreeID: a negative AcquireTimeout waits
+// until Start's context ends.
 func TestStartNoTimeoutWaitsForAFreeID(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRig(t, 1)
 		r.s.mem.Steal(0, 10*time.Minute)
-		r.opts.AcquireTimeout = lease.NoTimeout
+		r.opts.AcquireTimeout = -time.Second
 		t0 := time.Now()
 		m := r.start()
 		if took := time.Since(t0); took < 10*time.Minute {
@@ -107,12 +112,12 @@ func TestStartConfigErrorAbortsAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRig(t, 512)
 		r.s.set(func(f *fake) {
-			f.acquire = func(context.Context, time.Duration) (lease.Lease, error) {
-				return lease.Lease{}, fmt.Errorf("%w: table once_leases does not exist", lease.ErrConfig)
+			f.acquire = func(context.Context, time.Duration) (driver.Lease, error) {
+				return driver.Lease{}, fmt.Errorf("%w: table once_leases does not exist", lease.ErrConfig)
 			}
 		})
 		t0 := time.Now()
-		_, err := lease.Start(t.Context(), r.s, r.opts)
+		_, err := lease.Start(r.with(t.Context()), r.s, r.opts)
 		if !errors.Is(err, lease.ErrConfig) || time.Since(t0) != 0 || r.j.count("strategy acquire") != 1 {
 			t.Errorf("Start = %v after %v and %d calls; want ErrConfig at once", err, time.Since(t0), r.j.count("strategy acquire"))
 		}
@@ -124,15 +129,15 @@ func TestStartRetriesTransientErrors(t *testing.T) {
 		r := newRig(t, 512)
 		n := 0
 		r.s.set(func(f *fake) {
-			f.acquire = func(ctx context.Context, d time.Duration) (lease.Lease, error) {
+			f.acquire = func(ctx context.Context, d time.Duration) (driver.Lease, error) {
 				n++
 				switch n {
 				case 1:
-					return lease.Lease{}, errRetry
+					return driver.Lease{}, errRetry
 				case 2:
-					return lease.Lease{}, fmt.Errorf("%w (test)", lease.ErrConflict)
+					return driver.Lease{}, fmt.Errorf("%w (test)", driver.ErrConflict)
 				case 3:
-					return lease.Lease{MachineID: 7, Token: "short", TTL: 20 * time.Second}, nil
+					return driver.Lease{MachineID: 7, Token: "short", TTL: 20 * time.Second}, nil
 				}
 				return f.mem.Acquire(ctx, d)
 			}
@@ -155,7 +160,7 @@ func TestStartCanceled(t *testing.T) {
 		r.s.mem.Steal(0, time.Hour)
 		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 		defer cancel()
-		_, err := lease.Start(ctx, r.s, r.opts)
+		_, err := lease.Start(r.with(ctx), r.s, r.opts)
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("Start with an ending context: %v", err)
 		}
@@ -166,7 +171,7 @@ func TestActivateFailureIsConfigError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRig(t, 512)
 		r.f.failNext = errors.New("nonce: clock outside the epoch")
-		_, err := lease.Start(t.Context(), r.s, r.opts)
+		_, err := lease.Start(r.with(t.Context()), r.s, r.opts)
 		if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "clock outside the epoch") {
 			t.Errorf("Start = %v", err)
 		}
@@ -177,24 +182,27 @@ func TestActivateFailureIsConfigError(t *testing.T) {
 }
 
 func TestOptionsValidation(t *testing.T) {
-	f := []lease.Factory{&fakeFactory{j: &journal{}}}
+	ids, err := nonce.New(nonce.Config{AwaitLease: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := []*nonce.Factory{ids}
 	for _, c := range []struct {
 		opts lease.Options
 		want string
 	}{
 		{lease.Options{}, "Factories is empty"},
-		{lease.Options{Factories: []lease.Factory{nil}}, "Factories[0] is nil"},
+		{lease.Options{Factories: []*nonce.Factory{nil}}, "Factories[0] is nil"},
 		{lease.Options{Factories: f, LeaseDuration: 29 * time.Second}, "LeaseDuration 29s is below the minimum 30s"},
 		{lease.Options{Factories: f, LeaseDuration: -time.Hour}, "LeaseDuration -1h0m0s"},
 		{lease.Options{Factories: f, RenewInterval: 10 * time.Second}, "RenewInterval 10s must be longer than 10s"},
 		{lease.Options{Factories: f, RenewInterval: -time.Second}, "RenewInterval -1s must be longer"},
 		{lease.Options{Factories: f, LeaseDuration: time.Minute, RenewInterval: 50 * time.Second}, "RenewInterval 50s must be shorter than LeaseDuration 1m0s minus 10s"},
-		{lease.Options{Factories: f, AcquireTimeout: -2}, "AcquireTimeout -2ns is negative"},
 		{lease.Options{Factories: f, HandoffSkew: -time.Second}, "HandoffSkew -1s is outside"},
 		{lease.Options{Factories: f, HandoffSkew: 2 * time.Minute}, "HandoffSkew 2m0s is outside"},
 		{lease.Options{Factories: f, ReleaseTimeout: -time.Second}, "ReleaseTimeout -1s is negative"},
 		{lease.Options{Factories: f, LowFreeIDs: 513}, "LowFreeIDs 513 is above the 512 machine IDs"},
-		{lease.Options{Factories: f, StateFile: "x"}, "StateFile needs a strategy that implements lease.Reclaimer"},
+		{lease.Options{Factories: f, StateFile: "x"}, "StateFile needs a strategy that can reclaim a lease"},
 	} {
 		_, err := lease.Start(t.Context(), noReclaim{newFake(&journal{}, 1)}, c.opts)
 		if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "lease: ") {
@@ -227,7 +235,7 @@ func TestOptionsDefaults(t *testing.T) {
 		m.Close(context.Background())
 	})
 
-	if _, err := lease.Start(t.Context(), newFake(&journal{}, 1), lease.Options{Factories: []lease.Factory{&fakeFactory{j: &journal{}}}, LeaseDuration: 2 * time.Second}); !errors.Is(err, lease.ErrConfig) {
+	if _, err := lease.Start(leasehook.With(t.Context(), &fakeFactory{j: &journal{}}), newFake(&journal{}, 1), lease.Options{LeaseDuration: 2 * time.Second}); !errors.Is(err, lease.ErrConfig) {
 		t.Errorf("2s lease accepted: %v", err)
 	}
 }

@@ -5,10 +5,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"testing/synctest"
-	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/nonce"
 )
 
@@ -25,15 +24,15 @@ func TestStartRejectsBadArguments(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		ctx  context.Context
-		s    lease.Strategy
-		fs   []lease.Factory
+		s    driver.Strategy
+		fs   []*nonce.Factory
 		want string
 	}{
 		{"nil context", nil, nil, nil, "nil context"},
 		{"nil strategy", t.Context(), nil, nil, "nil Strategy"},
 		{"typed-nil strategy", t.Context(), nilStrategy, nil, "nil Strategy"},
-		{"typed-nil factory", t.Context(), nil, []lease.Factory{typedNil}, "Factories[0] is nil"},
-		{"factory without AwaitLease", t.Context(), nil, []lease.Factory{generating}, "Factories[0] is already generating"},
+		{"typed-nil factory", t.Context(), nil, []*nonce.Factory{typedNil}, "Factories[0] is nil"},
+		{"factory without AwaitLease", t.Context(), nil, []*nonce.Factory{generating}, "Factories[0] is already generating"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := newFake(&journal{}, 4)
@@ -42,7 +41,11 @@ func TestStartRejectsBadArguments(t *testing.T) {
 				s = f
 			}
 			if c.fs == nil {
-				c.fs = []lease.Factory{&fakeFactory{j: &journal{}}}
+				ids, err := nonce.New(nonce.Config{AwaitLease: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				c.fs = []*nonce.Factory{ids}
 			}
 			m, err := lease.Start(c.ctx, s, lease.Options{Factories: c.fs, Logger: quiet})
 			if m != nil || !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), c.want) {
@@ -53,26 +56,4 @@ func TestStartRejectsBadArguments(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestOnAcquired: OnAcquired hears of every new lease, after the factories
-// run on it, at start and after a loss.
-func TestOnAcquired(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		r := newRig(t, 512)
-		var got []int
-		r.opts.OnAcquired = func(id int) {
-			if !r.f.generating() {
-				t.Errorf("OnAcquired(%d) before the factories run", id)
-			}
-			got = append(got, id)
-		}
-		m := r.start()
-		r.s.mem.Steal(0, time.Hour)
-		time.Sleep(lease.DefaultRenewInterval)
-		synctest.Wait()
-		if len(got) != 2 || got[0] != 0 || got[1] != 1 || m.MachineID() != 1 {
-			t.Fatalf("OnAcquired heard %v (manager on %d), want [0 1]", got, m.MachineID())
-		}
-	})
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
@@ -77,34 +78,34 @@ func openStateFile(path string) (*stateFile, error) {
 
 // load returns the lease recorded for strategy, if its writer provably
 // stopped; it logs why a recorded lease is not reclaimed.
-func (sf *stateFile) load(strategy string, log *slog.Logger) (Lease, bool) {
+func (sf *stateFile) load(strategy string, log *slog.Logger) (driver.Lease, bool) {
 	if sf == nil {
-		return Lease{}, false
+		return driver.Lease{}, false
 	}
 	b, err := io.ReadAll(io.NewSectionReader(sf.f, 0, 1<<16))
 	if err != nil {
-		return Lease{}, false
+		return driver.Lease{}, false
 	}
 	var r stateRecord
 	switch {
 	case json.Unmarshal(bytes.TrimRight(b, " "), &r) != nil,
 		r.Strategy != strategy, len(r.Token) == 0, !leasekit.ValidID(r.MachineID):
-		return Lease{}, false
+		return driver.Lease{}, false
 	}
 	v := judge(r, sf.host, sf.file, probeProcess)
 	switch {
 	case v.alive:
 		log.Warn("lease state file records a lease its writer may still hold: acquiring another machine ID (give each process its own StateFile)",
 			"path", sf.path, "machine_id", r.MachineID, "reason", v.why)
-		return Lease{}, false
+		return driver.Lease{}, false
 	case !v.reclaim:
 		log.Info("lease state file not reclaimed: acquiring another machine ID",
 			"path", sf.path, "machine_id", r.MachineID, "reason", v.why)
-		return Lease{}, false
+		return driver.Lease{}, false
 	}
 	log.Info("lease state file reclaimable", "path", sf.path, "machine_id", r.MachineID, "reason", v.why)
 	sf.prev = r
-	return Lease{MachineID: r.MachineID, Token: string(r.Token)}, true
+	return driver.Lease{MachineID: r.MachineID, Token: string(r.Token)}, true
 }
 
 // clockBound bounds the timestamps of the previous incarnation that wrote
@@ -138,7 +139,7 @@ func (sf *stateFile) clockBound() time.Time {
 // store records l as held under strategy. The record overwrites the old
 // one in a single write, padded with spaces to the file's size, so that a
 // process that dies at any point leaves one whole record, old or new.
-func (sf *stateFile) store(strategy string, l Lease) error {
+func (sf *stateFile) store(strategy string, l driver.Lease) error {
 	if sf == nil {
 		return nil
 	}

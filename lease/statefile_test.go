@@ -11,7 +11,9 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/once-go/once/internal/leasehook"
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 // crash stops m the way kill -9 would, as far as the coordinator can tell:
@@ -19,9 +21,9 @@ import (
 func crash(t *testing.T, r *rig, m *lease.Manager) {
 	t.Helper()
 	r.s.set(func(f *fake) {
-		f.release = func(context.Context, lease.Lease) error { return errRetry }
+		f.release = func(context.Context, driver.Lease) error { return errRetry }
 	})
-	if err := m.Close(context.Background()); !errors.Is(err, lease.ErrRetry) {
+	if err := m.Close(context.Background()); !errors.Is(err, driver.ErrRetry) {
 		t.Fatalf("Close with a failing release: %v", err)
 	}
 	r.s.set(func(f *fake) { f.release = nil })
@@ -89,9 +91,7 @@ func TestStateFileRejectsSecondManagerAndGarbage(t *testing.T) {
 		r := newRig(t, 512)
 		r.opts.StateFile = filepath.Join(t.TempDir(), "lease.json")
 		m := r.start()
-		second := r.opts
-		second.Factories = []lease.Factory{&fakeFactory{j: r.j}}
-		_, err := lease.Start(t.Context(), r.s, second)
+		_, err := lease.Start(leasehook.With(t.Context(), &fakeFactory{j: r.j}), r.s, r.opts)
 		if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "in use by another live manager") {
 			t.Errorf("second manager on one state file: %v", err)
 		}
@@ -109,8 +109,7 @@ func TestStateFileRejectsSecondManagerAndGarbage(t *testing.T) {
 			t.Errorf("state file mode %v, %v", fi.Mode(), err)
 		}
 	})
-	_, err := lease.Start(t.Context(), newFake(&journal{}, 1), lease.Options{
-		Factories: []lease.Factory{&fakeFactory{j: &journal{}}},
+	_, err := lease.Start(leasehook.With(t.Context(), &fakeFactory{j: &journal{}}), newFake(&journal{}, 1), lease.Options{
 		StateFile: filepath.Join(t.TempDir(), "missing-dir", "lease.json"),
 	})
 	if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "StateFile") {

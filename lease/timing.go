@@ -1,6 +1,10 @@
 package lease
 
-import "time"
+import (
+	"time"
+
+	"github.com/once-go/once/lease/driver"
+)
 
 // Run-time and start-up backoff bases (spec: leases.md, Timing).
 const (
@@ -23,7 +27,7 @@ func newTiming(leaseDuration time.Duration, short bool) timing {
 		m := leaseDuration / 10
 		return timing{margin: m, minTTL: 3 * m}
 	}
-	return timing{margin: SafetyMargin, minTTL: MinLeaseDuration}
+	return timing{margin: driver.SafetyMargin, minTTL: driver.MinLeaseDuration}
 }
 
 // legal reports whether a granted TTL may be used at all.
@@ -103,7 +107,7 @@ func backoff(base, limit time.Duration, attempt int, jitter func(time.Duration) 
 // they emit is above anything the previous holder could have emitted. The
 // bound assumes every holder sharing the coordinator's namespace releases
 // the way the new holder's strategy reports (the same ReleaseHold).
-func handoffNotBefore(l Lease, now time.Time, skew, margin time.Duration) time.Time {
+func handoffNotBefore(l driver.Lease, now time.Time, skew, margin time.Duration) time.Time {
 	hold := min(margin, max(l.ReleaseHold, 0))
 	switch {
 	case !l.PrevExpiry.IsZero():
@@ -153,7 +157,7 @@ func handoffNotBefore(l Lease, now time.Time, skew, margin time.Duration) time.T
 // reports neither reading, the local clock stands in for the
 // coordinator's; ours may be skew behind it, so the allowance doubles:
 // now + 2*skew.
-func reclaimNotBefore(l Lease, now time.Time, skew time.Duration, local time.Time) time.Time {
+func reclaimNotBefore(l driver.Lease, now time.Time, skew time.Duration, local time.Time) time.Time {
 	bound := l.CoordinatorNow
 	if !l.PrevExpiry.IsZero() && (bound.IsZero() || l.PrevExpiry.Before(bound)) {
 		bound = l.PrevExpiry

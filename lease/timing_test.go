@@ -4,11 +4,13 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/once-go/once/lease/driver"
 )
 
 func TestTimingFormulas(t *testing.T) {
 	const s = time.Second
-	prod := newTiming(DefaultLeaseDuration, false)
+	prod := newTiming(driver.DefaultLeaseDuration, false)
 	for _, c := range []struct {
 		name          string
 		tm            timing
@@ -40,7 +42,7 @@ func TestTimingFormulas(t *testing.T) {
 }
 
 func TestRenewAfterNeverNonPositive(t *testing.T) {
-	tm := newTiming(DefaultLeaseDuration, false)
+	tm := newTiming(driver.DefaultLeaseDuration, false)
 	for ttl := time.Duration(0); ttl < 40*time.Second; ttl += 250 * time.Millisecond {
 		for _, ri := range []time.Duration{0, time.Second, 11 * time.Second, time.Hour} {
 			if got := tm.renewAfter(ri, ttl); got <= 0 {
@@ -55,7 +57,7 @@ func TestShortTimingScales(t *testing.T) {
 	if tm.margin != 500*time.Millisecond || tm.minTTL != 1500*time.Millisecond {
 		t.Errorf("short timing for 5s = %+v, want margin 500ms, minimum TTL 1.5s", tm)
 	}
-	if tm := newTiming(5*time.Second, false); tm.margin != SafetyMargin || tm.minTTL != MinLeaseDuration {
+	if tm := newTiming(5*time.Second, false); tm.margin != driver.SafetyMargin || tm.minTTL != driver.MinLeaseDuration {
 		t.Errorf("production timing = %+v", tm)
 	}
 }
@@ -111,16 +113,16 @@ func TestHandoffNotBefore(t *testing.T) {
 	for _, c := range []struct{ hold, want time.Duration }{
 		{0, 2 * time.Second}, {time.Second, time.Second}, {3 * time.Second, -time.Second}, {time.Hour, 2*time.Second - margin},
 	} {
-		if got := handoffNotBefore(Lease{ReleaseHold: c.hold}, prev, time.Second, margin); !got.Equal(prev.Add(c.want)) {
+		if got := handoffNotBefore(driver.Lease{ReleaseHold: c.hold}, prev, time.Second, margin); !got.Equal(prev.Add(c.want)) {
 			t.Errorf("neither reading, hold %v: notBefore now%+v, want now%+v", c.hold, got.Sub(prev), c.want)
 		}
 	}
 	coord := prev.Add(time.Hour)
-	if got := handoffNotBefore(Lease{PrevExpiry: prev}, time.Time{}, 1500*time.Millisecond, margin); !got.Equal(prev.Add(1500 * time.Millisecond)) {
+	if got := handoffNotBefore(driver.Lease{PrevExpiry: prev}, time.Time{}, 1500*time.Millisecond, margin); !got.Equal(prev.Add(1500 * time.Millisecond)) {
 		t.Errorf("notBefore = %v, want previous expiry + 1.5s", got)
 	}
 	// The previous expiry wins over the coordinator's clock when known.
-	if got := handoffNotBefore(Lease{PrevExpiry: prev, CoordinatorNow: coord}, time.Time{}, time.Second, margin); !got.Equal(prev.Add(time.Second)) {
+	if got := handoffNotBefore(driver.Lease{PrevExpiry: prev, CoordinatorNow: coord}, time.Time{}, time.Second, margin); !got.Equal(prev.Add(time.Second)) {
 		t.Errorf("both readings: notBefore = %v, want previous expiry + 1s", got)
 	}
 }
@@ -147,7 +149,7 @@ func TestHandoffNotBeforeReleaseHold(t *testing.T) {
 		{"short leases, hold above the margin", 700 * time.Millisecond, 200 * time.Millisecond, s, 500 * time.Millisecond},
 		{"short leases, hold below the margin", 700 * time.Millisecond, 200 * time.Millisecond, 50 * time.Millisecond, 650 * time.Millisecond},
 	} {
-		l := Lease{CoordinatorNow: coord, ReleaseHold: c.hold}
+		l := driver.Lease{CoordinatorNow: coord, ReleaseHold: c.hold}
 		if got := handoffNotBefore(l, time.Time{}, c.skew, c.margin); !got.Equal(coord.Add(c.want)) {
 			t.Errorf("%s (skew %v, margin %v, hold %v): notBefore = coordinator now %+v, want %+v",
 				c.name, c.skew, c.margin, c.hold, got.Sub(coord), c.want)
@@ -155,7 +157,7 @@ func TestHandoffNotBeforeReleaseHold(t *testing.T) {
 	}
 	// PrevExpiry, when reported, decides alone: the hold does not move it.
 	prev := coord.Add(-time.Hour)
-	if got := handoffNotBefore(Lease{PrevExpiry: prev, CoordinatorNow: coord, ReleaseHold: time.Minute}, time.Time{}, s, 10*s); !got.Equal(prev.Add(s)) {
+	if got := handoffNotBefore(driver.Lease{PrevExpiry: prev, CoordinatorNow: coord, ReleaseHold: time.Minute}, time.Time{}, s, 10*s); !got.Equal(prev.Add(s)) {
 		t.Errorf("previous expiry and a hold: notBefore = %v, want previous expiry + 1s", got)
 	}
 }
@@ -185,7 +187,7 @@ func TestReclaimNotBefore(t *testing.T) {
 		{"same boot, expired an hour ago", -time.Hour, 0, -time.Millisecond, -time.Hour + skew},
 		{"same boot, nothing reported", 1, 1, 0, 0},
 	} {
-		l := Lease{}
+		l := driver.Lease{}
 		if c.prev != 1 {
 			l.PrevExpiry = now.Add(c.prev)
 		}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 // A leaseDriver opens a lease coordinator for the lease commands. Each
@@ -27,7 +27,7 @@ type leaseDriver struct {
 	// driver takes no --release-hold.
 	releaseHold time.Duration
 	// leaseDuration is the lease its strategy asks for by default
-	// (lease.DurationDefaulter); 0: the manager's default.
+	// (driver.DurationDefaulter); 0: the manager's default.
 	leaseDuration time.Duration
 	// acquireTimeout is the default of --acquire-timeout (lease hold);
 	// 0: the manager's default.
@@ -57,7 +57,7 @@ type backendConfig struct {
 
 // backend is an opened coordinator.
 type backend struct {
-	strategy lease.Strategy
+	strategy driver.Strategy
 	// check makes one request: it tells a coordinator that cannot be
 	// reached, or cannot serve leases, from one that can.
 	check func(ctx context.Context) error
@@ -66,7 +66,7 @@ type backend struct {
 	explain func(error) error
 	// released, if set, reports a listed ID that was released and stays
 	// taken for the strategy's release hold (etcd lists it so).
-	released func(lease.Slot) bool
+	released func(driver.Slot) bool
 	// migrate creates what the coordinator needs (nil if noMigrate).
 	migrate func(ctx context.Context) error
 	close   func() error
@@ -235,9 +235,9 @@ func (be *backend) reword(err error) error {
 }
 
 // list returns the machine IDs the coordinator holds now, ascending
-// (lease.Lister; every driver's strategy implements it).
-func (be *backend) list(ctx context.Context) ([]lease.Slot, error) {
-	l, ok := be.strategy.(lease.Lister)
+// (driver.Lister; every driver's strategy implements it).
+func (be *backend) list(ctx context.Context) ([]driver.Slot, error) {
+	l, ok := be.strategy.(driver.Lister)
 	if !ok {
 		return nil, fmt.Errorf("the %s strategy cannot list its leases", be.strategy.Name())
 	}
@@ -251,7 +251,7 @@ func (f *backendFlags) defaultDuration() time.Duration {
 	if d := drivers[f.driver]; d != nil && d.leaseDuration > 0 {
 		return d.leaseDuration
 	}
-	return lease.DefaultLeaseDuration
+	return driver.DefaultLeaseDuration
 }
 
 // pingTimeout bounds the connection check of ls, free and migrate.

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/etcdlease"
 )
 
@@ -100,6 +101,6 @@ func openEtcd(ctx context.Context, cfg backendConfig) (*backend, error) {
 // etcdReleased reports a key that etcdlease keeps, after a release, under
 // the value "released" for its release hold (see etcdlease's List): its
 // token is the hold's etcd lease ID, a dot, and that value.
-func etcdReleased(s lease.Slot) bool {
+func etcdReleased(s driver.Slot) bool {
 	return s.Holder == "" && strings.HasSuffix(s.Token, ".released")
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/nonce"
 )
 
@@ -85,7 +85,7 @@ ID N: free, nothing to release" and exits 4.`,
 				return exitFail
 			}
 			beforeRelease(slot)
-			if err := be.strategy.Release(ctx, lease.Lease{MachineID: slot.MachineID, Token: slot.Token}); err != nil {
+			if err := be.strategy.Release(ctx, driver.Lease{MachineID: slot.MachineID, Token: slot.Token}); err != nil {
 				return fail(e, fs, c, be.reword(err))
 			}
 			now, held, err := be.find(ctx, *id)
@@ -107,22 +107,22 @@ ID N: free, nothing to release" and exits 4.`,
 
 // beforeRelease runs between the list and the release of lease free
 // (tests race a new holder in there).
-var beforeRelease = func(lease.Slot) {}
+var beforeRelease = func(driver.Slot) {}
 
 // find lists the backend's leases and returns machine ID id's.
-func (be *backend) find(ctx context.Context, id int) (lease.Slot, bool, error) {
+func (be *backend) find(ctx context.Context, id int) (driver.Slot, bool, error) {
 	slots, err := be.list(ctx)
 	if err != nil {
-		return lease.Slot{}, false, err
+		return driver.Slot{}, false, err
 	}
-	i := slices.IndexFunc(slots, func(s lease.Slot) bool { return s.MachineID == id })
+	i := slices.IndexFunc(slots, func(s driver.Slot) bool { return s.MachineID == id })
 	if i < 0 {
-		return lease.Slot{}, false, nil
+		return driver.Slot{}, false, nil
 	}
 	return slots[i], true, nil
 }
 
 // view is how lease ls shows s (for its expiring state, no threshold).
-func (be *backend) view(s lease.Slot) heldLease {
-	return newPool([]lease.Slot{s}, 0, be.released).Leases[0]
+func (be *backend) view(s driver.Slot) heldLease {
+	return newPool([]driver.Slot{s}, 0, be.released).Leases[0]
 }

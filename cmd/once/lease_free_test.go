@@ -11,13 +11,14 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/k8slease"
 )
 
 // openStrategy opens the strategy the lease commands would on flags, as
 // another holder of the same pool, whose releases free an ID at once where
 // the driver has a release hold.
-func openStrategy(t *testing.T, flags []string) lease.Strategy {
+func openStrategy(t *testing.T, flags []string) driver.Strategy {
 	t.Helper()
 	fs := newFlagSet(&env{}, "test")
 	bf := addBackendFlags(fs, true)
@@ -47,9 +48,9 @@ func flagValue(flags []string, name string) string {
 }
 
 // claimID takes machine ID id for an hour through s.
-func claimID(t *testing.T, s lease.Strategy, id int) lease.Lease {
+func claimID(t *testing.T, s driver.Strategy, id int) driver.Lease {
 	t.Helper()
-	c, ok := s.(lease.Claimer)
+	c, ok := s.(driver.Claimer)
 	if !ok {
 		t.Fatalf("%s strategy cannot claim an ID", s.Name())
 	}
@@ -113,8 +114,8 @@ func TestLeaseFreeRace(t *testing.T) {
 			s := openStrategy(t, flags)
 			const id = 9
 			old := claimID(t, s, id)
-			var renewed lease.Lease
-			beforeRelease = func(listed lease.Slot) {
+			var renewed driver.Lease
+			beforeRelease = func(listed driver.Slot) {
 				if listed.MachineID != id || listed.Token != old.Token {
 					t.Errorf("free listed %+v, want the claim of machine ID %d with its token", listed, id)
 				}
@@ -124,7 +125,7 @@ func TestLeaseFreeRace(t *testing.T) {
 				time.Sleep(2 * time.Millisecond) // SQLite's clock has milliseconds
 				renewed = claimID(t, s, id)
 			}
-			t.Cleanup(func() { beforeRelease = func(lease.Slot) {} })
+			t.Cleanup(func() { beforeRelease = func(driver.Slot) {} })
 			r := cli("", append(append([]string{"lease", "free"}, flags...), "--id", "9", "--force")...)
 			if renewed.Token == "" {
 				t.Fatalf("free did not list the ID: %v", r)

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
+	"github.com/once-go/once/nonce"
 )
 
 var leaseHoldCmd = &command{
@@ -135,24 +137,24 @@ func (h holdOptions) check(def time.Duration) error {
 	}
 	r, rName := h.renew, fmt.Sprintf("--renew-interval %v", h.renew)
 	if r == 0 {
-		r, rName = min(lease.DefaultRenewInterval, d/2), fmt.Sprintf("the default --renew-interval %v", min(lease.DefaultRenewInterval, d/2))
+		r, rName = min(driver.DefaultRenewInterval, d/2), fmt.Sprintf("the default --renew-interval %v", min(driver.DefaultRenewInterval, d/2))
 	}
 	switch {
-	case d < lease.MinLeaseDuration:
-		return fmt.Errorf("--duration %v: must be at least %v", d, lease.MinLeaseDuration)
+	case d < driver.MinLeaseDuration:
+		return fmt.Errorf("--duration %v: must be at least %v", d, driver.MinLeaseDuration)
 	case h.renew == 0:
-	case h.renew <= lease.SafetyMargin:
-		return fmt.Errorf("--renew-interval %v: must be longer than %v", h.renew, lease.SafetyMargin)
-	case h.renew >= d-lease.SafetyMargin:
-		return fmt.Errorf("--renew-interval %v: must be shorter than %s minus %v", h.renew, dName, lease.SafetyMargin)
+	case h.renew <= driver.SafetyMargin:
+		return fmt.Errorf("--renew-interval %v: must be longer than %v", h.renew, driver.SafetyMargin)
+	case h.renew >= d-driver.SafetyMargin:
+		return fmt.Errorf("--renew-interval %v: must be shorter than %s minus %v", h.renew, dName, driver.SafetyMargin)
 	}
-	if h.cmd != nil && h.grace > d-r-lease.SafetyMargin {
+	if h.cmd != nil && h.grace > d-r-driver.SafetyMargin {
 		gName := fmt.Sprintf("--grace %v", h.grace)
 		if !h.graceSet {
 			gName = "the default " + gName
 		}
 		return fmt.Errorf("%s: must be at most %s minus %s minus %v (%v), so that a renewal has %v before CMD is asked to stop",
-			gName, dName, rName, lease.SafetyMargin, d-r-lease.SafetyMargin, lease.SafetyMargin)
+			gName, dName, rName, driver.SafetyMargin, d-r-driver.SafetyMargin, driver.SafetyMargin)
 	}
 	return nil
 }
@@ -178,9 +180,10 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// leaseOptions are the manager's options for hold: the lease protects w,
-// which tells hold when the machine ID may be used; each loss goes to
-// standard error; the manager's own log is off unless --verbose.
+// leaseOptions are the manager's options for hold: the lease protects w's
+// factory, and w follows its events to tell hold when the machine ID may
+// be used; each loss goes to standard error; the manager's own log is off
+// unless --verbose.
 func (h holdOptions) leaseOptions(e *env, who string, w *leaseWatch) lease.Options {
 	errw := e.stderr
 	logger := slog.New(slog.DiscardHandler)
@@ -191,15 +194,20 @@ func (h holdOptions) leaseOptions(e *env, who string, w *leaseWatch) lease.Optio
 		LeaseDuration:  h.duration,
 		RenewInterval:  h.renew,
 		AcquireTimeout: h.acquire,
-		Factories:      []lease.Factory{w},
+		Factories:      []*nonce.Factory{w.f},
 		Logger:         logger,
-		OnLost:         func(reason error) { fmt.Fprintf(errw, "%s: lease lost: %v\n", who, reason) },
+		Events: func(ev lease.Event) {
+			w.event(ev)
+			if ev.Kind == lease.EventLost {
+				fmt.Fprintf(errw, "%s: lease lost: %v\n", who, ev.Err)
+			}
+		},
 	}
 }
 
 func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int {
 	who := "once " + c.name
-	// The manager's goroutine writes standard error too (OnLost, the log).
+	// The manager's goroutine writes standard error too (losses, the log).
 	e = &env{stdin: e.stdin, stdout: e.stdout, stderr: &lockedWriter{w: e.stderr}}
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -217,7 +225,11 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 	if d := drivers[bf.driver]; h.acquire == 0 && d != nil {
 		h.acquire = d.acquireTimeout
 	}
-	w := newLeaseWatch()
+	w, err := newLeaseWatch()
+	if err != nil {
+		errorf(e, who, "%v", err)
+		return exitFail
+	}
 	m, err := startLease(ctx, cancel, sigs, be.strategy, h.leaseOptions(e, who, w))
 	switch {
 	case err == nil:
@@ -239,7 +251,7 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 		holdPrint(e, w, m, sigs, h.hold)
 	}
 	lostErr := m.Err() // nil while a lease is held; ErrClosed after a signal
-	closeCtx, stop := context.WithTimeout(context.Background(), 2*lease.DefaultReleaseTimeout+5*time.Second)
+	closeCtx, stop := context.WithTimeout(context.Background(), 2*driver.DefaultReleaseTimeout+5*time.Second)
 	defer stop()
 	if err := m.Close(closeCtx); err != nil {
 		errorf(e, who, "releasing the lease: %v", err)
@@ -256,7 +268,7 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 
 // startLease starts the lease manager; a signal meanwhile cancels ctx
 // (with cancel), which ends Start.
-func startLease(ctx context.Context, cancel context.CancelFunc, sigs <-chan os.Signal, s lease.Strategy, opts lease.Options) (*lease.Manager, error) {
+func startLease(ctx context.Context, cancel context.CancelFunc, sigs <-chan os.Signal, s driver.Strategy, opts lease.Options) (*lease.Manager, error) {
 	started := make(chan struct{})
 	watched := make(chan struct{})
 	go func() {

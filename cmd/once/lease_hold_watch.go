@@ -1,18 +1,26 @@
 package main
 
 import (
+	"fmt"
 	"sync"
 	"time"
+
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
+	"github.com/once-go/once/nonce"
 )
 
-// leaseWatch is the lease.Factory that lease hold gives its manager. It
-// generates nothing: it keeps what the manager tells a factory about each
-// lease (the machine ID, the first moment a value with it may be emitted,
-// the end of its safe window, whether it is in force), for hold to act on
-// from its own goroutine. The lease's values are made by another process
-// (CMD, or whatever reads machine_id=N), which hold starts or tells only
-// once that process may emit them.
+// leaseWatch follows the lease hold's manager holds, through the manager's
+// events and a nonce factory the lease protects: it keeps the machine ID
+// of each lease, the first moment a value with it may be emitted, the end
+// of its safe window and whether it is in force, for hold to act on from
+// its own goroutine. The lease's values are made by another process (CMD,
+// or whatever reads machine_id=N), which hold starts or tells only once
+// that process may emit them; the factory makes one value per lease, to
+// learn that moment.
 type leaseWatch struct {
+	f       *nonce.Factory
+	began   time.Time // of the operation in flight: its start event (the manager's goroutine only)
 	mu      sync.Mutex
 	v       leaseView
 	changed chan struct{} // closed and replaced at every change
@@ -28,11 +36,17 @@ type leaseView struct {
 	// validUntil ends the safe window: nothing may be emitted from then
 	// on unless a renewal moves it.
 	validUntil time.Time
-	// active: between Activate (or Enable) and Disable.
+	// active: from the lease's grant (or a renewal) to its loss.
 	active bool
 }
 
-func newLeaseWatch() *leaseWatch { return &leaseWatch{changed: make(chan struct{})} }
+func newLeaseWatch() (*leaseWatch, error) {
+	f, err := nonce.New(nonce.Config{AwaitLease: true})
+	if err != nil {
+		return nil, fmt.Errorf("the lease's nonce factory: %w", err)
+	}
+	return &leaseWatch{f: f, changed: make(chan struct{})}, nil
+}
 
 // view returns the current reading and a channel closed at the next change.
 func (w *leaseWatch) view() (leaseView, <-chan struct{}) {
@@ -49,28 +63,53 @@ func (w *leaseWatch) update(f func(*leaseView)) {
 	w.changed = make(chan struct{})
 }
 
-// Activate records a new lease.
-func (w *leaseWatch) Activate(machineID int, notBefore, validUntil time.Time) error {
+// event is the manager's event hook: it follows each new lease, renewal
+// and loss. It runs on the manager's goroutine, one event at a time.
+//
+// The manager trusts a lease until its TTL minus driver.SafetyMargin,
+// counted from when the request was sent; the operation's start event
+// comes before that, so the window w records ends no later than the
+// factory's own deadline.
+func (w *leaseWatch) event(e lease.Event) {
+	now := time.Now()
+	switch {
+	case e.Kind == lease.EventStart:
+		w.began = now
+	case e.Kind == lease.EventEnd && e.Err == nil && (e.Op == lease.OpAcquire || e.Op == lease.OpReclaim):
+		validUntil := w.began.Add(e.TTL - driver.SafetyMargin)
+		var seq int
+		w.update(func(v *leaseView) {
+			// notBefore is unknown until first learns it: until then,
+			// nothing may be emitted.
+			*v = leaseView{seq: v.seq + 1, machineID: e.MachineID, notBefore: validUntil, validUntil: validUntil, active: true}
+			seq = v.seq
+		})
+		go w.first(seq, e.MachineID)
+	case e.Kind == lease.EventEnd && e.Err == nil && e.Op == lease.OpRenew:
+		validUntil := w.began.Add(e.TTL - driver.SafetyMargin)
+		w.update(func(v *leaseView) { v.validUntil, v.active = validUntil, true })
+	case e.Kind == lease.EventLost:
+		w.update(func(v *leaseView) { v.active = false })
+	}
+}
+
+// first draws one value from the factory for lease seq on machineID: the
+// factory hands it out only once a value with the new lease's machine ID
+// may be emitted (after the previous holder's last one, allowing for
+// clock skew), and its timestamp is that moment or later. It becomes the
+// lease's notBefore. A draw that fails (the lease was lost or closed
+// meanwhile) or that belongs to a later lease leaves the view alone.
+func (w *leaseWatch) first(seq, machineID int) {
+	v, err := w.f.Sortable64()
+	if err != nil {
+		return
+	}
+	n := nonce.Split64(v, w.f.Epoch())
 	w.update(func(v *leaseView) {
-		*v = leaseView{seq: v.seq + 1, machineID: machineID, notBefore: notBefore, validUntil: validUntil, active: true}
+		if v.seq == seq && n.MachineID == machineID {
+			v.notBefore = n.Time
+		}
 	})
-	return nil
-}
-
-// Enable records that the same lease is in force again until validUntil.
-func (w *leaseWatch) Enable(validUntil time.Time) error {
-	w.update(func(v *leaseView) { v.validUntil, v.active = validUntil, true })
-	return nil
-}
-
-// Extend records a renewal.
-func (w *leaseWatch) Extend(validUntil time.Time) {
-	w.update(func(v *leaseView) { v.validUntil = validUntil })
-}
-
-// Disable records that the lease is no longer in force.
-func (w *leaseWatch) Disable() {
-	w.update(func(v *leaseView) { v.active = false })
 }
 
 // readyIn is how long, from now, until a value with the lease's machine ID

@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/nonce"
 )
 
@@ -84,7 +84,7 @@ be added; none will be removed or change meaning.`,
 			}
 			under := expiring.d
 			if !expiring.set {
-				under = min(lease.DefaultRenewInterval, bf.defaultDuration()/2)
+				under = min(driver.DefaultRenewInterval, bf.defaultDuration()/2)
 			}
 			p := newPool(slots, under, be.released)
 			var b []byte
@@ -128,10 +128,10 @@ type heldLease struct {
 	Released bool `json:"released"`
 }
 
-// newPool summarises slots (lease.Lister's answer); a lease is expiring
+// newPool summarises slots (driver.Lister's answer); a lease is expiring
 // when its known TTL is under under; released, if set, tells a released ID
 // held for its release hold (etcd) from a live holding.
-func newPool(slots []lease.Slot, under time.Duration, released func(lease.Slot) bool) *pool {
+func newPool(slots []driver.Slot, under time.Duration, released func(driver.Slot) bool) *pool {
 	p := &pool{Capacity: machineIDs, Held: len(slots), Free: machineIDs - len(slots),
 		ExpiringUnderMS: under.Milliseconds(), Leases: make([]heldLease, 0, len(slots)), under: under}
 	for _, s := range slots {

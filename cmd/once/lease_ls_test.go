@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/internal/testenv"
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 // listBackends are the coordinators of the ls and free tests: every lease
@@ -167,8 +167,8 @@ func TestDriverDefaults(t *testing.T) {
 			t.Errorf("driver %s: %v", name, err)
 			continue
 		}
-		want := lease.DefaultLeaseDuration
-		if d, ok := be.strategy.(lease.DurationDefaulter); ok {
+		want := driver.DefaultLeaseDuration
+		if d, ok := be.strategy.(driver.DurationDefaulter); ok {
 			want = d.DefaultLeaseDuration()
 		}
 		if got := bf.defaultDuration(); got != want {

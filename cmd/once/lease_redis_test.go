@@ -12,7 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/once-go/once/internal/testenv"
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/redislease"
 )
 
@@ -142,7 +142,7 @@ func TestRedisFlags(t *testing.T) {
 		if l.ReleaseHold != tc.hold {
 			t.Errorf("--sharing %q: the lease reports ReleaseHold %v, want %v", tc.sharing, l.ReleaseHold, tc.hold)
 		}
-		be.strategy.Release(t.Context(), lease.Lease{MachineID: l.MachineID, Token: l.Token})
+		be.strategy.Release(t.Context(), driver.Lease{MachineID: l.MachineID, Token: l.Token})
 		be.close()
 	}
 

@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	_ "github.com/jackc/pgx/v5/stdlib" // "pgx"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
 )
@@ -20,11 +20,11 @@ func init() {
 	// go-sql-driver/mysql logs some connection failures on its own before
 	// returning them; the CLI reports them once, in its own words.
 	mysql.SetLogger(log.New(io.Discard, "", 0))
-	registerDriver(&leaseDriver{name: "postgres", leaseDuration: lease.DefaultDBLeaseDuration, dsn: "postgres://USER@HOST:5432/DB?sslmode=disable",
+	registerDriver(&leaseDriver{name: "postgres", leaseDuration: driver.DefaultDBLeaseDuration, dsn: "postgres://USER@HOST:5432/DB?sslmode=disable",
 		open: openSQL("pgx", migrations.Postgres)})
-	registerDriver(&leaseDriver{name: "mysql", leaseDuration: lease.DefaultDBLeaseDuration, dsn: "USER@tcp(HOST:3306)/DB, also mysql://USER@HOST:3306/DB or mysql://USER@tcp(HOST:3306)/DB (MySQL 8+, MariaDB 10.5+)",
+	registerDriver(&leaseDriver{name: "mysql", leaseDuration: driver.DefaultDBLeaseDuration, dsn: "USER@tcp(HOST:3306)/DB, also mysql://USER@HOST:3306/DB or mysql://USER@tcp(HOST:3306)/DB (MySQL 8+, MariaDB 10.5+)",
 		open: openSQL("mysql", migrations.MySQL)})
-	registerDriver(&leaseDriver{name: "sqlite", leaseDuration: lease.DefaultDBLeaseDuration, dsn: "PATH (a file, created only by lease migrate; busy timeout 10s added) or file:PATH?... (used as is; mode=rw added but for migrate)",
+	registerDriver(&leaseDriver{name: "sqlite", leaseDuration: driver.DefaultDBLeaseDuration, dsn: "PATH (a file, created only by lease migrate; busy timeout 10s added) or file:PATH?... (used as is; mode=rw added but for migrate)",
 		open: openSQL(sqliteDriver, migrations.SQLite)})
 }
 

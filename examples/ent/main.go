@@ -105,7 +105,7 @@ func run(ctx context.Context, out io.Writer, url, leaseTable string) (err error)
 	if err != nil {
 		return err
 	}
-	m, err := lease.Start(ctx, strategy, lease.Options{Factories: []lease.Factory{factory}, AcquireTimeout: 30 * time.Second})
+	m, err := lease.Start(ctx, strategy, lease.Options{Factories: []*nonce.Factory{factory}, AcquireTimeout: 30 * time.Second})
 	if err != nil {
 		return err
 	}

@@ -75,7 +75,7 @@ func run(ctx context.Context, out io.Writer) error {
 		strategy = envlease.PodIndex("POD_INDEX", offset)
 	}
 	m, err := lease.Start(context.WithoutCancel(ctx), strategy, lease.Options{
-		Factories: []lease.Factory{f},
+		Factories: []*nonce.Factory{f},
 		Logger:    slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	if err != nil {

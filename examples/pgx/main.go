@@ -95,7 +95,7 @@ func run(ctx context.Context, out io.Writer, url, key, table string) (err error)
 		return err
 	}
 	m, err := lease.Start(ctx, strategy, lease.Options{
-		Factories:      []lease.Factory{ids},
+		Factories:      []*nonce.Factory{ids},
 		AcquireTimeout: 20 * time.Second, // bounds the start-up; ctx bounds the manager's life
 		Logger:         slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})

@@ -113,7 +113,7 @@ func run(ctx context.Context, out io.Writer, databaseURL, key, table string) (er
 		return err
 	}
 	m, err := lease.Start(ctx, strategy, lease.Options{
-		Factories:      []lease.Factory{ids},
+		Factories:      []*nonce.Factory{ids},
 		AcquireTimeout: 20 * time.Second,
 		Logger:         slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})

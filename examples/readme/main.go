@@ -118,20 +118,20 @@ func run(ctx context.Context, out io.Writer, args []string) (err error) {
 
 	// readme:begin lease
 	// Imports: "cmp", "context", "errors", "log", "os", "time",
-	// "github.com/once-go/once/lease", "github.com/once-go/once/lease/sqllease".
+	// "github.com/once-go/once/lease", "github.com/once-go/once/lease/sqllease",
+	// "github.com/once-go/once/nonce".
 	strategy, err := sqllease.New(db, sqllease.Options{}) // table once_leases, dialect from the driver
 	if err != nil {
 		return err
 	}
 	// ctx bounds the start only (with AcquireTimeout); the manager renews
-	// the machine ID until Close. With StateFile a process restarted in the
-	// same place takes its own unexpired lease back: no ID leaks per crash.
+	// the machine ID until Close and logs through slog.Default (a loss at
+	// ERROR). With StateFile a process restarted in the same place takes its
+	// own unexpired lease back: no ID leaks per crash.
 	m, err := lease.Start(ctx, strategy, lease.Options{
-		Factories:      []lease.Factory{ids},
+		Factories:      []*nonce.Factory{ids},
 		AcquireTimeout: 30 * time.Second,
 		StateFile:      cmp.Or(os.Getenv("ONCE_STATE_FILE"), "once-lease.json"),
-		OnAcquired:     func(machineID int) { log.Printf("once: machine ID %d", machineID) },
-		OnLost:         func(reason error) { log.Printf("once: lease lost, no new IDs until the next one: %v", reason) },
 	})
 	if err != nil {
 		return err // lease.ErrTimeout: no free machine ID in time; lease.ErrConfig: fix the setup
@@ -139,6 +139,7 @@ func run(ctx context.Context, out io.Writer, args []string) (err error) {
 	// Close stops generation, then releases the machine ID; deferred after
 	// the database's Close, it runs before it. run returns its error.
 	defer func() { err = errors.Join(err, m.Close(context.Background())) }()
+	log.Printf("once: machine ID %d", m.MachineID())
 	// readme:end lease
 
 	fmt.Fprintf(out, "machine ID %d\n", m.MachineID())

@@ -19,7 +19,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -94,10 +93,9 @@ func run(ctx context.Context, out io.Writer, url, key string) (err error) {
 	}
 	// ctx must live as long as the app: when it ends, new IDs fail.
 	m, err := lease.Start(ctx, strategy, lease.Options{
-		Factories:      []lease.Factory{factory},
+		Factories:      []*nonce.Factory{factory},
 		AcquireTimeout: 30 * time.Second,
 		Logger:         slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		OnLost:         func(reason error) { log.Printf("once: lease lost, no new IDs until the next one: %v", reason) },
 	})
 	if err != nil {
 		return err

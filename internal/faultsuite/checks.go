@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/nonce"
 )
 
@@ -232,14 +232,14 @@ func fillAllBut(t *testing.T, sp *Space, cl *Client, keep int, d time.Duration) 
 // occupy makes the namespace hold n machine IDs for d through a strategy
 // of cl (as other processes would), so that the IDs left free are known
 // to be few. It returns the leases.
-func occupy(t *testing.T, cl *Client, n int, d time.Duration) []lease.Lease {
+func occupy(t *testing.T, cl *Client, n int, d time.Duration) []driver.Lease {
 	t.Helper()
 	s := cl.mustStrategy(t, false)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var (
 		mu     sync.Mutex
-		leases []lease.Lease
+		leases []driver.Lease
 		next   atomic.Int64
 		wg     sync.WaitGroup
 		errs   = make(chan error, 8)
@@ -268,7 +268,7 @@ func occupy(t *testing.T, cl *Client, n int, d time.Duration) []lease.Lease {
 
 // acquireRetry acquires, retrying conflicts and transient failures (as
 // the manager would) until ctx ends.
-func acquireRetry(ctx context.Context, s lease.Strategy, d time.Duration) (lease.Lease, error) {
+func acquireRetry(ctx context.Context, s driver.Strategy, d time.Duration) (driver.Lease, error) {
 	for {
 		l, err := s.Acquire(ctx, d)
 		switch {
@@ -276,7 +276,7 @@ func acquireRetry(ctx context.Context, s lease.Strategy, d time.Duration) (lease
 			return l, nil
 		case ctx.Err() != nil:
 			return l, fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
-		case errors.Is(err, lease.ErrConflict), errors.Is(err, lease.ErrRetry):
+		case errors.Is(err, driver.ErrConflict), errors.Is(err, driver.ErrRetry):
 			time.Sleep(2 * time.Millisecond)
 		default:
 			return l, err

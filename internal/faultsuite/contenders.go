@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/nonce"
 )
 
@@ -71,10 +72,10 @@ func Contenders600(t *testing.T) {
 					LeaseDuration:  2 * time.Minute,
 					RenewInterval:  time.Minute,
 					AcquireTimeout: budget,
-					Factories:      []lease.Factory{f},
+					Factories:      []*nonce.Factory{f},
 					Logger:         quiet,
 					Events: func(e lease.Event) {
-						if e.Kind == lease.EventEnd && e.Op == lease.OpAcquire && errors.Is(e.Err, lease.ErrExhausted) {
+						if e.Kind == lease.EventEnd && e.Op == lease.OpAcquire && errors.Is(e.Err, driver.ErrExhausted) {
 							// Nobody releases during the test: exhausted
 							// now, refused for good. Stop waiting.
 							exhausted++

@@ -7,7 +7,7 @@ import (
 
 	"github.com/once-go/once/internal/faultproxy"
 	"github.com/once-go/once/internal/testenv"
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/redislease"
 	"github.com/once-go/once/migrations"
 )
@@ -76,7 +76,7 @@ type Coordinator struct {
 	// taken (Redis, etcd), makes a strategy on sp whose Release keeps the
 	// ID taken for hold (0: the default hold; negative: none); nil for the
 	// others.
-	HoldStrategy func(t *testing.T, sp *Space, hold time.Duration) lease.Strategy
+	HoldStrategy func(t *testing.T, sp *Space, hold time.Duration) driver.Strategy
 }
 
 // client is an open connection pool to a coordinator and the strategies
@@ -85,7 +85,7 @@ type Client struct {
 	// strategy returns a strategy on the client's namespace. lowestFirst
 	// makes it take the lowest free ID (deterministic tests); otherwise it
 	// spreads contenders as in production.
-	Strategy func(lowestFirst bool) (lease.Strategy, error)
+	Strategy func(lowestFirst bool) (driver.Strategy, error)
 	Close    func() error
 }
 
@@ -176,7 +176,7 @@ func (c Coordinator) open(t *testing.T, sp *Space, p *faultproxy.Proxy, pool int
 }
 
 // strategy returns a strategy of cl or fails t.
-func (cl *Client) mustStrategy(t *testing.T, lowestFirst bool) lease.Strategy {
+func (cl *Client) mustStrategy(t *testing.T, lowestFirst bool) driver.Strategy {
 	t.Helper()
 	s, err := cl.Strategy(lowestFirst)
 	if err != nil {

@@ -4,13 +4,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 // TestHandoffForcedFree: a holder whose clock runs ahead (as in
 // TestHandoffRelease) is killed (SIGKILL) while it generates, and another
 // process frees its ID at once, as `once lease free --force` does: it lists
-// the held IDs (lease.Lister) and releases the token listed for the ID. A
+// the held IDs (driver.Lister) and releases the token listed for the ID. A
 // holder whose clock runs behind takes the ID over the moment the
 // coordinator frees it. Every value it draws has a timestamp above the
 // killed holder's clock at the kill, and no value repeats.
@@ -36,9 +36,9 @@ func HandoffForcedFree(t *testing.T) {
 
 		ctx := ctxFor(t, 20*time.Second)
 		freer := cl.mustStrategy(t, false)
-		lister, ok := freer.(lease.Lister)
+		lister, ok := freer.(driver.Lister)
 		if !ok {
-			t.Fatalf("%s's strategy lists no leases (lease free needs lease.Lister)", c.Name)
+			t.Fatalf("%s's strategy lists no leases (lease free needs driver.Lister)", c.Name)
 		}
 		slots, err := lister.List(ctx)
 		if err != nil {
@@ -53,7 +53,7 @@ func HandoffForcedFree(t *testing.T) {
 		if token == "" {
 			t.Fatalf("ID %d of the killed holder is not listed as held", id)
 		}
-		if err := freer.Release(ctx, lease.Lease{MachineID: id, Token: token}); err != nil {
+		if err := freer.Release(ctx, driver.Lease{MachineID: id, Token: token}); err != nil {
 			t.Fatalf("Release of the listed token: %v", err)
 		}
 		released := time.Now()

@@ -10,7 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/redislease"
 	"github.com/once-go/once/nonce"
 )
@@ -230,7 +230,7 @@ func HandoffRelease(t *testing.T) {
 			hold time.Duration
 		}{{"hold", 0}, {"nohold", -1}} {
 			t.Run(v.name, func(t *testing.T) {
-				testHandoffRelease(t, c, func(t *testing.T, sp *Space) lease.Strategy { return hold(t, sp, v.hold) })
+				testHandoffRelease(t, c, func(t *testing.T, sp *Space) driver.Strategy { return hold(t, sp, v.hold) })
 			})
 		}
 	})
@@ -252,7 +252,7 @@ func redisMode(c Coordinator) (redislease.Mode, bool) {
 // redisHoldStrategy is a strategy on sp (the space of a Redis
 // coordinator) whose Release keeps the ID taken for hold (0: the default
 // hold; negative: none).
-func redisHoldStrategy(t *testing.T, sp *Space, mode redislease.Mode, hold time.Duration) lease.Strategy {
+func redisHoldStrategy(t *testing.T, sp *Space, mode redislease.Mode, hold time.Duration) driver.Strategy {
 	t.Helper()
 	c := redis.NewClient(&redis.Options{Addr: sp.Target, ContextTimeoutEnabled: true, PoolSize: 4, DialTimeout: time.Second})
 	t.Cleanup(func() { c.Close() })
@@ -265,12 +265,12 @@ func redisHoldStrategy(t *testing.T, sp *Space, mode redislease.Mode, hold time.
 
 // testHandoffRelease runs TestHandoffRelease on c; strategy, if not nil,
 // makes the holders' strategies (by default the table's).
-func testHandoffRelease(t *testing.T, c Coordinator, strategy func(*testing.T, *Space) lease.Strategy) {
+func testHandoffRelease(t *testing.T, c Coordinator, strategy func(*testing.T, *Space) driver.Strategy) {
 	t.Helper()
 	sp := c.Setup(t, false)
 	cl := c.open(t, sp, nil, 4)
 	if strategy == nil {
-		strategy = func(t *testing.T, _ *Space) lease.Strategy { return cl.mustStrategy(t, false) }
+		strategy = func(t *testing.T, _ *Space) driver.Strategy { return cl.mustStrategy(t, false) }
 	}
 	fillAllBut(t, sp, cl, 7, time.Minute)
 	old := startRig(t, strategy(t, sp), rigOptions{skew: releaseOldSkew, handoffSkew: handoffSkew})

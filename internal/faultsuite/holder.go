@@ -20,7 +20,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/once-go/once/internal/leasehook"
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 // The holder process. With FAULTSUITE_HOLDER=1 the test binary runs
@@ -38,7 +40,7 @@ import (
 //	en AT VALIDUNTIL OK|ERR         Enable (same lease after a late renewal)
 //	ext AT VALIDUNTIL               Extend (renewal)
 //	dis AT                          Disable
-//	lost AT REASON                  the manager's OnLost
+//	lost AT REASON                  the manager's lost event
 //
 // Times are Unix nanoseconds of the holder's true wall clock (the -skew
 // flag skews only its factory's clock). SIGUSR1 cuts the holder off its
@@ -113,16 +115,17 @@ func holderMain(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	m, err := lease.Start(context.Background(), s, short(lease.Options{
+	m, err := lease.Start(leasehook.With(context.Background(), rf), s, short(lease.Options{
 		LeaseDuration:  leaseDur,
 		RenewInterval:  renewEvery,
 		HandoffSkew:    *handoff,
 		AcquireTimeout: *acquire,
-		Factories:      []lease.Factory{rf},
 		StateFile:      *state,
 		ReleaseTimeout: 500 * time.Millisecond,
-		OnLost: func(reason error) {
-			out.printf("lost %d %s\n", time.Now().UnixNano(), oneLine(reason.Error()))
+		Events: func(e lease.Event) {
+			if e.Kind == lease.EventLost {
+				out.printf("lost %d %s\n", time.Now().UnixNano(), oneLine(e.Err.Error()))
+			}
 		},
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}))
@@ -164,27 +167,27 @@ func holderMain(args []string) int {
 // cutStrategy is the holder's strategy: the real one until cut, then a
 // coordinator that cannot be reached (every call fails with ErrRetry).
 type cutStrategy struct {
-	lease.Strategy
+	driver.Strategy
 	cut atomic.Bool
 }
 
-var errCut = fmt.Errorf("holder: cut off the coordinator (SIGUSR1): %w", lease.ErrRetry)
+var errCut = fmt.Errorf("holder: cut off the coordinator (SIGUSR1): %w", driver.ErrRetry)
 
-func (c *cutStrategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, error) {
+func (c *cutStrategy) Acquire(ctx context.Context, d time.Duration) (driver.Lease, error) {
 	if c.cut.Load() {
-		return lease.Lease{}, errCut
+		return driver.Lease{}, errCut
 	}
 	return c.Strategy.Acquire(ctx, d)
 }
 
-func (c *cutStrategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+func (c *cutStrategy) Renew(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 	if c.cut.Load() {
-		return lease.Lease{}, errCut
+		return driver.Lease{}, errCut
 	}
 	return c.Strategy.Renew(ctx, l, d)
 }
 
-func (c *cutStrategy) Release(ctx context.Context, l lease.Lease) error {
+func (c *cutStrategy) Release(ctx context.Context, l driver.Lease) error {
 	if c.cut.Load() {
 		return errCut
 	}
@@ -193,14 +196,14 @@ func (c *cutStrategy) Release(ctx context.Context, l lease.Lease) error {
 
 // Reclaim forwards to the real strategy; one that cannot reclaim says the
 // lease is gone (the manager then acquires).
-func (c *cutStrategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+func (c *cutStrategy) Reclaim(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 	if c.cut.Load() {
-		return lease.Lease{}, errCut
+		return driver.Lease{}, errCut
 	}
-	if r, ok := c.Strategy.(lease.Reclaimer); ok {
+	if r, ok := c.Strategy.(driver.Reclaimer); ok {
 		return r.Reclaim(ctx, l, d)
 	}
-	return lease.Lease{}, fmt.Errorf("holder: %s cannot reclaim: %w", c.Name(), lease.ErrLost)
+	return driver.Lease{}, fmt.Errorf("holder: %s cannot reclaim: %w", c.Name(), lease.ErrLost)
 }
 
 func unixNano(t time.Time) int64 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/once-go/once/internal/faultproxy"
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/nonce"
 )
 
@@ -180,7 +181,7 @@ func testOutage(t *testing.T, r *rig, fault, heal func(), what string) []timedEv
 
 	// The deadline is the spec's formula applied to the last renewal.
 	if dl := computedDeadline(ren); deadline.After(dl.Add(time.Millisecond)) || dl.Sub(deadline) > 100*time.Millisecond {
-		t.Errorf("factory deadline %s; the last renewal (%v, TTL %v) gives %s", clock(deadline), ren.Duration, ren.GrantedTTL, clock(dl))
+		t.Errorf("factory deadline %s; the last renewal (%v, TTL %v) gives %s", clock(deadline), ren.Duration, ren.TTL, clock(dl))
 	}
 	// Generation ran until the deadline and stopped there. A draw that
 	// started just before the deadline reads the factory's clock after it
@@ -267,7 +268,7 @@ func DroppedReply(t *testing.T) {
 		id := r.m.MachineID()
 		start := time.Now()
 		ren := r.waitRenewal(start, 2*time.Second)
-		if _, ok := st.(lease.Lister); ok {
+		if _, ok := st.(driver.Lister); ok {
 			// The free-ID count that follows each renewal must be done
 			// before replies are dropped: a List cut off by its deadline
 			// takes its connection down with it, and a new connection

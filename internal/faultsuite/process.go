@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 // takeover polls Acquire on s until it yields a lease, as a process
 // waiting for a free ID would, and returns it with the time the
 // successful call started and returned. Every refusal must be
 // ErrExhausted (or a transient conflict/retry).
-func takeover(t *testing.T, ctx context.Context, s lease.Strategy, every time.Duration) (l lease.Lease, callAt, gotAt time.Time, tries int) {
+func takeover(t *testing.T, ctx context.Context, s driver.Strategy, every time.Duration) (l driver.Lease, callAt, gotAt time.Time, tries int) {
 	t.Helper()
 	for {
 		callAt = time.Now()
@@ -28,7 +29,7 @@ func takeover(t *testing.T, ctx context.Context, s lease.Strategy, every time.Du
 			return l, callAt, gotAt, tries
 		case ctx.Err() != nil:
 			t.Fatalf("no lease after %d attempts: %v", tries, err)
-		case !errors.Is(err, lease.ErrExhausted) && !errors.Is(err, lease.ErrConflict) && !errors.Is(err, lease.ErrRetry):
+		case !errors.Is(err, driver.ErrExhausted) && !errors.Is(err, driver.ErrConflict) && !errors.Is(err, driver.ErrRetry):
 			t.Fatalf("Acquire: %v", err)
 		}
 		time.Sleep(every)
@@ -166,7 +167,7 @@ func SuspendHolder(t *testing.T) {
 // lease and restarted, 50 times in a row.
 //
 // statefile (the primary case; lease.Options.StateFile, which needs a
-// strategy implementing lease.Reclaimer): every restart reclaims the same
+// strategy implementing driver.Reclaimer): every restart reclaims the same
 // ID and the pool holds exactly one ID throughout.
 //
 // none (no StateFile, 20 restarts): every restart takes a new ID and the

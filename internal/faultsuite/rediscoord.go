@@ -16,7 +16,7 @@ import (
 
 	"github.com/once-go/once/internal/faultproxy"
 	"github.com/once-go/once/internal/testenv"
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/redislease"
 )
 
@@ -31,7 +31,7 @@ func redisCoordinator(name string, srv testenv.Server, mode redislease.Mode) Coo
 		Network: true,
 		Setup:   func(t *testing.T, private bool) *Space { return redisSetup(t, srv, mode, private) },
 		Connect: func(target, ns string, pool int) (*Client, error) { return redisConnect(mode, target, ns, pool) },
-		HoldStrategy: func(t *testing.T, sp *Space, hold time.Duration) lease.Strategy {
+		HoldStrategy: func(t *testing.T, sp *Space, hold time.Duration) driver.Strategy {
 			return redisHoldStrategy(t, sp, mode, hold)
 		},
 	}
@@ -45,7 +45,7 @@ func redisConnect(mode redislease.Mode, target, ns string, pool int) (*Client, e
 		DialTimeout:           time.Second,
 	})
 	return &Client{
-		Strategy: func(lowest bool) (lease.Strategy, error) {
+		Strategy: func(lowest bool) (driver.Strategy, error) {
 			return redislease.New(c, redislease.Options{Mode: mode, Name: ns, LowestFirst: lowest})
 		},
 		Close: c.Close,

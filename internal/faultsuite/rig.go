@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/once-go/once/internal/leasehook"
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/nonce"
 )
 
@@ -63,8 +65,8 @@ type lifeEvent struct {
 	err        error
 }
 
-// recFactory is the lease.Factory the managers get: a real nonce factory
-// behind a recorder of every lifecycle call.
+// recFactory is the factory the managers get (through leasehook): a real
+// nonce factory behind a recorder of every lifecycle call.
 //
 // A skewed factory models a process whose wall clock is off by skew: its
 // nonce.Config.Now is time.Now()+skew. time.Time.Add moves the monotonic
@@ -270,15 +272,13 @@ type timedErr struct {
 }
 
 func (l *eventLog) hook(e lease.Event) {
+	now := time.Now()
 	l.mu.Lock()
-	l.evs = append(l.evs, timedEvent{time.Now(), e})
-	l.mu.Unlock()
-}
-
-func (l *eventLog) onLost(err error) {
-	l.mu.Lock()
-	l.losses = append(l.losses, timedErr{time.Now(), err})
-	l.mu.Unlock()
+	defer l.mu.Unlock()
+	l.evs = append(l.evs, timedEvent{now, e})
+	if e.Kind == lease.EventLost {
+		l.losses = append(l.losses, timedErr{now, e.Err})
+	}
 }
 
 func (l *eventLog) events(match func(lease.Event) bool) []timedEvent {
@@ -300,7 +300,7 @@ func (l *eventLog) lost() []timedErr {
 }
 
 // okEnd matches a successful end of op.
-func okEnd(ops ...string) func(lease.Event) bool {
+func okEnd(ops ...lease.Op) func(lease.Event) bool {
 	return func(e lease.Event) bool {
 		return e.Kind == lease.EventEnd && e.Err == nil && slices.Contains(ops, e.Op)
 	}
@@ -359,7 +359,7 @@ func (w *lockedBuffer) Write(p []byte) (int, error) {
 
 // startRig starts a manager on s and a generator on its factory. The
 // manager's log goes to a buffer printed only if the test fails.
-func startRig(t *testing.T, s lease.Strategy, o rigOptions) *rig {
+func startRig(t *testing.T, s driver.Strategy, o rigOptions) *rig {
 	t.Helper()
 	d := orDefault(o.leaseDur, leaseDur)
 	r := &rig{t: t, margin: d / 10, rf: newRecFactory(o.skew), ev: &eventLog{}, log: &bytes.Buffer{}}
@@ -370,13 +370,11 @@ func startRig(t *testing.T, s lease.Strategy, o rigOptions) *rig {
 		RenewInterval:  orDefault(o.renewEvery, renewEvery),
 		AcquireTimeout: orDefault(o.acquireTimeout, 5*time.Second),
 		HandoffSkew:    orDefault(o.handoffSkew, suiteHandoffSkew),
-		Factories:      []lease.Factory{r.rf},
-		OnLost:         r.ev.onLost,
 		Events:         r.ev.hook,
 		ReleaseTimeout: 500 * time.Millisecond,
 		Logger:         slog.New(slog.NewTextHandler(lw, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	}
-	m, err := lease.Start(context.Background(), s, short(opts))
+	m, err := lease.Start(leasehook.With(context.Background(), r.rf), s, short(opts))
 	if err != nil {
 		t.Fatalf("lease.Start: %v", err)
 	}
@@ -414,7 +412,7 @@ func (r *rig) close() []draw {
 	draws := r.gen.halt()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := r.m.Close(ctx); err != nil && !errors.Is(err, lease.ErrRetry) && !errors.Is(err, lease.ErrTimeout) {
+	if err := r.m.Close(ctx); err != nil && !errors.Is(err, driver.ErrRetry) && !errors.Is(err, lease.ErrTimeout) {
 		r.t.Logf("Close: %v", err)
 	}
 	return draws
@@ -432,12 +430,12 @@ func (r *rig) waitRenewal(since time.Time, d time.Duration) timedEvent {
 // being when the request was sent (the event's time minus its duration;
 // a hair late, so the estimate errs towards a later deadline).
 func computedDeadline(e timedEvent) time.Time {
-	return e.at.Add(-e.Duration).Add(e.GrantedTTL - margin)
+	return e.at.Add(-e.Duration).Add(e.TTL - margin)
 }
 
 // deadlineOf is computedDeadline for this rig's lease duration.
 func (r *rig) deadlineOf(e timedEvent) time.Time {
-	return e.at.Add(-e.Duration).Add(e.GrantedTTL - r.margin)
+	return e.at.Add(-e.Duration).Add(e.TTL - r.margin)
 }
 
 func LastLines(s string, n int) string {

@@ -18,7 +18,7 @@ import (
 	"github.com/once-go/once/internal/faultproxy"
 	"github.com/once-go/once/internal/sqlitedrv"
 	"github.com/once-go/once/internal/testenv"
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
 )
@@ -61,7 +61,7 @@ func sqlConnect(d migrations.Dialect, target, table string, pool int) (*Client, 
 	db.SetMaxOpenConns(pool)
 	db.SetMaxIdleConns(pool)
 	return &Client{
-		Strategy: func(lowest bool) (lease.Strategy, error) {
+		Strategy: func(lowest bool) (driver.Strategy, error) {
 			return sqllease.New(db, sqllease.Options{Dialect: d, Table: table, LowestFirst: lowest})
 		},
 		Close: db.Close,

@@ -18,6 +18,7 @@ import (
 
 	"github.com/once-go/once/internal/testonly"
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/envlease"
 	"github.com/once-go/once/lease/guardlease"
 	"github.com/once-go/once/nonce"
@@ -62,7 +63,7 @@ func start(t *testing.T, env string, coord guardlease.Coordinator, where string,
 		t.Fatal(err)
 	}
 	o := lease.Options{
-		Factories:      []lease.Factory{p.f},
+		Factories:      []*nonce.Factory{p.f},
 		LeaseDuration:  LeaseDuration,
 		RenewInterval:  RenewInterval,
 		AcquireTimeout: acquireTimeout,
@@ -131,8 +132,8 @@ func SameOrdinal(t *testing.T, coordinators []Coordinator) {
 			for _, p := range procs {
 				if p.err != nil {
 					msg := p.err.Error()
-					if !errors.Is(p.err, lease.ErrConflict) || !strings.Contains(msg, "machine ID 7") || !strings.Contains(msg, where) {
-						t.Errorf("losing Start: %v; want lease.ErrConflict naming machine ID 7 and %q", p.err, where)
+					if !errors.Is(p.err, driver.ErrConflict) || !strings.Contains(msg, "machine ID 7") || !strings.Contains(msg, where) {
+						t.Errorf("losing Start: %v; want driver.ErrConflict naming machine ID 7 and %q", p.err, where)
 					}
 					continue
 				}
@@ -242,12 +243,12 @@ func Ordinal(t *testing.T) string {
 type spy struct {
 	guardlease.Coordinator
 	mu      sync.Mutex
-	last    lease.Lease
+	last    driver.Lease
 	sent    time.Time
 	crashed bool
 }
 
-func (s *spy) record(l lease.Lease, sent time.Time, err error) (lease.Lease, error) {
+func (s *spy) record(l driver.Lease, sent time.Time, err error) (driver.Lease, error) {
 	if err == nil {
 		s.mu.Lock()
 		s.last, s.sent = l, sent
@@ -256,19 +257,19 @@ func (s *spy) record(l lease.Lease, sent time.Time, err error) (lease.Lease, err
 	return l, err
 }
 
-func (s *spy) Claim(ctx context.Context, id int, d time.Duration) (lease.Lease, error) {
+func (s *spy) Claim(ctx context.Context, id int, d time.Duration) (driver.Lease, error) {
 	sent := time.Now()
 	l, err := s.Coordinator.Claim(ctx, id, d)
 	return s.record(l, sent, err)
 }
 
-func (s *spy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+func (s *spy) Renew(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 	sent := time.Now()
 	nl, err := s.Coordinator.Renew(ctx, l, d)
 	return s.record(nl, sent, err)
 }
 
-func (s *spy) Release(ctx context.Context, l lease.Lease) error {
+func (s *spy) Release(ctx context.Context, l driver.Lease) error {
 	s.mu.Lock()
 	crashed := s.crashed
 	s.mu.Unlock()
@@ -279,7 +280,7 @@ func (s *spy) Release(ctx context.Context, l lease.Lease) error {
 }
 
 // lease returns the last lease granted or renewed and when it was asked for.
-func (s *spy) lease() (lease.Lease, time.Time) {
+func (s *spy) lease() (driver.Lease, time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.last, s.sent

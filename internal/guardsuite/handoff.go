@@ -43,7 +43,7 @@ func HandoffTimestamps(t *testing.T, coordinators []Coordinator) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			o := lease.Options{Factories: []lease.Factory{f}, LeaseDuration: LeaseDuration, RenewInterval: RenewInterval,
+			o := lease.Options{Factories: []*nonce.Factory{f}, LeaseDuration: LeaseDuration, RenewInterval: RenewInterval,
 				AcquireTimeout: 10 * time.Second, HandoffSkew: 100 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)}
 			testonly.ShortLeases(&o)
 			m, err := lease.Start(context.Background(), s, o)

@@ -1,4 +1,4 @@
-// Package envlease is a deterministic [lease.Strategy] that takes the
+// Package envlease is a deterministic [driver.Strategy] that takes the
 // machine ID from an environment variable, plus an optional offset. In
 // Kubernetes, a StatefulSet pod's ordinal is that ID, and the Downward API
 // puts it in an environment variable in one of two ways.
@@ -38,6 +38,6 @@
 //
 // There is no coordinator: Acquire always yields the same ID, Renew always
 // succeeds and Release does nothing. A missing, non-numeric or
-// out-of-range value fails with [lease.ErrConfig] and a message naming the
+// out-of-range value fails with [driver.ErrConfig] and a message naming the
 // variable and its value.
 package envlease

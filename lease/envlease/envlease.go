@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/nonce"
 )
 
@@ -22,7 +22,7 @@ type Strategy struct {
 // creates (Kubernetes 1.28 and later): the pod's ordinal index, in decimal.
 const PodIndexLabel = "apps.kubernetes.io/pod-index"
 
-var _ lease.Strategy = (*Strategy)(nil)
+var _ driver.Strategy = (*Strategy)(nil)
 
 // New returns a strategy whose machine ID is the trailing decimal digits of
 // the environment variable named variable, plus offset. The variable is
@@ -43,7 +43,7 @@ func New(variable string, offset int) *Strategy {
 //
 // The whole value must be decimal digits. An empty value means the pod has
 // no such label (a cluster before 1.28, or a pod no StatefulSet made):
-// [lease.ErrConfig] says so, as it does for a missing variable. The
+// [driver.ErrConfig] says so, as it does for a missing variable. The
 // variable is read on every Acquire.
 func PodIndex(variable string, offset int) *Strategy {
 	return &Strategy{variable: variable, offset: offset, index: true}
@@ -89,31 +89,31 @@ func (s *Strategy) MachineID() (int, error) {
 }
 
 // Acquire returns the machine ID the variable designates, for d.
-func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, error) {
+func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (driver.Lease, error) {
 	if err := ctx.Err(); err != nil {
-		return lease.Lease{}, fmt.Errorf("envlease: %w: %w", lease.ErrRetry, err)
+		return driver.Lease{}, fmt.Errorf("envlease: %w: %w", driver.ErrRetry, err)
 	}
 	id, err := s.MachineID()
 	if err != nil {
-		return lease.Lease{}, err
+		return driver.Lease{}, err
 	}
-	return lease.Lease{MachineID: id, Token: "env:" + s.variable, TTL: d}, nil
+	return driver.Lease{MachineID: id, Token: "env:" + s.variable, TTL: d}, nil
 }
 
 // Renew returns l for d: nothing can take the ID away.
-func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+func (s *Strategy) Renew(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 	if err := ctx.Err(); err != nil {
-		return lease.Lease{}, fmt.Errorf("envlease: %w: %w", lease.ErrRetry, err)
+		return driver.Lease{}, fmt.Errorf("envlease: %w: %w", driver.ErrRetry, err)
 	}
 	l.TTL = d
 	return l, nil
 }
 
 // Release does nothing.
-func (s *Strategy) Release(context.Context, lease.Lease) error { return nil }
+func (s *Strategy) Release(context.Context, driver.Lease) error { return nil }
 
 func configError(format string, args ...any) error {
-	return fmt.Errorf("envlease: "+format+" (%w)", append(args, lease.ErrConfig)...)
+	return fmt.Errorf("envlease: "+format+" (%w)", append(args, driver.ErrConfig)...)
 }
 
 // quote quotes at most 40 bytes of s.

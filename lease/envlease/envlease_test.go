@@ -6,16 +6,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/envlease"
 	"github.com/once-go/once/lease/leasetest"
 )
 
 func TestConformance(t *testing.T) {
 	leasetest.Run(t, leasetest.Harness{
-		New: func(t *testing.T) func() lease.Strategy {
+		New: func(t *testing.T) func() driver.Strategy {
 			t.Setenv("LEASETEST_POD", "web-17")
-			return func() lease.Strategy { return envlease.New("LEASETEST_POD", 3) }
+			return func() driver.Strategy { return envlease.New("LEASETEST_POD", 3) }
 		},
 		Deterministic: true,
 	})
@@ -69,14 +69,14 @@ func TestErrors(t *testing.T) {
 		}
 		s := envlease.New("POD_NAME", c.offset)
 		_, err := s.MachineID()
-		if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), c.want) {
+		if !errors.Is(err, driver.ErrConfig) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("POD_NAME=%q offset %d: %v; want ErrConfig %q", c.value, c.offset, err, c.want)
 		}
-		if _, err2 := s.Acquire(t.Context(), lease.MinLeaseDuration); err2 == nil || err2.Error() != err.Error() {
+		if _, err2 := s.Acquire(t.Context(), driver.MinLeaseDuration); err2 == nil || err2.Error() != err.Error() {
 			t.Errorf("Acquire: %v, MachineID: %v", err2, err)
 		}
 	}
-	if _, err := envlease.New("", 0).MachineID(); !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "no environment variable named") {
+	if _, err := envlease.New("", 0).MachineID(); !errors.Is(err, driver.ErrConfig) || !strings.Contains(err.Error(), "no environment variable named") {
 		t.Errorf("empty variable name: %v", err)
 	}
 }
@@ -92,9 +92,9 @@ func unsetenv(t *testing.T, name string) {
 
 func TestPodIndexConformance(t *testing.T) {
 	leasetest.Run(t, leasetest.Harness{
-		New: func(t *testing.T) func() lease.Strategy {
+		New: func(t *testing.T) func() driver.Strategy {
 			t.Setenv("LEASETEST_POD_INDEX", "17")
-			return func() lease.Strategy { return envlease.PodIndex("LEASETEST_POD_INDEX", 3) }
+			return func() driver.Strategy { return envlease.PodIndex("LEASETEST_POD_INDEX", 3) }
 		},
 		Deterministic: true,
 	})
@@ -132,8 +132,8 @@ func TestPodIndex(t *testing.T) {
 			t.Setenv("POD_INDEX", "unset below")
 			unsetenv(t, "POD_INDEX")
 		}
-		_, err := envlease.PodIndex("POD_INDEX", 0).Acquire(t.Context(), lease.MinLeaseDuration)
-		if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), c.want) {
+		_, err := envlease.PodIndex("POD_INDEX", 0).Acquire(t.Context(), driver.MinLeaseDuration)
+		if !errors.Is(err, driver.ErrConfig) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("POD_INDEX=%q (set %v): %v; want ErrConfig %q", c.value, c.set, err, c.want)
 		}
 	}

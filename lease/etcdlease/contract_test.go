@@ -13,7 +13,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/etcdlease"
 )
 
@@ -53,7 +53,7 @@ func TestAcquireUnknownOutcome(t *testing.T) {
 	prefix := namespace(t, real)
 	ctx := ctxT(t)
 	l, err := lostReplyStrategy(t, real, prefix).Acquire(ctx, time.Minute)
-	if !errors.Is(err, lease.ErrRetry) {
+	if !errors.Is(err, driver.ErrRetry) {
 		t.Fatalf("Acquire with the claim's reply lost: %v, want ErrRetry", err)
 	}
 	val, _, ok := keyOf(t, real, prefix, l.MachineID)
@@ -64,7 +64,7 @@ func TestAcquireUnknownOutcome(t *testing.T) {
 	if err := s.Release(ctx, l); err != nil {
 		t.Fatalf("Release of the returned claim: %v", err)
 	}
-	if _, err := s.Renew(ctx, l, time.Minute); !errors.Is(err, lease.ErrLost) {
+	if _, err := s.Renew(ctx, l, time.Minute); !errors.Is(err, driver.ErrLost) {
 		t.Errorf("Renew of the released claim: %v, want ErrLost", err)
 	}
 }
@@ -83,12 +83,12 @@ func TestReclaim(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, oldLID, _ := keyOf(t, c, prefix, g.MachineID)
-	record := lease.Lease{MachineID: g.MachineID, Token: g.Token}
+	record := driver.Lease{MachineID: g.MachineID, Token: g.Token}
 
 	// A restarted process and a copy of its state file reclaim at once.
 	var (
 		wg      sync.WaitGroup
-		results [2]lease.Lease
+		results [2]driver.Lease
 		errs    [2]error
 	)
 	for i := range 2 {
@@ -96,14 +96,14 @@ func TestReclaim(t *testing.T) {
 		wg.Go(func() { results[i], errs[i] = other.Reclaim(ctx, record, time.Minute) })
 	}
 	wg.Wait()
-	var won lease.Lease
+	var won driver.Lease
 	wins := 0
 	for i, err := range errs {
 		switch {
 		case err == nil:
 			wins++
 			won = results[i]
-		case !errors.Is(err, lease.ErrLost):
+		case !errors.Is(err, driver.ErrLost):
 			t.Errorf("reclaim %d: %v, want success or ErrLost", i, err)
 		}
 	}
@@ -122,7 +122,7 @@ func TestReclaim(t *testing.T) {
 	if ttlOf(t, c, oldLID) != -1 {
 		t.Error("the etcd lease of the replaced token is still alive")
 	}
-	if _, err := s.Renew(ctx, g, time.Minute); !errors.Is(err, lease.ErrLost) {
+	if _, err := s.Renew(ctx, g, time.Minute); !errors.Is(err, driver.ErrLost) {
 		t.Errorf("Renew with the replaced token: %v, want ErrLost", err)
 	}
 	if err := s.Release(ctx, g); err != nil {
@@ -148,19 +148,19 @@ func TestReclaimUnknownOutcome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	record := lease.Lease{MachineID: g.MachineID, Token: g.Token}
+	record := driver.Lease{MachineID: g.MachineID, Token: g.Token}
 	l, err := lostReplyStrategy(t, real, prefix).Reclaim(ctx, record, time.Minute)
-	if !errors.Is(err, lease.ErrRetry) {
+	if !errors.Is(err, driver.ErrRetry) {
 		t.Fatalf("Reclaim with the reply lost: %v, want ErrRetry", err)
 	}
 	val, _, _ := keyOf(t, real, prefix, g.MachineID)
 	if l.MachineID != g.MachineID || l.Token == "" || l.Token == g.Token || val != tokenPart(l.Token) {
 		t.Fatalf("Reclaim returned %+v beside ErrRetry; the key holds %q: want the new-token lease that holds it", l, val)
 	}
-	if _, err := s.Renew(ctx, g, time.Minute); !errors.Is(err, lease.ErrLost) {
+	if _, err := s.Renew(ctx, g, time.Minute); !errors.Is(err, driver.ErrLost) {
 		t.Errorf("Renew with the replaced token: %v, want ErrLost", err)
 	}
-	if _, err := s.Reclaim(ctx, record, time.Minute); !errors.Is(err, lease.ErrLost) {
+	if _, err := s.Reclaim(ctx, record, time.Minute); !errors.Is(err, driver.ErrLost) {
 		t.Errorf("second Reclaim of the record: %v, want ErrLost", err)
 	}
 	if err := s.Release(ctx, l); err != nil {
@@ -223,10 +223,10 @@ func TestReleaseHold(t *testing.T) {
 					t.Errorf("Acquire during the hold: machine ID %d, %v; want another ID than %d", next.MachineID, err, l.MachineID)
 				}
 			}
-			if _, err := s.Renew(ctx, r, time.Minute); !errors.Is(err, lease.ErrLost) {
+			if _, err := s.Renew(ctx, r, time.Minute); !errors.Is(err, driver.ErrLost) {
 				t.Errorf("Renew of a released lease: %v, want ErrLost", err)
 			}
-			if _, err := s.Reclaim(ctx, r, time.Minute); !errors.Is(err, lease.ErrLost) {
+			if _, err := s.Reclaim(ctx, r, time.Minute); !errors.Is(err, driver.ErrLost) {
 				t.Errorf("Reclaim of a released lease: %v, want ErrLost", err)
 			}
 			if err := s.Release(ctx, r); err != nil {
@@ -336,7 +336,7 @@ func TestNothingOutlivesTheContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Acquire(ctx, time.Minute); !errors.Is(err, lease.ErrConflict) {
+	if _, err := s.Acquire(ctx, time.Minute); !errors.Is(err, driver.ErrConflict) {
 		t.Fatalf("Acquire: %v, want ErrConflict", err)
 	}
 	mu.Lock()

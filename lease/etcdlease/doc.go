@@ -1,12 +1,11 @@
 // Package etcdlease leases machine IDs (0..511) from etcd through a
 // go.etcd.io/etcd/client/v3 client the application already has. It
-// implements [github.com/once-go/once/lease.Strategy],
-// [github.com/once-go/once/lease.Reclaimer] and
-// [github.com/once-go/once/lease.Lister]. It is a Go module of its own, so
-// that etcd's client is required only by applications that use it.
+// implements [driver.Strategy], [driver.Reclaimer] and [driver.Lister]. It
+// is a Go module of its own, so that etcd's client is required only by
+// applications that use it.
 //
 //	s, err := etcdlease.New(cli, etcdlease.Options{}) // keys under "once_leases/"
-//	m, err := lease.Start(ctx, s, lease.Options{Factories: []lease.Factory{f}})
+//	m, err := lease.Start(ctx, s, lease.Options{Factories: []*nonce.Factory{f}})
 //
 // One key per machine ID under a prefix, attached to a native etcd lease,
 // holding a random token and the holder ([Options.Holder]); the server's
@@ -19,8 +18,8 @@
 // survives etcd restarts, so a restart is not a loss.
 //
 // gRPC Unavailable, timeouts and every other unknown outcome are
-// [lease.ErrRetry]; permission and authentication failures and refused
-// requests are [lease.ErrConfig]. Every request is bounded by
+// [driver.ErrRetry]; permission and authentication failures and refused
+// requests are [driver.ErrConfig]. Every request is bounded by
 // [Options.RequestTimeout]. Set the client's DialKeepAliveTime and
 // DialKeepAliveTimeout (a few seconds) so that it notices a dead connection
 // behind a silent partition.

@@ -8,7 +8,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
@@ -65,8 +65,8 @@ func isLeaseNotFound(err error) bool {
 }
 
 // classify wraps a client error of operation op on the machine ID (or -1)
-// as [lease.ErrConfig] (permissions, authentication, refused request
-// shapes) or [lease.ErrRetry] (everything else: Unavailable,
+// as [driver.ErrConfig] (permissions, authentication, refused request
+// shapes) or [driver.ErrRetry] (everything else: Unavailable,
 // DeadlineExceeded, ended contexts, transport errors, no leader, and
 // other unknown outcomes).
 func (s *Strategy) classify(op string, id int, err error) error {
@@ -75,7 +75,7 @@ func (s *Strategy) classify(op string, id int, err error) error {
 		what = fmt.Sprintf("%s of machine ID %d", op, id)
 	}
 	if isConfig(err) {
-		return leasekit.Errorf("etcdlease", lease.ErrConfig, "%s under %s: etcd refused the request: %w", what, leasekit.Quote(s.opts.Prefix), err)
+		return leasekit.Errorf("etcdlease", driver.ErrConfig, "%s under %s: etcd refused the request: %w", what, leasekit.Quote(s.opts.Prefix), err)
 	}
-	return leasekit.Errorf("etcdlease", lease.ErrRetry, "%s under %s: %w", what, leasekit.Quote(s.opts.Prefix), err)
+	return leasekit.Errorf("etcdlease", driver.ErrRetry, "%s under %s: %w", what, leasekit.Quote(s.opts.Prefix), err)
 }

@@ -14,7 +14,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/etcdlease"
 )
 
@@ -97,25 +97,25 @@ func TestErrorMapping(t *testing.T) {
 		renew   error // for Renew if it differs
 		release error // for Release if it differs (nil: no error)
 	}{
-		{"permission denied", rpctypes.ErrPermissionDenied, lease.ErrConfig, nil, lease.ErrConfig},
-		{"auth failed", rpctypes.ErrAuthFailed, lease.ErrConfig, nil, lease.ErrConfig},
-		{"invalid auth token", rpctypes.ErrInvalidAuthToken, lease.ErrConfig, nil, lease.ErrConfig},
-		{"role not granted", rpctypes.ErrRoleNotGranted, lease.ErrConfig, nil, lease.ErrConfig},
-		{"grpc permission denied", status.Error(codes.PermissionDenied, "no"), lease.ErrConfig, nil, lease.ErrConfig},
-		{"grpc unauthenticated", status.Error(codes.Unauthenticated, "no"), lease.ErrConfig, nil, lease.ErrConfig},
-		{"request too large", rpctypes.ErrRequestTooLarge, lease.ErrConfig, nil, lease.ErrConfig},
-		{"unavailable", status.Error(codes.Unavailable, "connection refused"), lease.ErrRetry, nil, lease.ErrRetry},
-		{"deadline", status.Error(codes.DeadlineExceeded, "slow"), lease.ErrRetry, nil, lease.ErrRetry},
-		{"context deadline", context.DeadlineExceeded, lease.ErrRetry, nil, lease.ErrRetry},
-		{"context canceled", context.Canceled, lease.ErrRetry, nil, lease.ErrRetry},
-		{"no leader", rpctypes.ErrNoLeader, lease.ErrRetry, nil, lease.ErrRetry},
-		{"leader changed", rpctypes.ErrLeaderChanged, lease.ErrRetry, nil, lease.ErrRetry},
-		{"timeout", rpctypes.ErrTimeout, lease.ErrRetry, nil, lease.ErrRetry},
-		{"no space", rpctypes.ErrNoSpace, lease.ErrRetry, nil, lease.ErrRetry},
-		{"too many requests", rpctypes.ErrTooManyRequests, lease.ErrRetry, nil, lease.ErrRetry},
-		{"client closing", status.Error(codes.Canceled, "grpc: the client connection is closing"), lease.ErrRetry, nil, lease.ErrRetry},
-		{"unknown", errors.New("something odd"), lease.ErrRetry, nil, lease.ErrRetry},
-		{"lease not found", rpctypes.ErrLeaseNotFound, lease.ErrRetry, lease.ErrLost, lease.ErrRetry},
+		{"permission denied", rpctypes.ErrPermissionDenied, driver.ErrConfig, nil, driver.ErrConfig},
+		{"auth failed", rpctypes.ErrAuthFailed, driver.ErrConfig, nil, driver.ErrConfig},
+		{"invalid auth token", rpctypes.ErrInvalidAuthToken, driver.ErrConfig, nil, driver.ErrConfig},
+		{"role not granted", rpctypes.ErrRoleNotGranted, driver.ErrConfig, nil, driver.ErrConfig},
+		{"grpc permission denied", status.Error(codes.PermissionDenied, "no"), driver.ErrConfig, nil, driver.ErrConfig},
+		{"grpc unauthenticated", status.Error(codes.Unauthenticated, "no"), driver.ErrConfig, nil, driver.ErrConfig},
+		{"request too large", rpctypes.ErrRequestTooLarge, driver.ErrConfig, nil, driver.ErrConfig},
+		{"unavailable", status.Error(codes.Unavailable, "connection refused"), driver.ErrRetry, nil, driver.ErrRetry},
+		{"deadline", status.Error(codes.DeadlineExceeded, "slow"), driver.ErrRetry, nil, driver.ErrRetry},
+		{"context deadline", context.DeadlineExceeded, driver.ErrRetry, nil, driver.ErrRetry},
+		{"context canceled", context.Canceled, driver.ErrRetry, nil, driver.ErrRetry},
+		{"no leader", rpctypes.ErrNoLeader, driver.ErrRetry, nil, driver.ErrRetry},
+		{"leader changed", rpctypes.ErrLeaderChanged, driver.ErrRetry, nil, driver.ErrRetry},
+		{"timeout", rpctypes.ErrTimeout, driver.ErrRetry, nil, driver.ErrRetry},
+		{"no space", rpctypes.ErrNoSpace, driver.ErrRetry, nil, driver.ErrRetry},
+		{"too many requests", rpctypes.ErrTooManyRequests, driver.ErrRetry, nil, driver.ErrRetry},
+		{"client closing", status.Error(codes.Canceled, "grpc: the client connection is closing"), driver.ErrRetry, nil, driver.ErrRetry},
+		{"unknown", errors.New("something odd"), driver.ErrRetry, nil, driver.ErrRetry},
+		{"lease not found", rpctypes.ErrLeaseNotFound, driver.ErrRetry, driver.ErrLost, driver.ErrRetry},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			fc := newClient(t, real.Endpoints()...)
@@ -126,7 +126,7 @@ func TestErrorMapping(t *testing.T) {
 			ctx := ctxT(t)
 			check := func(op string, err, want error) {
 				t.Helper()
-				others := []error{lease.ErrConfig, lease.ErrRetry, lease.ErrLost}
+				others := []error{driver.ErrConfig, driver.ErrRetry, driver.ErrLost}
 				if want == nil {
 					if err != nil {
 						t.Errorf("%s: %v, want nil", op, err)
@@ -158,7 +158,7 @@ func TestErrorMapping(t *testing.T) {
 	// the key check before it passes.
 	fc := newClient(t, real.Endpoints()...)
 	fc.Lease = faultLease{Lease: fc.Lease, err: func() error { return rpctypes.ErrLeaseNotFound }}
-	if _, err := strategy(t, fc, prefix, true).Renew(ctxT(t), held, time.Minute); !errors.Is(err, lease.ErrLost) {
+	if _, err := strategy(t, fc, prefix, true).Renew(ctxT(t), held, time.Minute); !errors.Is(err, driver.ErrLost) {
 		t.Errorf("keep-alive of a missing etcd lease: %v, want ErrLost", err)
 	}
 }
@@ -183,8 +183,8 @@ func TestClaimErrorRevokes(t *testing.T) {
 		txn  error // the claim fails with this
 		want error
 	}{
-		{"conflict", true, nil, lease.ErrConflict},
-		{"claim unknown", false, status.Error(codes.Unavailable, "reset"), lease.ErrRetry},
+		{"conflict", true, nil, driver.ErrConflict},
+		{"claim unknown", false, status.Error(codes.Unavailable, "reset"), driver.ErrRetry},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			fc := newClient(t, real.Endpoints()...)
@@ -266,10 +266,10 @@ func TestPermissionDeniedReal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Check(ctx); !errors.Is(err, lease.ErrConfig) {
+	if err := s.Check(ctx); !errors.Is(err, driver.ErrConfig) {
 		t.Errorf("Check without permission: %v, want ErrConfig", err)
 	}
-	if _, err := s.Acquire(ctx, time.Minute); !errors.Is(err, lease.ErrConfig) {
+	if _, err := s.Acquire(ctx, time.Minute); !errors.Is(err, driver.ErrConfig) {
 		t.Errorf("Acquire without permission: %v, want ErrConfig", err)
 	}
 }

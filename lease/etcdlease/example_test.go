@@ -11,7 +11,6 @@ import (
 
 	"github.com/once-go/once/lease"
 	"github.com/once-go/once/lease/etcdlease"
-	"github.com/once-go/once/lease/leasenotice"
 	"github.com/once-go/once/nonce"
 )
 
@@ -41,18 +40,12 @@ func Example() {
 		log.Fatal(err)
 	}
 	f, _ := nonce.New(nonce.Config{AwaitLease: true})
-	feed := leasenotice.NewFeed()
-	notices := feed.Subscribe(0)
-	m, err := lease.Start(ctx, s, lease.Options{Factories: []lease.Factory{f}, Events: feed.Hook})
+	m, err := lease.Start(ctx, s, lease.Options{Factories: []*nonce.Factory{f}})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer m.Close(ctx)
-	go func() {
-		for n := range notices.C() {
-			log.Println("lease", n.Kind, n.MachineID, n.Remaining)
-		}
-	}()
+	log.Println("lease: machine ID", m.MachineID())
 }
 
 // List shows who holds which machine ID, and for how long. (Needs a

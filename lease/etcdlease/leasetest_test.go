@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/internal/testenv"
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/etcdlease"
 	"github.com/once-go/once/lease/leasetest"
 )
@@ -16,13 +16,13 @@ import (
 func TestLeasetest(t *testing.T) {
 	eps := testenv.Etcd(t)
 	leasetest.Run(t, leasetest.Harness{
-		New: func(t *testing.T) func() lease.Strategy {
+		New: func(t *testing.T) func() driver.Strategy {
 			prefix := namespace(t, newClient(t, eps...))
-			return func() lease.Strategy {
+			return func() driver.Strategy {
 				return strategy(t, newClient(t, eps...), prefix, false)
 			}
 		},
-		Broken: func(t *testing.T) lease.Strategy {
+		Broken: func(t *testing.T) driver.Strategy {
 			s, err := etcdlease.New(newClient(t, testenv.DeadAddr(t)), etcdlease.Options{RequestTimeout: time.Second})
 			if err != nil {
 				t.Fatal(err)

@@ -7,11 +7,11 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
-var _ lease.Lister = (*Strategy)(nil)
+var _ driver.Lister = (*Strategy)(nil)
 
 // List returns the machine IDs held under the prefix, ascending: every key
 // prefix+<id> that exists, read in one range request, with the remaining
@@ -25,9 +25,9 @@ var _ lease.Lister = (*Strategy)(nil)
 // with no holder; releasing it does nothing (it frees itself when its
 // hold ends).
 //
-// Errors wrap [lease.ErrRetry] (unknown outcome) or [lease.ErrConfig]
+// Errors wrap [driver.ErrRetry] (unknown outcome) or [driver.ErrConfig]
 // (permissions).
-func (s *Strategy) List(ctx context.Context) ([]lease.Slot, error) {
+func (s *Strategy) List(ctx context.Context) ([]driver.Slot, error) {
 	rctx, cancel := s.request(ctx)
 	r, err := s.c.Get(rctx, s.opts.Prefix+"0", clientv3.WithRange(s.rangeEnd()))
 	cancel()
@@ -35,14 +35,14 @@ func (s *Strategy) List(ctx context.Context) ([]lease.Slot, error) {
 		return nil, s.classify("list", -1, err)
 	}
 	ttls := map[clientv3.LeaseID]int64{} // -1: the etcd lease has ended
-	slots := make([]lease.Slot, 0, len(r.Kvs))
+	slots := make([]driver.Slot, 0, len(r.Kvs))
 	for _, kv := range r.Kvs {
 		id, ok := leasekit.ParseID(string(kv.Key[len(s.opts.Prefix):]))
 		if !ok {
 			continue
 		}
 		v, lid := string(kv.Value), clientv3.LeaseID(kv.Lease)
-		slot := lease.Slot{MachineID: id, Holder: leasekit.HolderOf(v), Token: leaseToken(lid, v)}
+		slot := driver.Slot{MachineID: id, Holder: leasekit.HolderOf(v), Token: leaseToken(lid, v)}
 		if lid != 0 {
 			ttl, seen := ttls[lid]
 			if !seen {
@@ -58,7 +58,7 @@ func (s *Strategy) List(ctx context.Context) ([]lease.Slot, error) {
 		}
 		slots = append(slots, slot)
 	}
-	slices.SortFunc(slots, func(a, b lease.Slot) int { return a.MachineID - b.MachineID })
+	slices.SortFunc(slots, func(a, b driver.Slot) int { return a.MachineID - b.MachineID })
 	return slots, nil
 }
 

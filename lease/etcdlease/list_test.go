@@ -7,7 +7,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/etcdlease"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
@@ -28,7 +28,7 @@ func TestList(t *testing.T) {
 	if _, err := c.Put(ctx, prefix+"07", "x"); err != nil { // not a canonical ID
 		t.Fatal(err)
 	}
-	var held []lease.Lease
+	var held []driver.Lease
 	for _, x := range []struct {
 		id     int
 		holder string
@@ -75,7 +75,7 @@ func TestList(t *testing.T) {
 	// The listed token releases that lease; releasing the listed released
 	// key does nothing; a stale token nothing.
 	for _, i := range []int{0, 2} {
-		if err := s.Release(ctx, lease.Lease{MachineID: slots[i].MachineID, Token: slots[i].Token}); err != nil {
+		if err := s.Release(ctx, driver.Lease{MachineID: slots[i].MachineID, Token: slots[i].Token}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -85,7 +85,7 @@ func TestList(t *testing.T) {
 	if v, _, _ := keyOf(t, c, prefix, 20); v != "released" {
 		t.Fatalf("ID 20 = %q, want still released", v)
 	}
-	if err := s.Release(ctx, lease.Lease{MachineID: 100, Token: held[1].Token}); err != nil {
+	if err := s.Release(ctx, driver.Lease{MachineID: 100, Token: held[1].Token}); err != nil {
 		t.Fatal(err)
 	}
 	if v, _, _ := keyOf(t, c, prefix, 100); v != tokenPart(held[0].Token) {

@@ -3,7 +3,7 @@ package etcdlease
 import (
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
@@ -11,7 +11,7 @@ import (
 const DefaultPrefix = "once_leases/"
 
 // DefaultCandidates is how many free machine IDs an Acquire tries, one
-// transaction each, before it reports [lease.ErrConflict].
+// transaction each, before it reports [driver.ErrConflict].
 const DefaultCandidates = 5
 
 // DefaultRequestTimeout bounds each etcd request when
@@ -40,7 +40,7 @@ type Options struct {
 	// digit (prefixes "a" and "a1" would share the key "a17").
 	Prefix string
 	// Candidates is how many free IDs an Acquire tries before it gives up
-	// with [lease.ErrConflict]. Default [DefaultCandidates].
+	// with [driver.ErrConflict]. Default [DefaultCandidates].
 	Candidates int
 	// LowestFirst makes Acquire try the lowest free IDs. By default it
 	// picks its candidates at random among the free IDs, which spreads
@@ -53,7 +53,7 @@ type Options struct {
 	// key moves to an etcd lease of that TTL (whole seconds, rounded up;
 	// etcd may grant more) instead of being deleted, so that nobody can
 	// acquire the ID before that much time has passed since its holder
-	// stopped generating. Leases report it as lease.Lease.ReleaseHold, and
+	// stopped generating. Leases report it as driver.Lease.ReleaseHold, and
 	// the lease manager's hand-off guard relies on it (see the package
 	// documentation). Keep it at least twice lease.Options.HandoffSkew for
 	// hand-offs without a wait. Default [DefaultReleaseHold] (3s).
@@ -62,9 +62,8 @@ type Options struct {
 	// sharing a prefix must use the same value.
 	ReleaseHold time.Duration
 	// Holder says who holds the leases this strategy takes, as
-	// [Strategy.List] reports it (Slot.Holder). Default
-	// leasekit.Holder(): the host name (a pod's name on Kubernetes) and
-	// the process ID, "host/pid". It is stored in the key's value after
+	// [Strategy.List] reports it (Slot.Holder). Default: the host name (a
+	// pod's name on Kubernetes) and the process ID, "host/pid". It is stored in the key's value after
 	// the random token ("<token>|<holder>"), cut to 200 printable ASCII
 	// bytes.
 	Holder string
@@ -75,16 +74,16 @@ func (o Options) withDefaults() (Options, error) {
 		o.Prefix = DefaultPrefix
 	}
 	if len(o.Prefix) > maxPrefixLen || !leasekit.Printable(o.Prefix) {
-		return o, leasekit.Errorf("etcdlease", lease.ErrConfig, "Options.Prefix %s must be 1..%d printable bytes",
+		return o, leasekit.Errorf("etcdlease", driver.ErrConfig, "Options.Prefix %s must be 1..%d printable bytes",
 			leasekit.Quote(o.Prefix), maxPrefixLen)
 	}
 	if last := o.Prefix[len(o.Prefix)-1]; '0' <= last && last <= '9' {
-		return o, leasekit.Errorf("etcdlease", lease.ErrConfig,
+		return o, leasekit.Errorf("etcdlease", driver.ErrConfig,
 			"Options.Prefix %s must not end with a digit (end it with a separator such as '/')", leasekit.Quote(o.Prefix))
 	}
 	switch {
 	case o.Candidates < 0:
-		return o, leasekit.Errorf("etcdlease", lease.ErrConfig, "Options.Candidates %d is negative", o.Candidates)
+		return o, leasekit.Errorf("etcdlease", driver.ErrConfig, "Options.Candidates %d is negative", o.Candidates)
 	case o.Candidates == 0:
 		o.Candidates = DefaultCandidates
 	}
@@ -99,7 +98,7 @@ func (o Options) withDefaults() (Options, error) {
 	case o.ReleaseHold == 0:
 		o.ReleaseHold = DefaultReleaseHold
 	case o.ReleaseHold > maxTTLSeconds*time.Second:
-		return o, leasekit.Errorf("etcdlease", lease.ErrConfig, "Options.ReleaseHold %v is above etcd's maximum TTL", o.ReleaseHold)
+		return o, leasekit.Errorf("etcdlease", driver.ErrConfig, "Options.ReleaseHold %v is above etcd's maximum TTL", o.ReleaseHold)
 	}
 	return o, nil
 }
@@ -113,7 +112,7 @@ func (o Options) holdSeconds() int64 {
 	return int64((o.ReleaseHold + time.Second - 1) / time.Second)
 }
 
-// releaseHold is what every lease reports as lease.Lease.ReleaseHold.
+// releaseHold is what every lease reports as driver.Lease.ReleaseHold.
 func (o Options) releaseHold() time.Duration {
 	return time.Duration(o.holdSeconds()) * time.Second
 }

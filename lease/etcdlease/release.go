@@ -5,7 +5,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 // Release gives l up. If l's key still holds l's token, it moves the key,
@@ -16,8 +16,8 @@ import (
 // releases it again. Releasing a lease that expired, was released, taken
 // over or reclaimed leaves the key alone, revokes l's etcd lease (it holds
 // no key of anyone else), and returns nil. An outcome that is unknown
-// wraps [lease.ErrRetry]; releasing again is safe.
-func (s *Strategy) Release(ctx context.Context, l lease.Lease) error {
+// wraps [driver.ErrRetry]; releasing again is safe.
+func (s *Strategy) Release(ctx context.Context, l driver.Lease) error {
 	lid, token, err := parseLease(l)
 	if err != nil {
 		return nil // not ours to release

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/etcdlease"
 )
 
@@ -32,10 +32,10 @@ func TestServerRestart(t *testing.T) {
 	for _, op := range []func() error{
 		func() error { _, err := s.Renew(ctx, l, time.Minute); return err },
 		func() error { _, err := s.Acquire(ctx, time.Minute); return err },
-		func() error { return s.Release(ctx, lease.Lease{MachineID: 5, Token: l.Token}) },
+		func() error { return s.Release(ctx, driver.Lease{MachineID: 5, Token: l.Token}) },
 	} {
 		t0 := time.Now()
-		if err := op(); !errors.Is(err, lease.ErrRetry) {
+		if err := op(); !errors.Is(err, driver.ErrRetry) {
 			t.Errorf("with the server down: %v, want ErrRetry", err)
 		}
 		if took := time.Since(t0); took > 2*time.Second {
@@ -52,14 +52,14 @@ func TestServerRestart(t *testing.T) {
 	if err := srv.restart(true); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := renewOnce(t, s, l); !errors.Is(err, lease.ErrLost) {
+	if _, err := renewOnce(t, s, l); !errors.Is(err, driver.ErrLost) {
 		t.Errorf("after a restart without data: %v, want ErrLost", err)
 	}
 }
 
 // renewEventually renews l, retrying ErrRetry for up to 10s (the client
 // reconnects with backoff).
-func renewEventually(t *testing.T, s *etcdlease.Strategy, l lease.Lease) lease.Lease {
+func renewEventually(t *testing.T, s *etcdlease.Strategy, l driver.Lease) driver.Lease {
 	t.Helper()
 	end := time.Now().Add(10 * time.Second)
 	for {
@@ -67,7 +67,7 @@ func renewEventually(t *testing.T, s *etcdlease.Strategy, l lease.Lease) lease.L
 		if err == nil {
 			return r
 		}
-		if !errors.Is(err, lease.ErrRetry) || time.Now().After(end) {
+		if !errors.Is(err, driver.ErrRetry) || time.Now().After(end) {
 			t.Fatalf("Renew after the restart: %v", err)
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -76,12 +76,12 @@ func renewEventually(t *testing.T, s *etcdlease.Strategy, l lease.Lease) lease.L
 
 // renewOnce renews l, retrying only ErrRetry, and returns the first other
 // outcome.
-func renewOnce(t *testing.T, s *etcdlease.Strategy, l lease.Lease) (lease.Lease, error) {
+func renewOnce(t *testing.T, s *etcdlease.Strategy, l driver.Lease) (driver.Lease, error) {
 	t.Helper()
 	end := time.Now().Add(10 * time.Second)
 	for {
 		r, err := s.Renew(context.Background(), l, time.Minute)
-		if !errors.Is(err, lease.ErrRetry) || time.Now().After(end) {
+		if !errors.Is(err, driver.ErrRetry) || time.Now().After(end) {
 			return r, err
 		}
 		time.Sleep(50 * time.Millisecond)

@@ -8,11 +8,11 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
-// Strategy is a [lease.Strategy] backed by etcd. It is safe for concurrent
+// Strategy is a [driver.Strategy] backed by etcd. It is safe for concurrent
 // use. Create it with [New].
 type Strategy struct {
 	c    *clientv3.Client
@@ -20,17 +20,17 @@ type Strategy struct {
 }
 
 var (
-	_ lease.Strategy  = (*Strategy)(nil)
-	_ lease.Reclaimer = (*Strategy)(nil)
+	_ driver.Strategy  = (*Strategy)(nil)
+	_ driver.Reclaimer = (*Strategy)(nil)
 )
 
 // New returns a strategy on c, the application's client (its endpoints,
 // TLS and credentials are used as they are; closing it is the
 // application's business). It validates opts (errors wrap
-// [lease.ErrConfig]) but does no I/O; [Strategy.Check] verifies access.
+// [driver.ErrConfig]) but does no I/O; [Strategy.Check] verifies access.
 func New(c *clientv3.Client, opts Options) (*Strategy, error) {
 	if c == nil {
-		return nil, leasekit.Errorf("etcdlease", lease.ErrConfig, "nil client")
+		return nil, leasekit.Errorf("etcdlease", driver.ErrConfig, "nil client")
 	}
 	o, err := opts.withDefaults()
 	if err != nil {
@@ -52,7 +52,7 @@ func (s *Strategy) Prefix() string { return s.opts.Prefix }
 func (s *Strategy) Key(id int) string { return s.opts.Prefix + strconv.Itoa(id) }
 
 // Check reads the key range once: it reports an unreachable cluster as
-// [lease.ErrRetry] and missing permissions as [lease.ErrConfig].
+// [driver.ErrRetry] and missing permissions as [driver.ErrConfig].
 func (s *Strategy) Check(ctx context.Context) error {
 	rctx, cancel := s.request(ctx)
 	defer cancel()
@@ -64,28 +64,28 @@ func (s *Strategy) Check(ctx context.Context) error {
 
 // Acquire claims a free machine ID for d (rounded up to whole seconds;
 // etcd may grant more, at least its minimum TTL, and reports what it
-// granted). Errors wrap [lease.ErrExhausted] (all 512 keys exist),
-// [lease.ErrConflict] (racing contenders took every candidate),
-// [lease.ErrConfig] or [lease.ErrRetry] (see the package documentation).
+// granted). Errors wrap [driver.ErrExhausted] (all 512 keys exist),
+// [driver.ErrConflict] (racing contenders took every candidate),
+// [driver.ErrConfig] or [driver.ErrRetry] (see the package documentation).
 // When no key was won the granted etcd lease is revoked. When the outcome
 // of a claim is unknown, Acquire returns that claim (MachineID and Token
-// set) beside [lease.ErrRetry], for the caller to release.
-func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, error) {
+// set) beside [driver.ErrRetry], for the caller to release.
+func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (driver.Lease, error) {
 	ttl, err := ttlSeconds(d)
 	if err != nil {
-		return lease.Lease{}, err
+		return driver.Lease{}, err
 	}
 	free, err := s.free(ctx)
 	if err != nil {
-		return lease.Lease{}, s.classify("acquire (list)", -1, err)
+		return driver.Lease{}, s.classify("acquire (list)", -1, err)
 	}
 	if len(free) == 0 {
-		return lease.Lease{}, leasekit.Errorf("etcdlease", lease.ErrExhausted, "acquire under %s: all %d machine IDs held",
+		return driver.Lease{}, leasekit.Errorf("etcdlease", driver.ErrExhausted, "acquire under %s: all %d machine IDs held",
 			leasekit.Quote(s.opts.Prefix), Capacity)
 	}
 	g, err := s.grant(ctx, ttl)
 	if err != nil {
-		return lease.Lease{}, s.classify("acquire (grant)", -1, err)
+		return driver.Lease{}, s.classify("acquire (grant)", -1, err)
 	}
 	token := s.newToken()
 	tried := leasekit.Candidates(free, s.opts.Candidates, s.opts.LowestFirst)
@@ -96,68 +96,68 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, e
 				err = errors.Join(errors.New("the granted lease expired before the claim"), err)
 			}
 			// The claim may have been applied: report it.
-			return lease.Lease{MachineID: id, Token: leaseToken(g.ID, token)}, s.classify("acquire (claim)", id, err)
+			return driver.Lease{MachineID: id, Token: leaseToken(g.ID, token)}, s.classify("acquire (claim)", id, err)
 		}
 		if won {
 			return s.lease(id, g.ID, token, g.TTL), nil
 		}
 	}
 	s.revoke(ctx, g.ID)
-	return lease.Lease{}, leasekit.Errorf("etcdlease", lease.ErrConflict, "acquire under %s: contenders took all %d candidates",
+	return driver.Lease{}, leasekit.Errorf("etcdlease", driver.ErrConflict, "acquire under %s: contenders took all %d candidates",
 		leasekit.Quote(s.opts.Prefix), len(tried))
 }
 
 // lease is the lease of machine ID id: key holding token on etcd lease
 // lid, granted for ttl seconds.
-func (s *Strategy) lease(id int, lid clientv3.LeaseID, token string, ttl int64) lease.Lease {
-	return lease.Lease{MachineID: id, Token: leaseToken(lid, token), TTL: time.Duration(ttl) * time.Second,
+func (s *Strategy) lease(id int, lid clientv3.LeaseID, token string, ttl int64) driver.Lease {
+	return driver.Lease{MachineID: id, Token: leaseToken(lid, token), TTL: time.Duration(ttl) * time.Second,
 		ReleaseHold: s.opts.releaseHold()}
 }
 
 // Renew extends l: it sends one keep-alive (KeepAliveOnce) for l's etcd
 // lease, checks that l's key still holds l's token on it, and reports the
 // TTL etcd reports. Replaying a renewal succeeds. Errors wrap
-// [lease.ErrLost] (the etcd lease is gone, or the key is gone or holds
-// another token), [lease.ErrRetry] (unknown outcome) or [lease.ErrConfig].
+// [driver.ErrLost] (the etcd lease is gone, or the key is gone or holds
+// another token), [driver.ErrRetry] (unknown outcome) or [driver.ErrConfig].
 // If d is longer than the etcd lease's TTL, the key moves to a new etcd
 // lease of TTL d (see the package documentation); a renewal of the lease
 // from before such a move (a replay) finds the key on its new etcd lease
 // by its token and renews that one.
-func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+func (s *Strategy) Renew(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 	ttl, err := ttlSeconds(d)
 	if err != nil {
-		return lease.Lease{}, err
+		return driver.Lease{}, err
 	}
 	lid, token, err := parseLease(l)
 	if err != nil {
-		return lease.Lease{}, err
+		return driver.Lease{}, err
 	}
 	id, key := l.MachineID, s.Key(l.MachineID)
 	// Keep-alive first: a renewal whose reply is lost has then been
 	// applied, and its replay succeeds.
 	ka, kaErr := s.keepAlive(ctx, lid)
 	if kaErr != nil && !isLeaseNotFound(kaErr) {
-		return lease.Lease{}, s.renewError(id, kaErr)
+		return driver.Lease{}, s.renewError(id, kaErr)
 	}
 	cur, err := s.holder(ctx, key, token)
 	if err != nil {
-		return lease.Lease{}, s.renewError(id, err)
+		return driver.Lease{}, s.renewError(id, err)
 	}
 	switch {
 	case cur == lid && kaErr != nil:
 		// Expired: etcd revokes it (and deletes the key) on its next tick.
-		return lease.Lease{}, s.renewError(id, kaErr)
+		return driver.Lease{}, s.renewError(id, kaErr)
 	case cur != lid:
 		// An earlier renewal moved the key to a longer etcd lease and its
 		// reply was lost: the token says the key is still ours.
 		if ka, err = s.keepAlive(ctx, cur); err != nil {
-			return lease.Lease{}, s.renewError(id, err)
+			return driver.Lease{}, s.renewError(id, err)
 		}
 	}
 	granted := ka.TTL
 	if granted < ttl {
 		if cur, granted, err = s.move(ctx, key, token, cur, ttl); err != nil {
-			return lease.Lease{}, s.classify("renew (new lease)", id, err)
+			return driver.Lease{}, s.classify("renew (new lease)", id, err)
 		}
 	}
 	return s.lease(id, cur, token, granted), nil
@@ -182,9 +182,9 @@ func (s *Strategy) renewError(id int, err error) error {
 	var nh errNotHeld
 	switch {
 	case errors.As(err, &nh):
-		return leasekit.Errorf("etcdlease", lease.ErrLost, "renew of machine ID %d under %s: %s", id, leasekit.Quote(s.opts.Prefix), nh.why)
+		return leasekit.Errorf("etcdlease", driver.ErrLost, "renew of machine ID %d under %s: %s", id, leasekit.Quote(s.opts.Prefix), nh.why)
 	case isLeaseNotFound(err):
-		return leasekit.Errorf("etcdlease", lease.ErrLost, "renew of machine ID %d under %s: etcd lease not found (expired or revoked): %w",
+		return leasekit.Errorf("etcdlease", driver.ErrLost, "renew of machine ID %d under %s: etcd lease not found (expired or revoked): %w",
 			id, leasekit.Quote(s.opts.Prefix), err)
 	}
 	return s.classify("renew", id, err)

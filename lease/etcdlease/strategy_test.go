@@ -12,7 +12,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/etcdlease"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
@@ -84,29 +84,29 @@ func TestRenewLost(t *testing.T) {
 	ctx := ctxT(t)
 	for _, c2 := range []struct {
 		name   string
-		break_ func(l lease.Lease, lid clientv3.LeaseID) lease.Lease
+		break_ func(l driver.Lease, lid clientv3.LeaseID) driver.Lease
 	}{
-		{"revoked", func(l lease.Lease, lid clientv3.LeaseID) lease.Lease {
+		{"revoked", func(l driver.Lease, lid clientv3.LeaseID) driver.Lease {
 			mustDo(t)(c.Revoke(ctx, lid))
 			return l
 		}},
-		{"key deleted", func(l lease.Lease, lid clientv3.LeaseID) lease.Lease {
+		{"key deleted", func(l driver.Lease, lid clientv3.LeaseID) driver.Lease {
 			mustDo(t)(c.Delete(ctx, s.Key(l.MachineID)))
 			return l
 		}},
-		{"key overwritten", func(l lease.Lease, lid clientv3.LeaseID) lease.Lease {
+		{"key overwritten", func(l driver.Lease, lid clientv3.LeaseID) driver.Lease {
 			mustDo(t)(c.Put(ctx, s.Key(l.MachineID), "someone-elses-token-xxx", clientv3.WithLease(lid)))
 			return l
 		}},
-		{"key without lease", func(l lease.Lease, lid clientv3.LeaseID) lease.Lease {
+		{"key without lease", func(l driver.Lease, lid clientv3.LeaseID) driver.Lease {
 			mustDo(t)(c.Put(ctx, s.Key(l.MachineID), tokenPart(l.Token)))
 			return l
 		}},
-		{"malformed token", func(l lease.Lease, lid clientv3.LeaseID) lease.Lease {
+		{"malformed token", func(l driver.Lease, lid clientv3.LeaseID) driver.Lease {
 			l.Token = l.Token[:10]
 			return l
 		}},
-		{"zero lease ID", func(l lease.Lease, lid clientv3.LeaseID) lease.Lease {
+		{"zero lease ID", func(l driver.Lease, lid clientv3.LeaseID) driver.Lease {
 			l.Token = strings.Repeat("0", 16) + l.Token[16:]
 			return l
 		}},
@@ -118,10 +118,10 @@ func TestRenewLost(t *testing.T) {
 			}
 			_, lid, _ := keyOf(t, c, prefix, l.MachineID)
 			bad := c2.break_(l, lid)
-			if _, err := s.Renew(ctx, bad, time.Minute); !errors.Is(err, lease.ErrLost) || errors.Is(err, lease.ErrRetry) {
+			if _, err := s.Renew(ctx, bad, time.Minute); !errors.Is(err, driver.ErrLost) || errors.Is(err, driver.ErrRetry) {
 				t.Errorf("Renew: %v, want ErrLost", err)
 			}
-			if _, err := s.Reclaim(ctx, bad, time.Minute); !errors.Is(err, lease.ErrLost) {
+			if _, err := s.Reclaim(ctx, bad, time.Minute); !errors.Is(err, driver.ErrLost) {
 				t.Errorf("Reclaim: %v, want ErrLost", err)
 			}
 			if err := s.Release(ctx, bad); err != nil {
@@ -210,11 +210,11 @@ func TestOptions(t *testing.T) {
 	for _, o := range []etcdlease.Options{
 		{Prefix: "leases1"}, {Prefix: "a b/"}, {Prefix: "caf\xc3\xa9/"}, {Prefix: strings.Repeat("x", 201)}, {Candidates: -1},
 	} {
-		if _, err := etcdlease.New(c, o); !errors.Is(err, lease.ErrConfig) {
+		if _, err := etcdlease.New(c, o); !errors.Is(err, driver.ErrConfig) {
 			t.Errorf("New(%+v) = %v, want ErrConfig", o, err)
 		}
 	}
-	if _, err := etcdlease.New(nil, etcdlease.Options{}); !errors.Is(err, lease.ErrConfig) {
+	if _, err := etcdlease.New(nil, etcdlease.Options{}); !errors.Is(err, driver.ErrConfig) {
 		t.Errorf("New(nil) = %v", err)
 	}
 	s, err := etcdlease.New(c, etcdlease.Options{})
@@ -223,10 +223,10 @@ func TestOptions(t *testing.T) {
 	}
 	ctx := ctxT(t)
 	for _, d := range []time.Duration{0, -time.Second, 9_000_000_001 * time.Second} {
-		if _, err := s.Acquire(ctx, d); !errors.Is(err, lease.ErrConfig) {
+		if _, err := s.Acquire(ctx, d); !errors.Is(err, driver.ErrConfig) {
 			t.Errorf("Acquire(%v) = %v, want ErrConfig", d, err)
 		}
-		if _, err := s.Renew(ctx, lease.Lease{}, d); !errors.Is(err, lease.ErrConfig) {
+		if _, err := s.Renew(ctx, driver.Lease{}, d); !errors.Is(err, driver.ErrConfig) {
 			t.Errorf("Renew(%v) = %v, want ErrConfig", d, err)
 		}
 	}
@@ -270,9 +270,9 @@ func TestContention600(t *testing.T) {
 						t.Errorf("ID %d won twice (tokens %q and %q)", l.MachineID, prev, l.Token)
 					}
 					won[l.MachineID] = l.Token
-				case errors.Is(err, lease.ErrExhausted):
+				case errors.Is(err, driver.ErrExhausted):
 					exhausted++
-				case errors.Is(err, lease.ErrConflict) || errors.Is(err, lease.ErrRetry):
+				case errors.Is(err, driver.ErrConflict) || errors.Is(err, driver.ErrRetry):
 					conflicts++
 					mu.Unlock()
 					continue
@@ -319,7 +319,7 @@ func TestAbandonedAcquire(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), time.Duration(i)*200*time.Microsecond)
 		l, err := s.Acquire(ctx, time.Minute)
 		cancel()
-		if err != nil && !errors.Is(err, lease.ErrRetry) {
+		if err != nil && !errors.Is(err, driver.ErrRetry) {
 			t.Fatalf("abandoned Acquire: %v, want ErrRetry", err)
 		}
 		if l.Token != "" {

@@ -7,7 +7,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
@@ -33,15 +33,15 @@ func leaseToken(id clientv3.LeaseID, token string) string {
 }
 
 // parseLease splits a lease into its etcd lease ID and token. A malformed
-// lease is not ours: [lease.ErrLost].
-func parseLease(l lease.Lease) (clientv3.LeaseID, string, error) {
+// lease is not ours: [driver.ErrLost].
+func parseLease(l driver.Lease) (clientv3.LeaseID, string, error) {
 	t := l.Token
 	if !leasekit.ValidID(l.MachineID) || len(t) < 16+1+leasekit.TokenLen || len(t) > 16+1+maxValueLen || t[16] != '.' {
-		return 0, "", leasekit.Errorf("etcdlease", lease.ErrLost, "malformed lease (machine ID %d, token of %d bytes)", l.MachineID, len(t))
+		return 0, "", leasekit.Errorf("etcdlease", driver.ErrLost, "malformed lease (machine ID %d, token of %d bytes)", l.MachineID, len(t))
 	}
 	id, err := strconv.ParseUint(t[:16], 16, 64)
 	if err != nil || id == 0 || int64(id) < 0 {
-		return 0, "", leasekit.Errorf("etcdlease", lease.ErrLost, "malformed lease ID in the token of machine ID %d", l.MachineID)
+		return 0, "", leasekit.Errorf("etcdlease", driver.ErrLost, "malformed lease ID in the token of machine ID %d", l.MachineID)
 	}
 	return clientv3.LeaseID(id), t[17:], nil
 }
@@ -50,11 +50,11 @@ func parseLease(l lease.Lease) (clientv3.LeaseID, string, error) {
 // is never below the requested one.
 func ttlSeconds(d time.Duration) (int64, error) {
 	if d <= 0 {
-		return 0, leasekit.Errorf("etcdlease", lease.ErrConfig, "lease duration %v is not positive", d)
+		return 0, leasekit.Errorf("etcdlease", driver.ErrConfig, "lease duration %v is not positive", d)
 	}
 	s := int64((d + time.Second - 1) / time.Second)
 	if s > maxTTLSeconds {
-		return 0, leasekit.Errorf("etcdlease", lease.ErrConfig, "lease duration %v is above etcd's maximum TTL", d)
+		return 0, leasekit.Errorf("etcdlease", driver.ErrConfig, "lease duration %v is above etcd's maximum TTL", d)
 	}
 	return s, nil
 }

@@ -13,7 +13,7 @@
 //	coord, _ := sqllease.New(db, sqllease.Options{})
 //	s, _ := guardlease.New(fixed, coord, "PostgreSQL table once_leases")
 //	m, err := lease.Start(ctx, s, lease.Options{
-//		Factories:      []lease.Factory{f},
+//		Factories:      []*nonce.Factory{f},
 //		LeaseDuration:  time.Minute,      // the guard's lease: keep it short
 //		RenewInterval:  20 * time.Second,
 //		AcquireTimeout: 2 * time.Minute,  // above LeaseDuration + the release hold
@@ -22,12 +22,12 @@
 // # What it does
 //
 // Acquire reads the fixed strategy's machine ID, then claims exactly that
-// ID from the coordinator ([lease.Claimer]) under the same atomic
+// ID from the coordinator ([driver.Claimer]) under the same atomic
 // conditions as the coordinator's own Acquire. When the ID is held by
 // someone else the claim fails with an error naming the ID and the
-// coordinator, matching [lease.ErrConflict]; [lease.Start] retries it
-// until Options.AcquireTimeout and then fails with it (and
-// [lease.ErrTimeout]). An unreachable coordinator is [lease.ErrRetry]:
+// coordinator, matching [driver.ErrConflict]; lease.Start retries it
+// until lease.Options.AcquireTimeout and then fails with it (and
+// lease.ErrTimeout). An unreachable coordinator is [driver.ErrRetry]:
 // retried the same way, so Start fails if it stays unreachable. Renew and
 // Release act on the coordinator's lease, and the coordinator's TTL is the
 // lease's: while running, the guard is renewed, retried and lost like any
@@ -50,6 +50,6 @@
 // first. The wait cannot be skipped: the coordinator cannot tell a crashed
 // predecessor from one that is cut off from it but alive, and such a
 // predecessor keeps generating until its own safe window (its lease minus
-// lease.SafetyMargin) ends, which is before the coordinator lets the lease
+// driver.SafetyMargin) ends, which is before the coordinator lets the lease
 // lapse. Only then is the ID provably free.
 package guardlease

@@ -12,6 +12,7 @@ import (
 
 	_ "github.com/once-go/once/internal/sqlitedrv" // the module's SQLite driver ("sqlite")
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/envlease"
 	"github.com/once-go/once/lease/guardlease"
 	"github.com/once-go/once/lease/sqllease"
@@ -55,7 +56,7 @@ func Example() {
 			return nil, nil, err
 		}
 		m, err := lease.Start(ctx, s, lease.Options{
-			Factories:      []lease.Factory{f},
+			Factories:      []*nonce.Factory{f},
 			LeaseDuration:  time.Minute, // the guard's lease: a crashed pod's successor waits this long at most
 			RenewInterval:  20 * time.Second,
 			AcquireTimeout: acquireTimeout, // above LeaseDuration plus the release hold in production
@@ -76,7 +77,7 @@ func Example() {
 	// The second pod gives up after a second here, rather than waiting for
 	// the first pod's guard to lapse.
 	_, _, err = pod(time.Second)
-	fmt.Println("second pod refused:", errors.Is(err, lease.ErrConflict))
+	fmt.Println("second pod refused:", errors.Is(err, driver.ErrConflict))
 	// Output:
 	// first pod: machine ID 7 generates: true with 7
 	// second pod refused: true

@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
@@ -17,36 +17,36 @@ const pkg = "guardlease"
 // Coordinator is a dynamic strategy that can lease a chosen machine ID:
 // *sqllease.Strategy, *redislease.Strategy and *etcdlease.Strategy.
 type Coordinator interface {
-	lease.Strategy
-	lease.Claimer
+	driver.Strategy
+	driver.Claimer
 }
 
-// Strategy is a deterministic [lease.Strategy]: the fixed strategy's
+// Strategy is a deterministic [driver.Strategy]: the fixed strategy's
 // machine ID, held as a lease in a coordinator. Create it with [New].
 type Strategy struct {
-	fixed lease.Strategy
+	fixed driver.Strategy
 	coord Coordinator
 	where string
 }
 
-var _ lease.Strategy = (*Strategy)(nil)
+var _ driver.Strategy = (*Strategy)(nil)
 
 // New returns a strategy that takes its machine ID from fixed (an
 // environment variable or host-list strategy) and holds that ID as a lease
 // in coordinator. where names the coordinator in errors and logs (say
 // "PostgreSQL table once_leases"); empty means coordinator.Name(). It
-// fails with [lease.ErrConfig] when fixed is nil or not deterministic, or
+// fails with [driver.ErrConfig] when fixed is nil or not deterministic, or
 // coordinator is nil or deterministic.
-func New(fixed lease.Strategy, coordinator Coordinator, where string) (*Strategy, error) {
+func New(fixed driver.Strategy, coordinator Coordinator, where string) (*Strategy, error) {
 	switch {
 	case isNil(fixed):
-		return nil, leasekit.Errorf(pkg, lease.ErrConfig, "nil fixed strategy")
+		return nil, leasekit.Errorf(pkg, driver.ErrConfig, "nil fixed strategy")
 	case isNil(coordinator):
-		return nil, leasekit.Errorf(pkg, lease.ErrConfig, "nil coordinator")
+		return nil, leasekit.Errorf(pkg, driver.ErrConfig, "nil coordinator")
 	case !fixed.Deterministic():
-		return nil, leasekit.Errorf(pkg, lease.ErrConfig, "strategy %s hands out any free machine ID; the guard is for a fixed one (env, host)", fixed.Name())
+		return nil, leasekit.Errorf(pkg, driver.ErrConfig, "strategy %s hands out any free machine ID; the guard is for a fixed one (env, host)", fixed.Name())
 	case coordinator.Deterministic():
-		return nil, leasekit.Errorf(pkg, lease.ErrConfig, "coordinator %s is deterministic; it must keep leases (sql, redis, etcd)", coordinator.Name())
+		return nil, leasekit.Errorf(pkg, driver.ErrConfig, "coordinator %s is deterministic; it must keep leases (sql, redis, etcd)", coordinator.Name())
 	}
 	if where == "" {
 		where = coordinator.Name()
@@ -64,30 +64,30 @@ func (s *Strategy) Deterministic() bool { return true }
 // Acquire reads the fixed strategy's machine ID and claims it from the
 // coordinator for d. When the coordinator holds the ID for someone else,
 // the error names the ID and the coordinator and matches
-// [lease.ErrConflict]. The fixed strategy's errors (an unset variable:
-// [lease.ErrConfig]) and the coordinator's are returned as they are; a
-// claim whose outcome is unknown is returned beside [lease.ErrRetry], for
+// [driver.ErrConflict]. The fixed strategy's errors (an unset variable:
+// [driver.ErrConfig]) and the coordinator's are returned as they are; a
+// claim whose outcome is unknown is returned beside [driver.ErrRetry], for
 // the caller to release. The lease is the coordinator's: its TTL, clock
 // and release hold.
-func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, error) {
+func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (driver.Lease, error) {
 	fl, err := s.fixed.Acquire(ctx, d)
 	if err != nil {
-		return lease.Lease{}, err
+		return driver.Lease{}, err
 	}
 	id := fl.MachineID
 	if !leasekit.ValidID(id) {
-		return lease.Lease{}, leasekit.Errorf(pkg, lease.ErrConfig, "strategy %s gave machine ID %d, outside 0..%d", s.fixed.Name(), id, leasekit.IDs-1)
+		return driver.Lease{}, leasekit.Errorf(pkg, driver.ErrConfig, "strategy %s gave machine ID %d, outside 0..%d", s.fixed.Name(), id, leasekit.IDs-1)
 	}
 	l, err := s.coord.Claim(ctx, id, d)
 	switch {
-	case errors.Is(err, lease.ErrConflict):
-		return lease.Lease{}, fmt.Errorf("%s: machine ID %d (from %s) is in use elsewhere: %s holds it for another process: %w",
+	case errors.Is(err, driver.ErrConflict):
+		return driver.Lease{}, fmt.Errorf("%s: machine ID %d (from %s) is in use elsewhere: %s holds it for another process: %w",
 			pkg, id, s.fixed.Name(), s.where, err)
 	case err != nil:
 		return l, fmt.Errorf("%s: claiming machine ID %d in %s: %w", pkg, id, s.where, err)
 	case l.MachineID != id:
 		// Returned beside the error, the lease is released by the manager.
-		return l, leasekit.Errorf(pkg, lease.ErrConfig, "%s claimed machine ID %d as %d", s.where, id, l.MachineID)
+		return l, leasekit.Errorf(pkg, driver.ErrConfig, "%s claimed machine ID %d as %d", s.where, id, l.MachineID)
 	}
 	return l, nil
 }
@@ -95,11 +95,11 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, e
 // Renew renews the coordinator's lease. The fixed strategy's own Renew
 // is not called: env and host strategies hold nothing to renew, and the
 // lease carries only the coordinator's token. An error matching
-// [lease.ErrLost] names the ID and the coordinator: the coordinator no
+// [driver.ErrLost] names the ID and the coordinator: the coordinator no
 // longer holds the ID for this process, and another may be using it.
-func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+func (s *Strategy) Renew(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 	nl, err := s.coord.Renew(ctx, l, d)
-	if errors.Is(err, lease.ErrLost) {
+	if errors.Is(err, driver.ErrLost) {
 		err = fmt.Errorf("%s: machine ID %d is no longer held for this process in %s: %w", pkg, l.MachineID, s.where, err)
 	}
 	return nl, err
@@ -107,7 +107,7 @@ func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (l
 
 // Release releases the coordinator's lease: the ID is free for a
 // successor once the coordinator's release hold has passed.
-func (s *Strategy) Release(ctx context.Context, l lease.Lease) error {
+func (s *Strategy) Release(ctx context.Context, l driver.Lease) error {
 	return s.coord.Release(ctx, l)
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/internal/testonly"
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/envlease"
 	"github.com/once-go/once/lease/guardlease"
 	"github.com/once-go/once/lease/leasetest"
@@ -38,7 +39,7 @@ func TestNewRejects(t *testing.T) {
 	fixed := envlease.New("POD_NAME", 0)
 	cases := []struct {
 		name  string
-		fixed lease.Strategy
+		fixed driver.Strategy
 		coord guardlease.Coordinator
 	}{
 		{"nil fixed", nil, coord},
@@ -49,8 +50,8 @@ func TestNewRejects(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := guardlease.New(c.fixed, c.coord, "")
-		if !errors.Is(err, lease.ErrConfig) || !strings.HasPrefix(err.Error(), "guardlease: ") {
-			t.Errorf("%s: %v, want a guardlease: ... lease.ErrConfig", c.name, err)
+		if !errors.Is(err, driver.ErrConfig) || !strings.HasPrefix(err.Error(), "guardlease: ") {
+			t.Errorf("%s: %v, want a guardlease: ... driver.ErrConfig", c.name, err)
 		}
 	}
 	s, err := guardlease.New(fixed, coord, "")
@@ -75,7 +76,7 @@ func TestStartFails(t *testing.T) {
 		wants []error
 	}{
 		{"unreachable coordinator", env, []error{lease.ErrTimeout}},
-		{"ordinal not set", env + "_UNSET", []error{lease.ErrConfig}},
+		{"ordinal not set", env + "_UNSET", []error{driver.ErrConfig}},
 	}
 	for _, c := range cases {
 		s, err := guardlease.New(envlease.New(c.env, 0), deadCoordinator(t), "redis at a dead port")
@@ -86,7 +87,7 @@ func TestStartFails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := lease.Options{Factories: []lease.Factory{f}, LeaseDuration: guardsuite.LeaseDuration, RenewInterval: guardsuite.RenewInterval,
+		o := lease.Options{Factories: []*nonce.Factory{f}, LeaseDuration: guardsuite.LeaseDuration, RenewInterval: guardsuite.RenewInterval,
 			AcquireTimeout: time.Second, Logger: slog.New(slog.DiscardHandler)}
 		testonly.ShortLeases(&o)
 		m, err := lease.Start(context.Background(), s, o)

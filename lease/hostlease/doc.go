@@ -1,4 +1,4 @@
-// Package hostlease is a deterministic [lease.Strategy] for a fixed fleet:
+// Package hostlease is a deterministic [driver.Strategy] for a fixed fleet:
 // the machine ID comes from this host's entry in a list of hostnames and IP
 // addresses (hostnames compared lower-cased without a trailing dot,
 // addresses in canonical form).
@@ -12,7 +12,7 @@
 //	10.0.0.7=2
 //
 // IDs are 0..511, each given once, and each host is listed once; a list
-// that breaks a rule is refused with [lease.ErrConfig] naming the entry.
+// that breaks a rule is refused with [driver.ErrConfig] naming the entry.
 // Adding or removing an entry changes no other host's ID.
 //
 // A list of plain entries ("web-1.example", with no "=") numbers the hosts
@@ -50,6 +50,6 @@
 // interface addresses. Loopback and link-local addresses, and the name
 // "localhost", never match: every host has them. The list must hold at most
 // 512 entries and exactly one entry for this host; otherwise Acquire fails
-// with [lease.ErrConfig]. Every host must be given the same list (apart
+// with [driver.ErrConfig]. Every host must be given the same list (apart
 // from a change being rolled out as described above).
 package hostlease

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
@@ -36,10 +36,10 @@ type Strategy struct {
 	ids   func() ([]string, error)
 }
 
-var _ lease.Strategy = (*Strategy)(nil)
+var _ driver.Strategy = (*Strategy)(nil)
 
 // New returns a host-list strategy. The list is checked, and this host
-// looked up, on every Acquire (errors wrap [lease.ErrConfig]).
+// looked up, on every Acquire (errors wrap [driver.ErrConfig]).
 func New(cfg Config) *Strategy {
 	ids := cfg.Identifiers
 	if ids == nil {
@@ -93,28 +93,28 @@ func (s *Strategy) MachineID() (int, error) {
 }
 
 // Acquire returns this host's machine ID, for d.
-func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, error) {
+func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (driver.Lease, error) {
 	if err := ctx.Err(); err != nil {
-		return lease.Lease{}, fmt.Errorf("hostlease: %w: %w", lease.ErrRetry, err)
+		return driver.Lease{}, fmt.Errorf("hostlease: %w: %w", driver.ErrRetry, err)
 	}
 	id, err := s.MachineID()
 	if err != nil {
-		return lease.Lease{}, err
+		return driver.Lease{}, err
 	}
-	return lease.Lease{MachineID: id, Token: "host:" + strconv.Itoa(id), TTL: d}, nil
+	return driver.Lease{MachineID: id, Token: "host:" + strconv.Itoa(id), TTL: d}, nil
 }
 
 // Renew returns l for d: nothing can take the ID away.
-func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+func (s *Strategy) Renew(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 	if err := ctx.Err(); err != nil {
-		return lease.Lease{}, fmt.Errorf("hostlease: %w: %w", lease.ErrRetry, err)
+		return driver.Lease{}, fmt.Errorf("hostlease: %w: %w", driver.ErrRetry, err)
 	}
 	l.TTL = d
 	return l, nil
 }
 
 // Release does nothing.
-func (s *Strategy) Release(context.Context, lease.Lease) error { return nil }
+func (s *Strategy) Release(context.Context, driver.Lease) error { return nil }
 
 // entry is one host of the list with its machine ID.
 type entry struct {
@@ -227,7 +227,7 @@ func systemIdentifiers() ([]string, error) {
 }
 
 func configError(format string, args ...any) error {
-	return fmt.Errorf("hostlease: "+format+" (%w)", append(args, lease.ErrConfig)...)
+	return fmt.Errorf("hostlease: "+format+" (%w)", append(args, driver.ErrConfig)...)
 }
 
 // quote quotes at most 40 bytes of s.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/hostlease"
 	"github.com/once-go/once/lease/leasetest"
 )
@@ -17,8 +17,8 @@ func ids(v ...string) func() ([]string, error) {
 
 func TestConformance(t *testing.T) {
 	leasetest.Run(t, leasetest.Harness{
-		New: func(t *testing.T) func() lease.Strategy {
-			return func() lease.Strategy {
+		New: func(t *testing.T) func() driver.Strategy {
+			return func() driver.Strategy {
 				return hostlease.New(hostlease.Config{
 					Hosts:       []string{"web-2.example", "10.0.0.7", "web-1.example"},
 					Identifiers: ids("WEB-1.example.", "127.0.0.1", "fe80::1"),
@@ -111,10 +111,10 @@ func TestErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			s := hostlease.New(hostlease.Config{Hosts: c.hosts, Identifiers: c.mine})
 			_, err := s.MachineID()
-			if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), c.want) {
+			if !errors.Is(err, driver.ErrConfig) || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("%v; want ErrConfig containing %q", err, c.want)
 			}
-			if _, err := s.Acquire(t.Context(), lease.MinLeaseDuration); !errors.Is(err, lease.ErrConfig) {
+			if _, err := s.Acquire(t.Context(), driver.MinLeaseDuration); !errors.Is(err, driver.ErrConfig) {
 				t.Errorf("Acquire: %v", err)
 			}
 		})

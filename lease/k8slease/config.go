@@ -9,7 +9,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
@@ -21,18 +21,18 @@ const serviceAccountNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/n
 // when the context names none), or, when path is empty, the in-cluster
 // configuration of the pod's service account (the namespace from
 // $POD_NAMESPACE, else the service account's namespace file). Errors wrap
-// [lease.ErrConfig].
+// [driver.ErrConfig].
 func LoadConfig(path string) (*rest.Config, string, error) {
 	if path == "" {
 		cfg, err := rest.InClusterConfig()
 		if err != nil {
-			return nil, "", leasekit.Errorf("k8slease", lease.ErrConfig, "in-cluster configuration (no kubeconfig path given): %w", err)
+			return nil, "", leasekit.Errorf("k8slease", driver.ErrConfig, "in-cluster configuration (no kubeconfig path given): %w", err)
 		}
 		ns := os.Getenv("POD_NAMESPACE")
 		if ns == "" {
 			b, err := os.ReadFile(serviceAccountNamespace)
 			if err != nil {
-				return nil, "", leasekit.Errorf("k8slease", lease.ErrConfig, "in-cluster namespace: $POD_NAMESPACE is empty and %w", err)
+				return nil, "", leasekit.Errorf("k8slease", driver.ErrConfig, "in-cluster namespace: $POD_NAMESPACE is empty and %w", err)
 			}
 			ns = strings.TrimSpace(string(b))
 		}
@@ -41,11 +41,11 @@ func LoadConfig(path string) (*rest.Config, string, error) {
 	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(&clientcmd.ClientConfigLoadingRules{ExplicitPath: path}, &clientcmd.ConfigOverrides{})
 	cfg, err := cc.ClientConfig()
 	if err != nil {
-		return nil, "", leasekit.Errorf("k8slease", lease.ErrConfig, "kubeconfig %s: %w", leasekit.Quote(path), err)
+		return nil, "", leasekit.Errorf("k8slease", driver.ErrConfig, "kubeconfig %s: %w", leasekit.Quote(path), err)
 	}
 	ns, _, err := cc.Namespace()
 	if err != nil {
-		return nil, "", leasekit.Errorf("k8slease", lease.ErrConfig, "kubeconfig %s: namespace: %w", leasekit.Quote(path), err)
+		return nil, "", leasekit.Errorf("k8slease", driver.ErrConfig, "kubeconfig %s: namespace: %w", leasekit.Quote(path), err)
 	}
 	return cfg, ns, nil
 }
@@ -57,7 +57,7 @@ func LoadConfig(path string) (*rest.Config, string, error) {
 // API calls sharing a clientset cannot hold up a renewal.
 func NewClientset(cfg *rest.Config) (kubernetes.Interface, error) {
 	if cfg == nil {
-		return nil, leasekit.Errorf("k8slease", lease.ErrConfig, "nil rest.Config")
+		return nil, leasekit.Errorf("k8slease", driver.ErrConfig, "nil rest.Config")
 	}
 	c := rest.CopyConfig(cfg)
 	c.ContentType = runtime.ContentTypeProtobuf
@@ -68,7 +68,7 @@ func NewClientset(cfg *rest.Config) (kubernetes.Interface, error) {
 	}
 	cs, err := kubernetes.NewForConfig(c)
 	if err != nil {
-		return nil, leasekit.Errorf("k8slease", lease.ErrConfig, "client: %w", err)
+		return nil, leasekit.Errorf("k8slease", driver.ErrConfig, "client: %w", err)
 	}
 	return cs, nil
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/k8slease"
 	"github.com/once-go/once/nonce"
 )
@@ -105,7 +106,7 @@ func contend(t *testing.T, cfg *rest.Config, ns string, n, free int) {
 					failed = append(failed, errors.New("machine ID "+strconv.Itoa(l.MachineID)+" won twice: "+prev+" and "+l.Token))
 				}
 				won[l.MachineID] = l.Token
-			case errors.Is(err, lease.ErrExhausted):
+			case errors.Is(err, driver.ErrExhausted):
 				exhausted = append(exhausted, err)
 			default:
 				failed = append(failed, err)
@@ -160,10 +161,10 @@ func checkHolders(t *testing.T, cfg *rest.Config, ns string, won map[int]string)
 // the lease manager would, after releasing a claim whose outcome is
 // unknown. Every other outcome is returned as it is: ErrConflict is not
 // retried.
-func acquireOnce(ctx context.Context, s *k8slease.Strategy) (lease.Lease, error) {
+func acquireOnce(ctx context.Context, s *k8slease.Strategy) (driver.Lease, error) {
 	for pause := 100 * time.Millisecond; ; pause = min(2*pause, 5*time.Second) {
 		l, err := s.Acquire(ctx, time.Hour)
-		if !errors.Is(err, lease.ErrRetry) || ctx.Err() != nil {
+		if !errors.Is(err, driver.ErrRetry) || ctx.Err() != nil {
 			return l, err
 		}
 		if l.Token != "" {
@@ -201,13 +202,13 @@ func contendManagers(t *testing.T, cfg *rest.Config, ns string, n, free int) {
 			var exhausted atomic.Bool
 			<-start
 			m, err := lease.Start(context.Background(), s, lease.Options{
-				Factories:      []lease.Factory{f},
+				Factories:      []*nonce.Factory{f},
 				LeaseDuration:  k8slease.LeaseDuration,
 				RenewInterval:  k8slease.RenewInterval,
 				AcquireTimeout: 5 * time.Second,
 				Logger:         discardLogger(),
 				Events: func(e lease.Event) {
-					if e.Kind == lease.EventEnd && e.Op == lease.OpAcquire && errors.Is(e.Err, lease.ErrExhausted) {
+					if e.Kind == lease.EventEnd && e.Op == lease.OpAcquire && errors.Is(e.Err, driver.ErrExhausted) {
 						exhausted.Store(true)
 					}
 				},

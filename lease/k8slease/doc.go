@@ -2,15 +2,13 @@
 // server, as coordination.k8s.io/v1 Lease objects, so that a Deployment's
 // pods get distinct machine IDs without another coordinator (a
 // StatefulSet's can use its ordinals instead: lease/envlease). It
-// implements [github.com/once-go/once/lease.Strategy],
-// [github.com/once-go/once/lease.Reclaimer] (Options.StateFile),
-// [github.com/once-go/once/lease.Lister] and
-// [github.com/once-go/once/lease.Claimer]. It is a Go module of its own, so
+// implements [driver.Strategy], [driver.Reclaimer] (lease.Options.StateFile),
+// [driver.Lister] and [driver.Claimer]. It is a Go module of its own, so
 // that client-go is required only by applications that use it.
 //
 //	s, err := k8slease.Open("", k8slease.Options{}) // in-cluster; or a kubeconfig path
 //	m, err := lease.Start(ctx, s, lease.Options{
-//		Factories:      []lease.Factory{f},
+//		Factories:      []*nonce.Factory{f},
 //		LeaseDuration:  k8slease.LeaseDuration, // 1m: see below
 //		RenewInterval:  k8slease.RenewInterval,
 //		AcquireTimeout: k8slease.AcquireTimeout,
@@ -42,7 +40,7 @@
 //	  resources: ["leases"]
 //	  verbs: ["get", "list", "watch", "create", "update", "patch"]
 //
-// 403 Forbidden is [lease.ErrConfig], naming the verb and the resource to
+// 403 Forbidden is [driver.ErrConfig], naming the verb and the resource to
 // grant. The layout, expiry, hand-offs, errors, RBAC and guarantees in
 // detail: docs/coordinators.md and docs/kubernetes.md in the repository
 // (https://github.com/once-go/once).

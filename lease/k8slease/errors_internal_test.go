@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 // TestClassify: the API server's errors map to the lease sentinels; a 403
@@ -24,18 +24,18 @@ func TestClassify(t *testing.T) {
 		want error
 		text string
 	}{
-		{"create", apierrors.NewForbidden(gr, "once-leases-3", errors.New(`User "x" cannot create`)), lease.ErrConfig,
+		{"create", apierrors.NewForbidden(gr, "once-leases-3", errors.New(`User "x" cannot create`)), driver.ErrConfig,
 			`the API server forbids create on leases (API group "coordination.k8s.io")`},
-		{"update", apierrors.NewUnauthorized("bad token"), lease.ErrConfig, "rejected the credentials"},
-		{"update", apierrors.NewInvalid(schema.GroupKind{Group: "coordination.k8s.io", Kind: "Lease"}, "x", field.ErrorList{}), lease.ErrConfig, "refused the request"},
-		{"create", apierrors.NewBadRequest("no"), lease.ErrConfig, "refused the request"},
-		{"create", apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, "ns"), lease.ErrConfig, "the namespace does not exist"},
-		{"get", apierrors.NewTooManyRequests("slow down", 1), lease.ErrRetry, ""},
-		{"update", apierrors.NewInternalError(errors.New("etcd")), lease.ErrRetry, ""},
-		{"update", apierrors.NewServiceUnavailable("shutting down"), lease.ErrRetry, ""},
-		{"update", apierrors.NewTimeoutError("slow", 1), lease.ErrRetry, ""},
-		{"list", context.DeadlineExceeded, lease.ErrRetry, ""},
-		{"get", errors.New("dial tcp: connection refused"), lease.ErrRetry, ""},
+		{"update", apierrors.NewUnauthorized("bad token"), driver.ErrConfig, "rejected the credentials"},
+		{"update", apierrors.NewInvalid(schema.GroupKind{Group: "coordination.k8s.io", Kind: "Lease"}, "x", field.ErrorList{}), driver.ErrConfig, "refused the request"},
+		{"create", apierrors.NewBadRequest("no"), driver.ErrConfig, "refused the request"},
+		{"create", apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, "ns"), driver.ErrConfig, "the namespace does not exist"},
+		{"get", apierrors.NewTooManyRequests("slow down", 1), driver.ErrRetry, ""},
+		{"update", apierrors.NewInternalError(errors.New("etcd")), driver.ErrRetry, ""},
+		{"update", apierrors.NewServiceUnavailable("shutting down"), driver.ErrRetry, ""},
+		{"update", apierrors.NewTimeoutError("slow", 1), driver.ErrRetry, ""},
+		{"list", context.DeadlineExceeded, driver.ErrRetry, ""},
+		{"get", errors.New("dial tcp: connection refused"), driver.ErrRetry, ""},
 	} {
 		err := s.classify("renew", c.verb, 3, c.err)
 		if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.text) || !strings.HasPrefix(err.Error(), "k8slease: renew of machine ID 3 in namespace \"ns\"") {
@@ -44,7 +44,7 @@ func TestClassify(t *testing.T) {
 		if !errors.Is(err, c.err) {
 			t.Errorf("%v does not wrap the cause %v", err, c.err)
 		}
-		for _, other := range []error{lease.ErrLost, lease.ErrRetry, lease.ErrConfig} {
+		for _, other := range []error{driver.ErrLost, driver.ErrRetry, driver.ErrConfig} {
 			if other != c.want && errors.Is(err, other) {
 				t.Errorf("%v matches %v as well", err, other)
 			}

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/k8slease"
 )
 
@@ -25,7 +25,7 @@ func TestEvidenceChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := strategy(t, cfg, ns, k8slease.Options{})
-	var l lease.Lease
+	var l driver.Lease
 	var err error
 	for start := time.Now(); ; time.Sleep(50 * time.Millisecond) {
 		if l, err = first.Claim(ctx, 3, time.Minute); err == nil {
@@ -48,7 +48,7 @@ func TestEvidenceChain(t *testing.T) {
 	if l, err = first.Renew(ctx, l, time.Second); err != nil {
 		t.Fatal(err)
 	}
-	r, err := first.Reclaim(ctx, lease.Lease{MachineID: 3, Token: l.Token}, time.Second)
+	r, err := first.Reclaim(ctx, driver.Lease{MachineID: 3, Token: l.Token}, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

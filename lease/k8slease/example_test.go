@@ -24,14 +24,14 @@ func ExampleOpen() {
 		log.Fatal(err)
 	}
 	m, err := lease.Start(context.Background(), s, lease.Options{
-		Factories:      []lease.Factory{f},
+		Factories:      []*nonce.Factory{f},
 		LeaseDuration:  k8slease.LeaseDuration,
 		RenewInterval:  k8slease.RenewInterval,
 		AcquireTimeout: k8slease.AcquireTimeout,
 		StateFile:      "/run/once/lease",
 	})
 	if err != nil {
-		log.Fatal(err) // lease.ErrConfig names a missing RBAC verb
+		log.Fatal(err) // driver.ErrConfig names a missing RBAC verb
 	}
 	defer m.Close(context.Background())
 	once.SetGenerator(f)

@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/once-go/once/internal/leasehook"
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/k8slease"
 )
 
@@ -55,8 +57,7 @@ func TestHandoffSkew(t *testing.T) {
 			s := strategy(t, cfg, ns, k8slease.Options{})
 			k8slease.SetWallClock(s, func() time.Time { return time.Now().Add(newSkew) })
 			f := newSkewedFactory(newSkew)
-			m, err := lease.Start(context.Background(), s, shortOptions(lease.Options{
-				Factories:      []lease.Factory{f},
+			m, err := lease.Start(leasehook.With(context.Background(), f), s, shortOptions(lease.Options{
 				LeaseDuration:  2 * time.Second,
 				RenewInterval:  time.Second,
 				AcquireTimeout: 20 * time.Second, // > 1.8 x LeaseDuration: see k8slease.AcquireTimeout
@@ -99,11 +100,11 @@ func freeID(t *testing.T, s *k8slease.Strategy, id int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := slices.IndexFunc(slots, func(sl lease.Slot) bool { return sl.MachineID == id })
+	i := slices.IndexFunc(slots, func(sl driver.Slot) bool { return sl.MachineID == id })
 	if i < 0 {
 		t.Fatalf("machine ID %d is not listed as held: %+v", id, slots)
 	}
-	if err := s.Release(ctxT(t), lease.Lease{MachineID: id, Token: slots[i].Token}); err != nil {
+	if err := s.Release(ctxT(t), driver.Lease{MachineID: id, Token: slots[i].Token}); err != nil {
 		t.Fatal(err)
 	}
 }

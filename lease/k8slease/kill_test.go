@@ -11,7 +11,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/k8slease"
 )
 
@@ -79,7 +79,7 @@ func TestKillHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := strategy(t, cfg, ns, k8slease.Options{})
-	var got lease.Lease
+	var got driver.Lease
 	tries := 0
 	for {
 		tries++
@@ -87,7 +87,7 @@ func TestKillHolder(t *testing.T) {
 		if err == nil {
 			break
 		}
-		if !errors.Is(err, lease.ErrExhausted) && !errors.Is(err, lease.ErrConflict) && !errors.Is(err, lease.ErrRetry) {
+		if !errors.Is(err, driver.ErrExhausted) && !errors.Is(err, driver.ErrConflict) && !errors.Is(err, driver.ErrRetry) {
 			t.Fatal(err)
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -7,7 +7,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/once-go/once/internal/testenv"
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/k8slease"
 	"github.com/once-go/once/lease/leasetest"
 )
@@ -19,11 +19,11 @@ import (
 func TestLeasetest(t *testing.T) {
 	cfg := restConfig(t)
 	leasetest.Run(t, leasetest.Harness{
-		New: func(t *testing.T) func() lease.Strategy {
+		New: func(t *testing.T) func() driver.Strategy {
 			ns := namespace(t, clientset(t, cfg))
-			return func() lease.Strategy { return strategy(t, cfg, ns, k8slease.Options{}) }
+			return func() driver.Strategy { return strategy(t, cfg, ns, k8slease.Options{}) }
 		},
-		Broken: func(t *testing.T) lease.Strategy {
+		Broken: func(t *testing.T) driver.Strategy {
 			dead := rest.CopyConfig(cfg)
 			dead.Host = "https://" + testenv.DeadAddr(t)
 			return strategy(t, dead, "default", k8slease.Options{RequestTimeout: time.Second})

@@ -7,7 +7,7 @@ import (
 	coordv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 // view is the pool as one List showed it, judged by this strategy's
@@ -65,7 +65,7 @@ func (s *Strategy) survey(ctx context.Context, cached bool) (*view, error) {
 	return v, nil
 }
 
-// List returns the held machine IDs in ascending order ([lease.Lister]):
+// List returns the held machine IDs in ascending order ([driver.Lister]):
 // every Lease with a holder that this strategy has not seen unchanged for
 // its recorded duration, read from the API server's watch cache (at most
 // a few milliseconds behind). Slot.TTL is the time left by that observation,
@@ -74,18 +74,18 @@ func (s *Strategy) survey(ctx context.Context, cached bool) (*view, error) {
 // live one, and reports the whole duration (0 when the record has no
 // valid duration). Slot.Holder is the holderIdentity without its token;
 // Slot.Token the whole holderIdentity, which Release matches.
-func (s *Strategy) List(ctx context.Context) ([]lease.Slot, error) {
+func (s *Strategy) List(ctx context.Context) ([]driver.Slot, error) {
 	v, err := s.survey(ctx, true)
 	if err != nil {
 		return nil, s.classify("list", "list", -1, err)
 	}
-	var slots []lease.Slot
+	var slots []driver.Slot
 	for id, rec := range v.recs {
 		if rec == nil || v.judged[id].free {
 			continue
 		}
 		identity := holderOf(rec)
-		slots = append(slots, lease.Slot{MachineID: id, TTL: max(v.judged[id].left, 0), Holder: holderName(identity), Token: identity})
+		slots = append(slots, driver.Slot{MachineID: id, TTL: max(v.judged[id].left, 0), Holder: holderName(identity), Token: identity})
 	}
 	return slots, nil
 }

@@ -17,8 +17,10 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/klog/v2"
 
+	"github.com/once-go/once/internal/leasehook"
 	"github.com/once-go/once/internal/testonly"
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/k8slease"
 	"github.com/once-go/once/nonce"
 )
@@ -80,10 +82,15 @@ func childStrategy(o k8slease.Options) (*k8slease.Strategy, error) {
 // skewedFactory is a nonce factory whose process's wall clock is off by
 // skew: its timestamps are time.Now()+skew. time.Time.Add moves the
 // monotonic reading too, so the manager's deadlines (on the true clock)
-// are shifted alike before they reach it: only the wall time is off.
+// are shifted alike before they reach it: only the wall time is off. The
+// manager hands it over through leasehook, and it records the last
+// deadline the manager set.
 type skewedFactory struct {
 	f    *nonce.Factory
 	skew time.Duration
+
+	mu         sync.Mutex
+	validUntil time.Time // the last deadline the manager set, on the true clock
 }
 
 func newSkewedFactory(skew time.Duration) *skewedFactory {
@@ -95,11 +102,34 @@ func newSkewedFactory(skew time.Duration) *skewedFactory {
 }
 
 func (s *skewedFactory) Activate(id int, notBefore, validUntil time.Time) error {
+	s.set(validUntil)
 	return s.f.Activate(id, notBefore, validUntil.Add(s.skew))
 }
-func (s *skewedFactory) Enable(validUntil time.Time) error { return s.f.Enable(validUntil.Add(s.skew)) }
-func (s *skewedFactory) Extend(validUntil time.Time)       { s.f.Extend(validUntil.Add(s.skew)) }
-func (s *skewedFactory) Disable()                          { s.f.Disable() }
+
+func (s *skewedFactory) Enable(validUntil time.Time) error {
+	s.set(validUntil)
+	return s.f.Enable(validUntil.Add(s.skew))
+}
+
+func (s *skewedFactory) Extend(validUntil time.Time) {
+	s.set(validUntil)
+	s.f.Extend(validUntil.Add(s.skew))
+}
+
+func (s *skewedFactory) Disable() { s.f.Disable() }
+
+func (s *skewedFactory) set(validUntil time.Time) {
+	s.mu.Lock()
+	s.validUntil = validUntil
+	s.mu.Unlock()
+}
+
+// deadline is the last deadline the manager set.
+func (s *skewedFactory) deadline() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.validUntil
+}
 
 // stamp is the wall time a sortable 64-bit nonce carries (millisecond
 // precision).
@@ -129,8 +159,7 @@ func holderMain() int {
 	k8slease.SetWallClock(s, func() time.Time { return time.Now().Add(skew) })
 	d := envDuration("K8SLEASE_LEASE")
 	f := newSkewedFactory(skew)
-	m, err := lease.Start(context.Background(), s, shortOptions(lease.Options{
-		Factories:     []lease.Factory{f},
+	m, err := lease.Start(leasehook.With(context.Background(), f), s, shortOptions(lease.Options{
 		LeaseDuration: d,
 		RenewInterval: d / 2,
 		Logger:        slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})),
@@ -192,9 +221,9 @@ func racerMain() int {
 				switch {
 				case err == nil:
 					say("won %d %s", l.MachineID, l.Token)
-				case errors.Is(err, lease.ErrExhausted):
+				case errors.Is(err, driver.ErrExhausted):
 					say("exhausted")
-				case errors.Is(err, lease.ErrConflict) || errors.Is(err, lease.ErrRetry):
+				case errors.Is(err, driver.ErrConflict) || errors.Is(err, driver.ErrRetry):
 					if l.Token != "" { // a claim whose outcome is unknown
 						rctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 						_ = s.Release(rctx, l)

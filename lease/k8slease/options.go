@@ -3,7 +3,7 @@ package k8slease
 import (
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
@@ -89,15 +89,15 @@ func (o Options) withDefaults() (Options, error) {
 		o.Prefix = DefaultPrefix
 	}
 	if !dnsLabel(o.Prefix, maxPrefixLen) {
-		return o, leasekit.Errorf("k8slease", lease.ErrConfig,
+		return o, leasekit.Errorf("k8slease", driver.ErrConfig,
 			"Options.Prefix %s must be a DNS label of at most %d bytes (lowercase letters, digits and '-', starting and ending with a letter or digit)",
 			leasekit.Quote(o.Prefix), maxPrefixLen)
 	}
 	if o.Namespace == "" {
-		return o, leasekit.Errorf("k8slease", lease.ErrConfig, "Options.Namespace is empty: name the namespace of the Lease objects (Open takes it from the kubeconfig)")
+		return o, leasekit.Errorf("k8slease", driver.ErrConfig, "Options.Namespace is empty: name the namespace of the Lease objects (Open takes it from the kubeconfig)")
 	}
 	if !dnsLabel(o.Namespace, 63) {
-		return o, leasekit.Errorf("k8slease", lease.ErrConfig, "Options.Namespace %s is not a namespace name (a DNS label)", leasekit.Quote(o.Namespace))
+		return o, leasekit.Errorf("k8slease", driver.ErrConfig, "Options.Namespace %s is not a namespace name (a DNS label)", leasekit.Quote(o.Namespace))
 	}
 	if o.Holder == "" {
 		o.Holder = leasekit.Holder()
@@ -105,7 +105,7 @@ func (o Options) withDefaults() (Options, error) {
 	o.Holder = leasekit.CleanHolder(o.Holder)
 	switch {
 	case o.Candidates < 0:
-		return o, leasekit.Errorf("k8slease", lease.ErrConfig, "Options.Candidates %d is negative", o.Candidates)
+		return o, leasekit.Errorf("k8slease", driver.ErrConfig, "Options.Candidates %d is negative", o.Candidates)
 	case o.Candidates == 0:
 		o.Candidates = DefaultCandidates
 	}

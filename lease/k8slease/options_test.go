@@ -9,7 +9,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/k8slease"
 )
 
@@ -33,11 +33,11 @@ func TestOptions(t *testing.T) {
 		{k8slease.Options{Namespace: "ns", Candidates: -1}, "Options.Candidates -1 is negative"},
 	} {
 		_, err = k8slease.New(cs, c.o)
-		if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "k8slease: ") {
+		if !errors.Is(err, driver.ErrConfig) || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "k8slease: ") {
 			t.Errorf("New(%+v): %v; want ErrConfig containing %q", c.o, err, c.want)
 		}
 	}
-	if _, err := k8slease.New(nil, k8slease.Options{Namespace: "ns"}); !errors.Is(err, lease.ErrConfig) {
+	if _, err := k8slease.New(nil, k8slease.Options{Namespace: "ns"}); !errors.Is(err, driver.ErrConfig) {
 		t.Errorf("New(nil client): %v", err)
 	}
 	s, err := k8slease.New(cs, k8slease.Options{Namespace: "ns", Holder: "web-0\n/1"})
@@ -52,7 +52,7 @@ func TestOptions(t *testing.T) {
 	}
 	// Durations are whole seconds, positive, within int32.
 	for _, d := range []time.Duration{0, -time.Second, 1 << 62} {
-		if _, err := s.Acquire(t.Context(), d); !errors.Is(err, lease.ErrConfig) {
+		if _, err := s.Acquire(t.Context(), d); !errors.Is(err, driver.ErrConfig) {
 			t.Errorf("Acquire(%v): %v, want ErrConfig", d, err)
 		}
 	}
@@ -64,11 +64,11 @@ func TestOpenConfig(t *testing.T) {
 	t.Setenv("KUBERNETES_SERVICE_HOST", "")
 	t.Setenv("KUBERNETES_SERVICE_PORT", "")
 	for _, path := range []string{"", t.TempDir() + "/missing"} {
-		if _, err := k8slease.Open(path, k8slease.Options{}); !errors.Is(err, lease.ErrConfig) || !strings.HasPrefix(err.Error(), "k8slease: ") {
+		if _, err := k8slease.Open(path, k8slease.Options{}); !errors.Is(err, driver.ErrConfig) || !strings.HasPrefix(err.Error(), "k8slease: ") {
 			t.Errorf("Open(%q): %v, want ErrConfig", path, err)
 		}
 	}
-	if _, err := k8slease.NewClientset(nil); !errors.Is(err, lease.ErrConfig) {
+	if _, err := k8slease.NewClientset(nil); !errors.Is(err, driver.ErrConfig) {
 		t.Errorf("NewClientset(nil): %v", err)
 	}
 }
@@ -76,8 +76,8 @@ func TestOpenConfig(t *testing.T) {
 // TestDefaultLeaseDuration: a manager left with LeaseDuration zero asks
 // for the package's one-minute lease, not the manager's 8h.
 func TestDefaultLeaseDuration(t *testing.T) {
-	var s lease.Strategy = &k8slease.Strategy{}
-	d, ok := s.(lease.DurationDefaulter)
+	var s driver.Strategy = &k8slease.Strategy{}
+	d, ok := s.(driver.DurationDefaulter)
 	if !ok || d.DefaultLeaseDuration() != k8slease.LeaseDuration {
 		t.Fatalf("Strategy advises no %v lease (DurationDefaulter: %v)", k8slease.LeaseDuration, ok)
 	}

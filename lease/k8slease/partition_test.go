@@ -4,14 +4,15 @@ import (
 	"context"
 	"errors"
 	"net/url"
-	"sync"
 	"testing"
 	"time"
 
 	"k8s.io/client-go/rest"
 
 	"github.com/once-go/once/internal/faultproxy"
+	"github.com/once-go/once/internal/leasehook"
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/k8slease"
 )
 
@@ -52,7 +53,7 @@ func TestPartition(t *testing.T) {
 	calls := map[string]func() error{
 		"Renew":   func() error { _, err := s.Renew(ctx, l, time.Minute); return err },
 		"Acquire": func() error { _, err := s.Acquire(ctx, time.Minute); return err },
-		"Release": func() error { return s.Release(ctx, lease.Lease{MachineID: l.MachineID, Token: l.Token + "x"}) },
+		"Release": func() error { return s.Release(ctx, driver.Lease{MachineID: l.MachineID, Token: l.Token + "x"}) },
 		"List":    func() error { _, err := s.List(ctx); return err },
 	}
 	for _, fault := range []struct {
@@ -63,7 +64,7 @@ func TestPartition(t *testing.T) {
 		for name, call := range calls {
 			t0 := time.Now()
 			err := call()
-			if !errors.Is(err, lease.ErrRetry) || errors.Is(err, lease.ErrLost) || errors.Is(err, lease.ErrConfig) {
+			if !errors.Is(err, driver.ErrRetry) || errors.Is(err, driver.ErrLost) || errors.Is(err, driver.ErrConfig) {
 				t.Errorf("%s during a %s: %v, want ErrRetry only", name, fault.name, err)
 			}
 			if took := time.Since(t0); took > 3*time.Second {
@@ -79,7 +80,7 @@ func TestPartition(t *testing.T) {
 	// A renewal whose replies are lost: unknown outcome, then a successful
 	// renewal once they flow again.
 	p.DropReplies(-1)
-	if _, err := s.Renew(ctx, l, time.Minute); !errors.Is(err, lease.ErrRetry) {
+	if _, err := s.Renew(ctx, l, time.Minute); !errors.Is(err, driver.ErrRetry) {
 		t.Errorf("Renew with its reply lost: %v, want ErrRetry", err)
 	}
 	p.Heal()
@@ -96,7 +97,7 @@ func TestPartition(t *testing.T) {
 	p.DropReplies(-1)
 	lost, err := s.Acquire(ctx, time.Minute)
 	p.Heal()
-	if !errors.Is(err, lease.ErrRetry) || lost.Token == "" {
+	if !errors.Is(err, driver.ErrRetry) || lost.Token == "" {
 		t.Fatalf("Acquire with its claim's reply lost: %+v, %v; want the claim beside ErrRetry", lost, err)
 	}
 	admin := clientset(t, cfg)
@@ -115,12 +116,12 @@ func TestPartition(t *testing.T) {
 
 // renewSoon renews l, retrying ErrRetry for up to 10s (connections come
 // back).
-func renewSoon(t *testing.T, s *k8slease.Strategy, l lease.Lease) (lease.Lease, error) {
+func renewSoon(t *testing.T, s *k8slease.Strategy, l driver.Lease) (driver.Lease, error) {
 	t.Helper()
 	end := time.Now().Add(10 * time.Second)
 	for {
 		r, err := s.Renew(ctxT(t), l, time.Minute)
-		if err == nil || !errors.Is(err, lease.ErrRetry) || time.Now().After(end) {
+		if err == nil || !errors.Is(err, driver.ErrRetry) || time.Now().After(end) {
 			return r, err
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -137,23 +138,11 @@ func TestPartitionManager(t *testing.T) {
 	ns := namespace(t, clientset(t, cfg))
 	p, pc := proxied(t, cfg)
 	s := strategy(t, pc, ns, k8slease.Options{RequestTimeout: time.Second})
-	var (
-		mu        sync.Mutex
-		lastValid time.Time
-	)
 	f := newSkewedFactory(0)
-	m, err := lease.Start(context.Background(), s, shortOptions(lease.Options{
-		Factories:     []lease.Factory{f},
+	m, err := lease.Start(leasehook.With(context.Background(), f), s, shortOptions(lease.Options{
 		LeaseDuration: 2 * time.Second,
 		RenewInterval: time.Second,
 		Logger:        discardLogger(),
-		Events: func(e lease.Event) {
-			if e.Kind == lease.EventEnd && e.Result == "ok" && !e.ValidUntil.IsZero() {
-				mu.Lock()
-				lastValid = e.ValidUntil
-				mu.Unlock()
-			}
-		},
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -170,9 +159,7 @@ func TestPartitionManager(t *testing.T) {
 			t.Fatal("still generating 10s into the partition")
 		}
 	}
-	mu.Lock()
-	deadline := lastValid
-	mu.Unlock()
+	deadline := f.deadline()
 	t.Logf("generation stopped %v after the last renewal's deadline", stopped.Sub(deadline))
 	if stopped.Before(deadline.Add(-5*time.Millisecond)) || stopped.After(deadline.Add(200*time.Millisecond)) {
 		t.Errorf("generation stopped %v after the deadline of the last successful renewal; want at the deadline", stopped.Sub(deadline))

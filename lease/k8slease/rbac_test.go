@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/k8slease"
 	"github.com/once-go/once/nonce"
 )
@@ -65,7 +66,7 @@ func TestRBAC(t *testing.T) {
 	if slots, err := s.List(ctx); err != nil || len(slots) != 1 {
 		t.Errorf("List: %v, %v", slots, err)
 	}
-	if l, err = s.Reclaim(ctx, lease.Lease{MachineID: l.MachineID, Token: l.Token}, time.Minute); err != nil {
+	if l, err = s.Reclaim(ctx, driver.Lease{MachineID: l.MachineID, Token: l.Token}, time.Minute); err != nil {
 		t.Errorf("Reclaim: %v", err)
 	}
 	if err := s.Release(ctx, l); err != nil {
@@ -97,26 +98,26 @@ func TestRBAC(t *testing.T) {
 	}{{"a service account that may only read", r, "create"}, {"a user without a Role", strategy(t, srv.config("nobody"), ns, k8slease.Options{}), "list"}} {
 		_, err := c.s.Acquire(ctx, time.Minute)
 		want := "forbids " + c.verb + ` on leases (API group "coordination.k8s.io")`
-		if !errors.Is(err, lease.ErrConfig) || errors.Is(err, lease.ErrRetry) || !strings.Contains(err.Error(), want) {
+		if !errors.Is(err, driver.ErrConfig) || errors.Is(err, driver.ErrRetry) || !strings.Contains(err.Error(), want) {
 			t.Errorf("Acquire by %s: %v; want ErrConfig containing %q", c.who, err, want)
 		}
 		f, _ := nonce.New(nonce.Config{AwaitLease: true})
 		t0 := time.Now()
-		_, err = lease.Start(context.Background(), c.s, lease.Options{Factories: []lease.Factory{f}, LeaseDuration: time.Minute,
+		_, err = lease.Start(context.Background(), c.s, lease.Options{Factories: []*nonce.Factory{f}, LeaseDuration: time.Minute,
 			Logger: discardLogger()})
-		if !errors.Is(err, lease.ErrConfig) || time.Since(t0) > 10*time.Second {
+		if !errors.Is(err, driver.ErrConfig) || time.Since(t0) > 10*time.Second {
 			t.Errorf("lease.Start by %s: %v after %v; want ErrConfig at once", c.who, err, time.Since(t0))
 		}
 	}
 	// Renewing a held lease with update forbidden.
-	if _, err := r.Renew(ctx, lease.Lease{MachineID: 7, Token: "x"}, time.Minute); !errors.Is(err, lease.ErrLost) {
+	if _, err := r.Renew(ctx, driver.Lease{MachineID: 7, Token: "x"}, time.Minute); !errors.Is(err, driver.ErrLost) {
 		t.Errorf("reader renewing someone else's lease: %v, want ErrLost", err)
 	}
 	held, err := s.Acquire(ctx, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Renew(ctx, held, time.Minute); !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "forbids update") {
+	if _, err := r.Renew(ctx, held, time.Minute); !errors.Is(err, driver.ErrConfig) || !strings.Contains(err.Error(), "forbids update") {
 		t.Errorf("Renew with update forbidden: %v, want ErrConfig naming update", err)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
@@ -65,10 +65,10 @@ func (s *Strategy) rewrite(ctx context.Context, id int, identity string, edit fu
 	return rewritten{verb: "update"}, errors.New("the Lease changed between every read and update (409 Conflict)")
 }
 
-// checkLease rejects a lease that cannot be ours: [lease.ErrLost].
-func checkLease(op string, l lease.Lease) error {
+// checkLease rejects a lease that cannot be ours: [driver.ErrLost].
+func checkLease(op string, l driver.Lease) error {
 	if !leasekit.ValidID(l.MachineID) || l.Token == "" {
-		return leasekit.Errorf("k8slease", lease.ErrLost, "%s: malformed lease (machine ID %d, token of %d bytes)", op, l.MachineID, len(l.Token))
+		return leasekit.Errorf("k8slease", driver.ErrLost, "%s: malformed lease (machine ID %d, token of %d bytes)", op, l.MachineID, len(l.Token))
 	}
 	return nil
 }
@@ -77,30 +77,30 @@ func checkLease(op string, l lease.Lease) error {
 // l.Token, updates renewTime, leaseDurationSeconds (d rounded up to whole
 // seconds) and the hand-off evidence, conditioned on the resourceVersion
 // read. Replaying a renewal succeeds (the token does not change). Errors
-// wrap [lease.ErrLost] (the Lease is gone, released or held by someone
-// else), [lease.ErrRetry] (unknown outcome) or [lease.ErrConfig].
-func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+// wrap [driver.ErrLost] (the Lease is gone, released or held by someone
+// else), [driver.ErrRetry] (unknown outcome) or [driver.ErrConfig].
+func (s *Strategy) Renew(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 	secs, err := durationSeconds(d)
 	if err != nil {
-		return lease.Lease{}, err
+		return driver.Lease{}, err
 	}
 	if err := checkLease("renew", l); err != nil {
-		return lease.Lease{}, err
+		return driver.Lease{}, err
 	}
 	r, err := s.rewrite(ctx, l.MachineID, l.Token, func(rec *coordv1.Lease, now time.Time) {
 		s.hold(rec, l.Token, secs, now)
 	})
 	switch {
 	case err != nil:
-		return lease.Lease{}, s.classify("renew", r.verb, l.MachineID, err)
+		return driver.Lease{}, s.classify("renew", r.verb, l.MachineID, err)
 	case r.lost != "":
-		return lease.Lease{}, s.lostError("renew", l.MachineID, r.lost)
+		return driver.Lease{}, s.lostError("renew", l.MachineID, r.lost)
 	}
 	return s.lease(l.MachineID, l.Token, secs), nil
 }
 
 func (s *Strategy) lostError(op string, id int, why string) error {
-	return leasekit.Errorf("k8slease", lease.ErrLost, "%s of machine ID %d in namespace %s: %s", op, id, leasekit.Quote(s.opts.Namespace), why)
+	return leasekit.Errorf("k8slease", driver.ErrLost, "%s of machine ID %d in namespace %s: %s", op, id, leasekit.Quote(s.opts.Namespace), why)
 }
 
 // Reclaim takes back a lease from its machine ID and token alone, as the
@@ -110,7 +110,7 @@ func (s *Strategy) lostError(op string, id int, why string) error {
 // holderIdentity is still l.Token it is renewed for d under a new
 // identity (a new token), conditioned on the resourceVersion read: l's
 // token then renews, reclaims and releases nothing, so of two processes
-// reclaiming one record the second is told [lease.ErrLost].
+// reclaiming one record the second is told [driver.ErrLost].
 //
 // The returned lease's PrevExpiry bounds the timestamps of every earlier
 // holder of the ID: the previous incarnation's below the earlier of the
@@ -118,15 +118,15 @@ func (s *Strategy) lostError(op string, id int, why string) error {
 // reclaim, on this host's clock), and its predecessors' below the bound
 // it found when it took the ID over.
 // When the update's outcome is unknown, Reclaim returns the lease it may
-// have written (MachineID and the new Token) beside [lease.ErrRetry], for
+// have written (MachineID and the new Token) beside [driver.ErrRetry], for
 // the caller to release.
-func (s *Strategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+func (s *Strategy) Reclaim(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 	secs, err := durationSeconds(d)
 	if err != nil {
-		return lease.Lease{}, err
+		return driver.Lease{}, err
 	}
 	if err := checkLease("reclaim", l); err != nil {
-		return lease.Lease{}, err
+		return driver.Lease{}, err
 	}
 	identity := s.identity()
 	var floor time.Time
@@ -140,9 +140,9 @@ func (s *Strategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) 
 	case err != nil && r.sent:
 		return s.lease(l.MachineID, identity, secs), s.classify("reclaim", r.verb, l.MachineID, err)
 	case err != nil:
-		return lease.Lease{}, s.classify("reclaim", r.verb, l.MachineID, err)
+		return driver.Lease{}, s.classify("reclaim", r.verb, l.MachineID, err)
 	case r.lost != "":
-		return lease.Lease{}, s.lostError("reclaim", l.MachineID, r.lost)
+		return driver.Lease{}, s.lostError("reclaim", l.MachineID, r.lost)
 	}
 	nl := s.lease(l.MachineID, identity, secs)
 	nl.PrevExpiry = floor
@@ -166,9 +166,9 @@ func (s *Strategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) 
 // duration after its last renewal.
 //
 // Releasing a lease that is gone, released, or held by someone else does
-// nothing and returns nil. An unknown outcome wraps [lease.ErrRetry];
+// nothing and returns nil. An unknown outcome wraps [driver.ErrRetry];
 // releasing again is safe.
-func (s *Strategy) Release(ctx context.Context, l lease.Lease) error {
+func (s *Strategy) Release(ctx context.Context, l driver.Lease) error {
 	if checkLease("release", l) != nil {
 		return nil // not ours to release
 	}
@@ -184,19 +184,19 @@ func (s *Strategy) Release(ctx context.Context, l lease.Lease) error {
 	return nil
 }
 
-// Claim leases machine ID id for d if it is free ([lease.Claimer]): no
+// Claim leases machine ID id for d if it is free ([driver.Claimer]): no
 // Lease (created), released, or seen unchanged by this strategy for its
-// recorded duration (taken over). A held ID is [lease.ErrConflict] naming
+// recorded duration (taken over). A held ID is [driver.ErrConflict] naming
 // it; so is one a contender claims first. When the outcome is unknown,
-// Claim returns the claim beside [lease.ErrRetry], for the caller to
+// Claim returns the claim beside [driver.ErrRetry], for the caller to
 // release.
-func (s *Strategy) Claim(ctx context.Context, id int, d time.Duration) (lease.Lease, error) {
+func (s *Strategy) Claim(ctx context.Context, id int, d time.Duration) (driver.Lease, error) {
 	if !leasekit.ValidID(id) {
-		return lease.Lease{}, leasekit.Errorf("k8slease", lease.ErrConfig, "claim: machine ID %d outside 0..%d", id, Capacity-1)
+		return driver.Lease{}, leasekit.Errorf("k8slease", driver.ErrConfig, "claim: machine ID %d outside 0..%d", id, Capacity-1)
 	}
 	secs, err := durationSeconds(d)
 	if err != nil {
-		return lease.Lease{}, err
+		return driver.Lease{}, err
 	}
 	rctx, cancel := s.request(ctx)
 	rec, err := s.leases.Get(rctx, s.name(id), metav1.GetOptions{})
@@ -205,11 +205,11 @@ func (s *Strategy) Claim(ctx context.Context, id int, d time.Duration) (lease.Le
 	case apierrors.IsNotFound(err):
 		rec = nil
 	case err != nil:
-		return lease.Lease{}, s.classify("claim", "get", id, err)
+		return driver.Lease{}, s.classify("claim", "get", id, err)
 	default:
 		at := time.Now()
 		if j := judge(rec, s.seen.note(id, rec, at), at); !j.free {
-			return lease.Lease{}, leasekit.Errorf("k8slease", lease.ErrConflict, "claim of machine ID %d in namespace %s: held by %s",
+			return driver.Lease{}, leasekit.Errorf("k8slease", driver.ErrConflict, "claim of machine ID %d in namespace %s: held by %s",
 				id, leasekit.Quote(s.opts.Namespace), leasekit.Quote(holderName(holderOf(rec))))
 		}
 	}
@@ -218,7 +218,7 @@ func (s *Strategy) Claim(ctx context.Context, id int, d time.Duration) (lease.Le
 	case err != nil:
 		return l, err
 	case !won:
-		return lease.Lease{}, leasekit.Errorf("k8slease", lease.ErrConflict, "claim of machine ID %d in namespace %s: a contender claimed it first",
+		return driver.Lease{}, leasekit.Errorf("k8slease", driver.ErrConflict, "claim of machine ID %d in namespace %s: a contender claimed it first",
 			id, leasekit.Quote(s.opts.Namespace))
 	}
 	return l, nil

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/k8slease"
 )
 
@@ -30,14 +30,14 @@ func TestServerRestart(t *testing.T) {
 		"Renew":   func() error { _, err := s.Renew(ctx, l, time.Minute); return err },
 		"Acquire": func() error { _, err := s.Acquire(ctx, time.Minute); return err },
 		"Reclaim": func() error {
-			_, err := s.Reclaim(ctx, lease.Lease{MachineID: l.MachineID, Token: l.Token}, time.Minute)
+			_, err := s.Reclaim(ctx, driver.Lease{MachineID: l.MachineID, Token: l.Token}, time.Minute)
 			return err
 		},
 		"Release": func() error { return s.Release(ctx, l) },
 		"List":    func() error { _, err := s.List(ctx); return err },
 	} {
 		t0 := time.Now()
-		if err := op(); !errors.Is(err, lease.ErrRetry) || errors.Is(err, lease.ErrLost) || errors.Is(err, lease.ErrConfig) {
+		if err := op(); !errors.Is(err, driver.ErrRetry) || errors.Is(err, driver.ErrLost) || errors.Is(err, driver.ErrConfig) {
 			t.Errorf("%s with the server down: %v, want ErrRetry only", name, err)
 		}
 		if took := time.Since(t0); took > 3*time.Second {
@@ -47,13 +47,13 @@ func TestServerRestart(t *testing.T) {
 	if err := srv.restart(); err != nil {
 		t.Fatal(err)
 	}
-	var r lease.Lease
+	var r driver.Lease
 	for end := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		r, err = s.Renew(ctx, l, time.Minute)
 		if err == nil {
 			break
 		}
-		if !errors.Is(err, lease.ErrRetry) || time.Now().After(end) {
+		if !errors.Is(err, driver.ErrRetry) || time.Now().After(end) {
 			t.Fatalf("Renew after the restart: %v", err)
 		}
 	}

@@ -12,11 +12,11 @@ import (
 	"k8s.io/client-go/kubernetes"
 	coordclient "k8s.io/client-go/kubernetes/typed/coordination/v1"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
-// Strategy is a [lease.Strategy] backed by coordination.k8s.io/v1 Lease
+// Strategy is a [driver.Strategy] backed by coordination.k8s.io/v1 Lease
 // objects. It is safe for concurrent use. Create it with [New] or [Open].
 //
 // A Strategy remembers which version of each Lease it has seen and since
@@ -38,20 +38,20 @@ type Strategy struct {
 }
 
 var (
-	_ lease.Strategy  = (*Strategy)(nil)
-	_ lease.Reclaimer = (*Strategy)(nil)
-	_ lease.Lister    = (*Strategy)(nil)
-	_ lease.Claimer   = (*Strategy)(nil)
+	_ driver.Strategy  = (*Strategy)(nil)
+	_ driver.Reclaimer = (*Strategy)(nil)
+	_ driver.Lister    = (*Strategy)(nil)
+	_ driver.Claimer   = (*Strategy)(nil)
 )
 
 // New returns a strategy on client, the application's clientset (its
 // server, credentials and rate limits are used as they are; see
 // [NewClientset] for one of the strategy's own). opts.Namespace is
-// required. It validates opts (errors wrap [lease.ErrConfig]) but does no
+// required. It validates opts (errors wrap [driver.ErrConfig]) but does no
 // I/O; [Strategy.Check] verifies access.
 func New(client kubernetes.Interface, opts Options) (*Strategy, error) {
 	if client == nil {
-		return nil, leasekit.Errorf("k8slease", lease.ErrConfig, "nil client")
+		return nil, leasekit.Errorf("k8slease", driver.ErrConfig, "nil client")
 	}
 	o, err := opts.withDefaults()
 	if err != nil {
@@ -65,7 +65,7 @@ func (s *Strategy) Name() string { return "kubernetes" }
 
 // DefaultLeaseDuration is the lease a manager asks for when its
 // Options.LeaseDuration is zero: [LeaseDuration] (1 min), for the reasons
-// given there (see [lease.DurationDefaulter]). Options.AcquireTimeout has
+// given there (see [driver.DurationDefaulter]). Options.AcquireTimeout has
 // no such default: pass [AcquireTimeout].
 func (s *Strategy) DefaultLeaseDuration() time.Duration { return LeaseDuration }
 
@@ -85,7 +85,7 @@ func (s *Strategy) LeaseName(id int) string { return s.name(id) }
 func (s *Strategy) Holder() string { return s.opts.Holder }
 
 // Check lists the pool's Leases once: it reports an unreachable server as
-// [lease.ErrRetry] and missing permissions as [lease.ErrConfig]. It checks
+// [driver.ErrRetry] and missing permissions as [driver.ErrConfig]. It checks
 // only the list permission; the others show on first use.
 func (s *Strategy) Check(ctx context.Context) error {
 	_, err := s.survey(ctx, false)
@@ -106,10 +106,10 @@ func (s *Strategy) Check(ctx context.Context) error {
 // from is out of date: Acquire tries up to Options.Candidates free IDs of
 // one view, then looks at the pool again, and keeps going until it wins
 // an ID or a consistent read finds every ID held. Errors
-// wrap [lease.ErrExhausted] (a consistent read saw every ID held; the
-// message names the namespace and the count), [lease.ErrConflict] (ctx
-// ended after contenders took the IDs tried), [lease.ErrConfig] or
-// [lease.ErrRetry] (see the package documentation).
+// wrap [driver.ErrExhausted] (a consistent read saw every ID held; the
+// message names the namespace and the count), [driver.ErrConflict] (ctx
+// ended after contenders took the IDs tried), [driver.ErrConfig] or
+// [driver.ErrRetry] (see the package documentation).
 //
 // A process that has only just looked cannot tell a dead holder from a
 // live one: with every ID held, ErrExhausted says when the first record
@@ -117,12 +117,12 @@ func (s *Strategy) Check(ctx context.Context) error {
 // takes it over (the strategy remembers what it saw between calls).
 //
 // When the outcome of a claim is unknown, Acquire returns that claim
-// (MachineID and Token set) beside [lease.ErrRetry], for the caller to
+// (MachineID and Token set) beside [driver.ErrRetry], for the caller to
 // release.
-func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, error) {
+func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (driver.Lease, error) {
 	secs, err := durationSeconds(d)
 	if err != nil {
-		return lease.Lease{}, err
+		return driver.Lease{}, err
 	}
 	// A look at the pool comes from the API server's watch cache, a few
 	// milliseconds behind at most and far cheaper than a read from etcd;
@@ -133,7 +133,7 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, e
 	held := -1          // IDs held in the last look, -1 before one
 	for {
 		if lost > 0 && ctx.Err() != nil {
-			return lease.Lease{}, leasekit.Errorf("k8slease", lease.ErrConflict,
+			return driver.Lease{}, leasekit.Errorf("k8slease", driver.ErrConflict,
 				"acquire in namespace %s: contenders took each of the %d free machine IDs tried before %v; the last look saw %d of %d held",
 				leasekit.Quote(s.opts.Namespace), lost, context.Cause(ctx), held, Capacity)
 		}
@@ -145,7 +145,7 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, e
 		if !ok {
 			v, err := s.survey(ctx, cached)
 			if err != nil {
-				return lease.Lease{}, s.classify("acquire", "list", -1, err)
+				return driver.Lease{}, s.classify("acquire", "list", -1, err)
 			}
 			held = Capacity - len(v.free)
 			if len(v.free) > 0 {
@@ -157,7 +157,7 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, e
 				cached = false
 				continue
 			}
-			return lease.Lease{}, s.exhausted(v, lost)
+			return driver.Lease{}, s.exhausted(v, lost)
 		}
 		l, won, err := s.claim(ctx, "acquire", c.id, c.rec, secs)
 		if err != nil || won {
@@ -177,9 +177,9 @@ func (s *Strategy) exhausted(v *view, lost int) error {
 		msg += fmt.Sprintf(", after contenders took %d machine IDs tried", lost)
 	}
 	if v.soonest < 0 {
-		return leasekit.Errorf("k8slease", lease.ErrExhausted, "%s", msg)
+		return leasekit.Errorf("k8slease", driver.ErrExhausted, "%s", msg)
 	}
-	return leasekit.Errorf("k8slease", lease.ErrExhausted,
+	return leasekit.Errorf("k8slease", driver.ErrExhausted,
 		"%s; the first whose record stays unchanged expires in %v by this process's watch (lease.Options.AcquireTimeout must leave room for a whole lease duration: see k8slease.AcquireTimeout)",
 		msg, v.soonest.Round(time.Millisecond))
 }
@@ -190,7 +190,7 @@ func (s *Strategy) exhausted(v *view, lost int) error {
 // contender got there first (409 Conflict or AlreadyExists, or a Lease
 // deleted meanwhile). On an error whose outcome is unknown the claim is
 // returned beside it.
-func (s *Strategy) claim(ctx context.Context, op string, id int, rec *coordv1.Lease, secs int32) (lease.Lease, bool, error) {
+func (s *Strategy) claim(ctx context.Context, op string, id int, rec *coordv1.Lease, secs int32) (driver.Lease, bool, error) {
 	identity := s.identity()
 	rctx, cancel := s.request(ctx)
 	defer cancel()
@@ -206,7 +206,7 @@ func (s *Strategy) claim(ctx context.Context, op string, id int, rec *coordv1.Le
 			s.granted.add(id, identity)
 			return l, true, nil
 		case apierrors.IsAlreadyExists(err):
-			return lease.Lease{}, false, nil
+			return driver.Lease{}, false, nil
 		}
 		s.granted.add(id, identity)
 		return l, false, s.classify(op+" (create)", "create", id, err)
@@ -220,15 +220,15 @@ func (s *Strategy) claim(ctx context.Context, op string, id int, rec *coordv1.Le
 		s.granted.add(id, identity)
 		return l, true, nil
 	case apierrors.IsConflict(err), apierrors.IsNotFound(err):
-		return lease.Lease{}, false, nil
+		return driver.Lease{}, false, nil
 	}
 	s.granted.add(id, identity)
 	return l, false, s.classify(op+" (update)", "update", id, err)
 }
 
 // lease is the lease of machine ID id held as identity for secs seconds.
-func (s *Strategy) lease(id int, identity string, secs int32) lease.Lease {
-	return lease.Lease{MachineID: id, Token: identity, TTL: time.Duration(secs) * time.Second}
+func (s *Strategy) lease(id int, identity string, secs int32) driver.Lease {
+	return driver.Lease{MachineID: id, Token: identity, TTL: time.Duration(secs) * time.Second}
 }
 
 // request derives the context of one API request, bounded by
@@ -244,11 +244,11 @@ func (s *Strategy) request(ctx context.Context) (context.Context, context.Cancel
 // duration is never below the requested one.
 func durationSeconds(d time.Duration) (int32, error) {
 	if d <= 0 {
-		return 0, leasekit.Errorf("k8slease", lease.ErrConfig, "lease duration %v is not positive", d)
+		return 0, leasekit.Errorf("k8slease", driver.ErrConfig, "lease duration %v is not positive", d)
 	}
 	s := (d + time.Second - 1) / time.Second
 	if s > math.MaxInt32 {
-		return 0, leasekit.Errorf("k8slease", lease.ErrConfig, "lease duration %v is above leaseDurationSeconds' maximum", d)
+		return 0, leasekit.Errorf("k8slease", driver.ErrConfig, "lease duration %v is above leaseDurationSeconds' maximum", d)
 	}
 	return int32(s), nil
 }

@@ -8,7 +8,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/k8slease"
 )
 
@@ -51,7 +51,7 @@ func TestLayout(t *testing.T) {
 
 	// b takes it over once it has seen the record unchanged for 2s.
 	b := strategy(t, cfg, ns, k8slease.Options{Prefix: "ids", Holder: "pod-b", LowestFirst: true})
-	if _, err := b.Claim(ctx, 0, time.Minute); !errors.Is(err, lease.ErrConflict) {
+	if _, err := b.Claim(ctx, 0, time.Minute); !errors.Is(err, driver.ErrConflict) {
 		t.Fatalf("Claim of a held ID: %v", err)
 	}
 	time.Sleep(2100 * time.Millisecond)
@@ -66,7 +66,7 @@ func TestLayout(t *testing.T) {
 	if *rec2.Spec.LeaseTransitions != 1 || !rec2.Spec.AcquireTime.After(rec.Spec.AcquireTime.Time) || *rec2.Spec.HolderIdentity != lb.Token {
 		t.Errorf("after the takeover: %+v", rec2.Spec)
 	}
-	if _, err := a.Renew(ctx, l, time.Minute); !errors.Is(err, lease.ErrLost) || !strings.Contains(err.Error(), `held by "pod-b"`) {
+	if _, err := a.Renew(ctx, l, time.Minute); !errors.Is(err, driver.ErrLost) || !strings.Contains(err.Error(), `held by "pod-b"`) {
 		t.Errorf("old holder's Renew: %v, want ErrLost naming pod-b", err)
 	}
 	released := time.Now()
@@ -105,13 +105,13 @@ func TestRecordedDuration(t *testing.T) {
 		}
 		seen := time.Now() // the contender's first look comes after the write
 		co := strategy(t, cfg, ns, k8slease.Options{})
-		var got lease.Lease
+		var got driver.Lease
 		for {
 			got, err = co.Claim(ctx, 9, c.contender)
 			if err == nil {
 				break
 			}
-			if !errors.Is(err, lease.ErrConflict) {
+			if !errors.Is(err, driver.ErrConflict) {
 				t.Fatal(err)
 			}
 			time.Sleep(20 * time.Millisecond)
@@ -148,16 +148,16 @@ func TestExhaustedUntilWatched(t *testing.T) {
 	s := strategy(t, cfg, ns, k8slease.Options{})
 	t0 := time.Now()
 	_, err = s.Acquire(ctx, time.Minute)
-	if !errors.Is(err, lease.ErrExhausted) || !strings.Contains(err.Error(), "expires in") || !strings.Contains(err.Error(), "AcquireTimeout") {
+	if !errors.Is(err, driver.ErrExhausted) || !strings.Contains(err.Error(), "expires in") || !strings.Contains(err.Error(), "AcquireTimeout") {
 		t.Fatalf("Acquire right after the last claim: %v, want ErrExhausted naming the wait and the setting", err)
 	}
 	t.Log(err)
-	var got lease.Lease
+	var got driver.Lease
 	for {
 		if got, err = s.Acquire(ctx, time.Minute); err == nil {
 			break
 		}
-		if !errors.Is(err, lease.ErrExhausted) {
+		if !errors.Is(err, driver.ErrExhausted) {
 			t.Fatal(err)
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -177,7 +177,7 @@ func TestList(t *testing.T) {
 	ns := namespace(t, cs)
 	ctx := ctxT(t)
 	h := strategy(t, cfg, ns, k8slease.Options{Holder: "web-1/7", LowestFirst: true})
-	var held []lease.Lease
+	var held []driver.Lease
 	for range 3 {
 		l, err := h.Acquire(ctx, time.Minute)
 		if err != nil {
@@ -213,10 +213,10 @@ func TestList(t *testing.T) {
 	if len(slots) != 2 || slots[0].TTL > 59*time.Second {
 		t.Errorf("a second List: %+v; the TTL should count down from the first look", slots)
 	}
-	if err := lister.Release(ctx, lease.Lease{MachineID: slots[0].MachineID, Token: slots[0].Token}); err != nil {
+	if err := lister.Release(ctx, driver.Lease{MachineID: slots[0].MachineID, Token: slots[0].Token}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.Renew(ctx, held[0], time.Minute); !errors.Is(err, lease.ErrLost) {
+	if _, err := h.Renew(ctx, held[0], time.Minute); !errors.Is(err, driver.ErrLost) {
 		t.Errorf("Renew after a forced release: %v", err)
 	}
 	if _, err := h.Renew(ctx, held[2], time.Minute); err != nil {

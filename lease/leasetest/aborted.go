@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 // abortedAcquires is how many Acquires checkAbortedAcquires cuts off.
@@ -26,7 +26,7 @@ func (s *suite) checkAbortedAcquires(t *testing.T) {
 	first := mustAcquire(t, st, longTTL)
 	took := max(time.Since(t0), time.Millisecond)
 	hold := max(first.ReleaseHold, 0)
-	left := []lease.Lease{first.Lease}
+	left := []driver.Lease{first.Lease}
 	failed, claims := 0, 0
 	for i := range abortedAcquires {
 		ctx, cancel := context.WithTimeout(t.Context(), took*time.Duration(i%20)/10)

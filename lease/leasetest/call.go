@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 // callBound is how long a strategy call may take before the suite reports
@@ -18,7 +18,7 @@ const callBound = 30 * time.Second
 
 // granted is a lease with the local time its request was sent.
 type granted struct {
-	lease.Lease
+	driver.Lease
 	sent time.Time
 }
 
@@ -55,21 +55,21 @@ func bounded[T any](t *testing.T, ctx context.Context, what string, fn func(cont
 	}
 }
 
-func callAcquire(t *testing.T, ctx context.Context, s lease.Strategy, d time.Duration) (granted, error) {
+func callAcquire(t *testing.T, ctx context.Context, s driver.Strategy, d time.Duration) (granted, error) {
 	t.Helper()
 	sent := time.Now()
-	l, err := bounded(t, ctx, "Acquire", func(ctx context.Context) (lease.Lease, error) { return s.Acquire(ctx, d) })
+	l, err := bounded(t, ctx, "Acquire", func(ctx context.Context) (driver.Lease, error) { return s.Acquire(ctx, d) })
 	return granted{l, sent}, err
 }
 
-func callRenew(t *testing.T, ctx context.Context, s lease.Strategy, l lease.Lease, d time.Duration) (granted, error) {
+func callRenew(t *testing.T, ctx context.Context, s driver.Strategy, l driver.Lease, d time.Duration) (granted, error) {
 	t.Helper()
 	sent := time.Now()
-	nl, err := bounded(t, ctx, "Renew", func(ctx context.Context) (lease.Lease, error) { return s.Renew(ctx, l, d) })
+	nl, err := bounded(t, ctx, "Renew", func(ctx context.Context) (driver.Lease, error) { return s.Renew(ctx, l, d) })
 	return granted{nl, sent}, err
 }
 
-func callRelease(t *testing.T, ctx context.Context, s lease.Strategy, l lease.Lease) error {
+func callRelease(t *testing.T, ctx context.Context, s driver.Strategy, l driver.Lease) error {
 	t.Helper()
 	_, err := bounded(t, ctx, "Release", func(ctx context.Context) (struct{}, error) { return struct{}{}, s.Release(ctx, l) })
 	return err
@@ -77,12 +77,12 @@ func callRelease(t *testing.T, ctx context.Context, s lease.Strategy, l lease.Le
 
 // transient reports whether err may go away when the call is repeated.
 func transient(err error) bool {
-	return errors.Is(err, lease.ErrConflict) || errors.Is(err, lease.ErrRetry)
+	return errors.Is(err, driver.ErrConflict) || errors.Is(err, driver.ErrRetry)
 }
 
 // acquire calls Acquire, repeating it (a bounded number of times, with a
 // short random pause) while it fails with ErrConflict or ErrRetry.
-func acquire(t *testing.T, s lease.Strategy, d time.Duration) (granted, error) {
+func acquire(t *testing.T, s driver.Strategy, d time.Duration) (granted, error) {
 	t.Helper()
 	var err error
 	for range 200 {
@@ -97,7 +97,7 @@ func acquire(t *testing.T, s lease.Strategy, d time.Duration) (granted, error) {
 }
 
 // mustAcquire is acquire that fails the test on error.
-func mustAcquire(t *testing.T, s lease.Strategy, d time.Duration) granted {
+func mustAcquire(t *testing.T, s driver.Strategy, d time.Duration) granted {
 	t.Helper()
 	g, err := acquire(t, s, d)
 	if err != nil {
@@ -108,7 +108,7 @@ func mustAcquire(t *testing.T, s lease.Strategy, d time.Duration) granted {
 
 // mustRenew renews l once (repeating on ErrRetry only) and checks that the
 // machine ID did not change.
-func mustRenew(t *testing.T, s lease.Strategy, l lease.Lease, d time.Duration) granted {
+func mustRenew(t *testing.T, s driver.Strategy, l driver.Lease, d time.Duration) granted {
 	t.Helper()
 	var err error
 	for range 20 {
@@ -120,7 +120,7 @@ func mustRenew(t *testing.T, s lease.Strategy, l lease.Lease, d time.Duration) g
 			}
 			return g
 		}
-		if !errors.Is(err, lease.ErrRetry) {
+		if !errors.Is(err, driver.ErrRetry) {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
@@ -104,7 +104,7 @@ func (s *suite) checkContextCanceled(t *testing.T) {
 		if err == nil && !s.h.Deterministic {
 			t.Errorf("Renew with a %s context succeeded", c.name)
 		}
-		if errors.Is(err, lease.ErrLost) || errors.Is(err, lease.ErrConfig) {
+		if errors.Is(err, driver.ErrLost) || errors.Is(err, driver.ErrConfig) {
 			t.Errorf("Renew with a %s context: %v; a context ending says nothing about ownership (want ErrRetry)", c.name, err)
 		}
 		_ = callRelease(t, c.ctx, st, held.Lease)
@@ -140,9 +140,9 @@ func (s *suite) checkBroken(t *testing.T) {
 		switch {
 		case err == nil:
 			t.Errorf("%s on an unreachable coordinator succeeded", op)
-		case !errors.Is(err, lease.ErrRetry):
-			t.Errorf("%s on an unreachable coordinator: %v; want lease.ErrRetry", op, err)
-		case errors.Is(err, lease.ErrLost) || errors.Is(err, lease.ErrConfig):
+		case !errors.Is(err, driver.ErrRetry):
+			t.Errorf("%s on an unreachable coordinator: %v; want driver.ErrRetry", op, err)
+		case errors.Is(err, driver.ErrLost) || errors.Is(err, driver.ErrConfig):
 			t.Errorf("%s on an unreachable coordinator: %v; matches ErrLost or ErrConfig as well as ErrRetry", op, err)
 		}
 	}

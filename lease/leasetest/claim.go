@@ -6,25 +6,25 @@ import (
 	"testing"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
-// callClaim is callAcquire for [lease.Claimer].
-func callClaim(t *testing.T, ctx context.Context, c lease.Claimer, id int, d time.Duration) (granted, error) {
+// callClaim is callAcquire for [driver.Claimer].
+func callClaim(t *testing.T, ctx context.Context, c driver.Claimer, id int, d time.Duration) (granted, error) {
 	t.Helper()
 	sent := time.Now()
-	l, err := bounded(t, ctx, "Claim", func(ctx context.Context) (lease.Lease, error) { return c.Claim(ctx, id, d) })
+	l, err := bounded(t, ctx, "Claim", func(ctx context.Context) (driver.Lease, error) { return c.Claim(ctx, id, d) })
 	return granted{l, sent}, err
 }
 
 // claimRetry calls Claim, repeating it (a bounded number of times) while
 // it fails with ErrRetry only: a busy coordinator, not a held ID.
-func claimRetry(t *testing.T, c lease.Claimer, id int, d time.Duration) (granted, error) {
+func claimRetry(t *testing.T, c driver.Claimer, id int, d time.Duration) (granted, error) {
 	t.Helper()
 	var err error
 	for range 20 {
 		var g granted
-		if g, err = callClaim(t, t.Context(), c, id, d); !errors.Is(err, lease.ErrRetry) {
+		if g, err = callClaim(t, t.Context(), c, id, d); !errors.Is(err, driver.ErrRetry) {
 			return g, err
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -32,7 +32,7 @@ func claimRetry(t *testing.T, c lease.Claimer, id int, d time.Duration) (granted
 	return granted{}, err
 }
 
-// checkClaim checks the [lease.Claimer] contract: a free machine ID is
+// checkClaim checks the [driver.Claimer] contract: a free machine ID is
 // claimed as asked; claiming it again, by the holder or by another
 // contender, is ErrConflict while it is held; the claimed lease renews and
 // releases like an acquired one; once released (and its release hold
@@ -40,13 +40,13 @@ func claimRetry(t *testing.T, c lease.Claimer, id int, d time.Duration) (granted
 func (s *suite) checkClaim(t *testing.T) {
 	newContender := s.h.New(t)
 	st := newContender()
-	c, ok := st.(lease.Claimer)
+	c, ok := st.(driver.Claimer)
 	if !ok {
-		t.Skipf("%s does not implement lease.Claimer", st.Name())
+		t.Skipf("%s does not implement driver.Claimer", st.Name())
 	}
 	for _, bad := range []int{-1, 512} {
-		if _, err := callClaim(t, t.Context(), c, bad, longTTL); !errors.Is(err, lease.ErrConfig) {
-			t.Errorf("Claim of machine ID %d: %v, want lease.ErrConfig", bad, err)
+		if _, err := callClaim(t, t.Context(), c, bad, longTTL); !errors.Is(err, driver.ErrConfig) {
+			t.Errorf("Claim of machine ID %d: %v, want driver.ErrConfig", bad, err)
 		}
 	}
 	id := s.h.Capacity - 1
@@ -59,10 +59,10 @@ func (s *suite) checkClaim(t *testing.T) {
 	}
 	s.checkTTL(t, "Claim", g, longTTL)
 
-	other := newContender().(lease.Claimer)
-	for who, cl := range map[string]lease.Claimer{"the holder": c, "another contender": other} {
-		if l, err := claimRetry(t, cl, id, longTTL); !errors.Is(err, lease.ErrConflict) {
-			t.Errorf("Claim of held machine ID %d by %s: %v (lease %+v), want lease.ErrConflict", id, who, err, l.Lease)
+	other := newContender().(driver.Claimer)
+	for who, cl := range map[string]driver.Claimer{"the holder": c, "another contender": other} {
+		if l, err := claimRetry(t, cl, id, longTTL); !errors.Is(err, driver.ErrConflict) {
+			t.Errorf("Claim of held machine ID %d by %s: %v (lease %+v), want driver.ErrConflict", id, who, err, l.Lease)
 		}
 	}
 	r := mustRenew(t, st, g.Lease, longTTL)
@@ -73,8 +73,8 @@ func (s *suite) checkClaim(t *testing.T) {
 		t.Fatalf("Release of a claimed lease: %v", err)
 	}
 	if r.ReleaseHold >= time.Second {
-		if _, err := claimRetry(t, other, id, longTTL); !errors.Is(err, lease.ErrConflict) {
-			t.Errorf("Claim right after a Release with a %v hold: %v, want lease.ErrConflict", r.ReleaseHold, err)
+		if _, err := claimRetry(t, other, id, longTTL); !errors.Is(err, driver.ErrConflict) {
+			t.Errorf("Claim right after a Release with a %v hold: %v, want driver.ErrConflict", r.ReleaseHold, err)
 		}
 	}
 	freeAt := released.Add(max(r.ReleaseHold, 0))
@@ -91,7 +91,7 @@ func (s *suite) checkClaim(t *testing.T) {
 			}
 			return
 		}
-		if !errors.Is(err, lease.ErrConflict) {
+		if !errors.Is(err, driver.ErrConflict) {
 			t.Fatalf("Claim of released machine ID %d: %v", id, err)
 		}
 		if replied.After(giveUp) {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 // Concurrency of checkConcurrentExhaustion: separate strategies (as
@@ -24,7 +24,7 @@ const (
 // machine ID is held twice.
 func (s *suite) checkConcurrentExhaustion(t *testing.T) {
 	contender := s.h.New(t)
-	strategies := make([]lease.Strategy, raceContenders)
+	strategies := make([]driver.Strategy, raceContenders)
 	for i := range strategies {
 		strategies[i] = contender()
 	}
@@ -54,7 +54,7 @@ func (s *suite) checkConcurrentExhaustion(t *testing.T) {
 						failures = append(failures, fmt.Errorf("machine ID %d held by tasks %d and %d", l.MachineID, prev, task))
 					}
 					holders[l.MachineID] = task
-				case errors.Is(err, lease.ErrExhausted):
+				case errors.Is(err, driver.ErrExhausted):
 					exhausted++
 				default:
 					failures = append(failures, fmt.Errorf("task %d: %w", task, err))
@@ -78,10 +78,10 @@ func (s *suite) checkConcurrentExhaustion(t *testing.T) {
 
 // raceAcquire is acquire for worker goroutines: no test calls, a bounded
 // context per call.
-func raceAcquire(ctx context.Context, st lease.Strategy) (lease.Lease, error) {
+func raceAcquire(ctx context.Context, st driver.Strategy) (driver.Lease, error) {
 	var err error
 	for range 200 {
-		var l lease.Lease
+		var l driver.Lease
 		cctx, cancel := context.WithTimeout(ctx, callBound)
 		l, err = st.Acquire(cctx, longTTL)
 		cancel()
@@ -90,5 +90,5 @@ func raceAcquire(ctx context.Context, st lease.Strategy) (lease.Lease, error) {
 		}
 		time.Sleep(time.Millisecond + rand.N(9*time.Millisecond))
 	}
-	return lease.Lease{}, fmt.Errorf("still failing after 200 attempts: %w", err)
+	return driver.Lease{}, fmt.Errorf("still failing after 200 attempts: %w", err)
 }

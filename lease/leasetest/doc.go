@@ -1,4 +1,4 @@
-// Package leasetest is a conformance suite for [lease.Strategy]
+// Package leasetest is a conformance suite for [driver.Strategy]
 // implementations, in the spirit of testing/fstest.
 //
 // A strategy calls [Run] from its own tests with a [Harness] that can make a
@@ -6,10 +6,10 @@
 //
 //	func TestConformance(t *testing.T) {
 //		leasetest.Run(t, leasetest.Harness{
-//			New: func(t *testing.T) func() lease.Strategy {
-//				table := testenv.Unique(t, "leases")
+//			New: func(t *testing.T) func() driver.Strategy {
+//				table := uniqueName(t) // a table of this test's own
 //				// create the table, register its removal with t.Cleanup ...
-//				return func() lease.Strategy {
+//				return func() driver.Strategy {
 //					s, err := sqllease.New(db, sqllease.Options{Table: table})
 //					if err != nil {
 //						t.Fatal(err)
@@ -26,13 +26,13 @@
 // once released, before the ReleaseHold it reported (counted from when the
 // release was sent), a renewal really extends the lease, a stale renewal is lost and a stale
 // release is harmless, renewals can be replayed, errors are classified with
-// the lease sentinels, and contexts are honoured. It also checks the rules
+// the sentinels of package driver, and contexts are honoured. It also checks the rules
 // of the Strategy contract that keep calls cut off by their context
 // harmless: an Acquire cut off at any point reports every claim it may
 // have left (so releasing what the aborted Acquires report frees the whole
 // namespace again), and a Reclaim replaces the token (the old one renews,
-// releases and reclaims nothing). A [lease.Claimer] is checked too, and so
-// is a [lease.Lister]: every contender lists the held IDs with the holder
+// releases and reclaims nothing). A [driver.Claimer] is checked too, and so
+// is a [driver.Lister]: every contender lists the held IDs with the holder
 // each recorded, a released ID drops out of the list, and Release with a
 // listed token frees that holding and no later one. The checks of an
 // optional capability are skipped for a strategy without it.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 // faults maps each deliberate bug to the check that must catch it and a
@@ -27,14 +27,14 @@ var faults = []struct {
 	{"leaks-on-cancel", "AbortedAcquires", "in an empty namespace"},
 	{"double-grant", "Lifecycle", "handed out twice"},
 	{"double-grant", "ConcurrentExhaustion", "held by tasks"},
-	{"conflict-when-full", "Lifecycle", "want lease.ErrExhausted"},
+	{"conflict-when-full", "Lifecycle", "want driver.ErrExhausted"},
 	{"check-then-set", "ConcurrentExhaustion", "held by tasks"},
 	{"release-noop", "Lifecycle", "after releasing machine ID"},
 	{"release-ignores-hold", "Lifecycle", "before its ReleaseHold"},
 	{"renew-no-extend", "Lifecycle", "while its holder kept renewing"},
 	{"renew-ignores-token", "Lifecycle", "Renew by the old holder after a takeover"},
 	{"release-by-id", "Lifecycle", "after a stale Release"},
-	{"broken-lost", "BrokenRetry", "want lease.ErrRetry"},
+	{"broken-lost", "BrokenRetry", "want driver.ErrRetry"},
 	{"det-different-ids", "SameIDAgain", "two contenders of a deterministic strategy"},
 	{"list-no-holder", "List", "without the holder it recorded"},
 	{"list-descending", "List", "is not ascending"},
@@ -81,21 +81,21 @@ func TestFaultyHelper(t *testing.T) {
 	}
 	det := fault == "det-different-ids"
 	h := Harness{
-		New: func(t *testing.T) func() lease.Strategy {
+		New: func(t *testing.T) func() driver.Strategy {
 			m := NewMemory(64)
 			n := 0
-			return func() lease.Strategy {
+			return func() driver.Strategy {
 				n++
 				return &faulty{m: m, fault: fault, det: det, id: n}
 			}
 		},
-		Broken:        func(t *testing.T) lease.Strategy { return Unreachable() },
+		Broken:        func(t *testing.T) driver.Strategy { return Unreachable() },
 		Deterministic: det,
 		Capacity:      64,
 		ShortTTL:      100 * time.Millisecond,
 	}
 	if fault == "broken-lost" {
-		h.Broken = func(t *testing.T) lease.Strategy { return brokenLost{} }
+		h.Broken = func(t *testing.T) driver.Strategy { return brokenLost{} }
 	}
 	Run(t, h)
 }

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 // faulty is Memory with one deliberate bug, named by fault. Each bug breaks
@@ -24,7 +24,7 @@ type faulty struct {
 func (f *faulty) Name() string        { return "faulty-" + f.fault }
 func (f *faulty) Deterministic() bool { return f.det != (f.fault == "wrong-deterministic") }
 
-func (f *faulty) Acquire(ctx context.Context, d time.Duration) (lease.Lease, error) {
+func (f *faulty) Acquire(ctx context.Context, d time.Duration) (driver.Lease, error) {
 	m := f.m
 	switch f.fault {
 	case "ignores-context":
@@ -32,25 +32,25 @@ func (f *faulty) Acquire(ctx context.Context, d time.Duration) (lease.Lease, err
 	case "leaks-on-cancel":
 		if ctx.Err() != nil {
 			_, _ = m.Acquire(context.Background(), d)
-			return lease.Lease{}, fmt.Errorf("%w: %w", lease.ErrRetry, ctx.Err())
+			return driver.Lease{}, fmt.Errorf("%w: %w", driver.ErrRetry, ctx.Err())
 		}
 	case "double-grant":
 		m.mu.Lock()
 		id := len(m.slots) / 3
 		m.slots[id] = memorySlot{token: newToken(), expires: time.Now().Add(d)}
-		l := lease.Lease{MachineID: id, Token: m.slots[id].token, TTL: d}
+		l := driver.Lease{MachineID: id, Token: m.slots[id].token, TTL: d}
 		m.mu.Unlock()
 		return l, nil
 	case "conflict-when-full":
 		l, err := m.Acquire(ctx, d)
-		if errors.Is(err, lease.ErrExhausted) {
-			err = fmt.Errorf("%w (really exhausted)", lease.ErrConflict)
+		if errors.Is(err, driver.ErrExhausted) {
+			err = fmt.Errorf("%w (really exhausted)", driver.ErrConflict)
 		}
 		return l, err
 	case "check-then-set":
 		return f.racyAcquire(ctx, d)
 	case "det-different-ids":
-		return lease.Lease{MachineID: f.id, Token: "det", TTL: d}, nil
+		return driver.Lease{MachineID: f.id, Token: "det", TTL: d}, nil
 	}
 	l, err := m.Acquire(ctx, d)
 	switch f.fault {
@@ -70,9 +70,9 @@ const fakeHold = 50 * time.Millisecond
 
 // racyAcquire finds a free ID and claims it in two steps, so racing
 // contenders can claim the same ID.
-func (f *faulty) racyAcquire(ctx context.Context, d time.Duration) (lease.Lease, error) {
+func (f *faulty) racyAcquire(ctx context.Context, d time.Duration) (driver.Lease, error) {
 	if err := f.m.check(ctx, d); err != nil {
-		return lease.Lease{}, err
+		return driver.Lease{}, err
 	}
 	m := f.m
 	m.mu.Lock()
@@ -85,7 +85,7 @@ func (f *faulty) racyAcquire(ctx context.Context, d time.Duration) (lease.Lease,
 	}
 	m.mu.Unlock()
 	if id < 0 {
-		return lease.Lease{}, lease.ErrExhausted
+		return driver.Lease{}, driver.ErrExhausted
 	}
 	runtime.Gosched()
 	time.Sleep(time.Millisecond)
@@ -93,17 +93,17 @@ func (f *faulty) racyAcquire(ctx context.Context, d time.Duration) (lease.Lease,
 	m.mu.Lock()
 	m.slots[id] = memorySlot{token: token, expires: time.Now().Add(d)}
 	m.mu.Unlock()
-	return lease.Lease{MachineID: id, Token: token, TTL: d}, nil
+	return driver.Lease{MachineID: id, Token: token, TTL: d}, nil
 }
 
-func (f *faulty) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+func (f *faulty) Renew(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 	m := f.m
 	switch f.fault {
 	case "ignores-context":
 		ctx = context.Background()
 	case "lost-on-cancel":
 		if ctx.Err() != nil {
-			return lease.Lease{}, fmt.Errorf("%w: %w", lease.ErrLost, ctx.Err())
+			return driver.Lease{}, fmt.Errorf("%w: %w", driver.ErrLost, ctx.Err())
 		}
 	case "renew-ignores-token":
 		if l.MachineID >= 0 && l.MachineID < len(m.slots) {
@@ -115,7 +115,7 @@ func (f *faulty) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lea
 		return l, nil
 	case "renew-no-extend":
 		if _, err := m.Renew(ctx, l, time.Nanosecond); err != nil {
-			return lease.Lease{}, err
+			return driver.Lease{}, err
 		}
 		m.mu.Lock()
 		m.slots[l.MachineID].expires = time.Now().Add(-time.Nanosecond)
@@ -127,7 +127,7 @@ func (f *faulty) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lea
 		defer m.mu.Unlock()
 		sl, err := m.slot(l)
 		if err != nil {
-			return lease.Lease{}, err
+			return driver.Lease{}, err
 		}
 		sl.token, sl.expires = newToken(), time.Now().Add(d)
 		l.Token, l.TTL = sl.token, d
@@ -150,7 +150,7 @@ func (f *faulty) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lea
 	return nl, err
 }
 
-func (f *faulty) Release(ctx context.Context, l lease.Lease) error {
+func (f *faulty) Release(ctx context.Context, l driver.Lease) error {
 	switch f.fault {
 	case "release-by-id":
 		f.m.mu.Lock()
@@ -168,11 +168,11 @@ func (f *faulty) Release(ctx context.Context, l lease.Lease) error {
 // brokenLost is an unreachable coordinator that misreports as ErrLost.
 type brokenLost struct{ unreachable }
 
-func (brokenLost) Acquire(context.Context, time.Duration) (lease.Lease, error) {
-	return lease.Lease{}, fmt.Errorf("%w: connection refused", lease.ErrLost)
+func (brokenLost) Acquire(context.Context, time.Duration) (driver.Lease, error) {
+	return driver.Lease{}, fmt.Errorf("%w: connection refused", driver.ErrLost)
 }
 
-func (f *faulty) List(ctx context.Context) ([]lease.Slot, error) {
+func (f *faulty) List(ctx context.Context) ([]driver.Slot, error) {
 	slots, err := f.m.List(ctx)
 	switch f.fault {
 	case "list-no-holder":
@@ -186,7 +186,7 @@ func (f *faulty) List(ctx context.Context) ([]lease.Slot, error) {
 		slots = slots[:0]
 		for id, sl := range f.m.slots {
 			if sl.token != "" {
-				slots = append(slots, lease.Slot{MachineID: id, Holder: sl.holder, Token: sl.token})
+				slots = append(slots, driver.Slot{MachineID: id, Holder: sl.holder, Token: sl.token})
 			}
 		}
 		f.m.mu.Unlock()

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/nonce"
 )
 
@@ -14,11 +14,11 @@ type Harness struct {
 	// name), registers its cleanup with t.Cleanup, and returns a constructor
 	// of contenders: each call returns an independent Strategy on that same
 	// namespace, as a separate process would hold.
-	New func(t *testing.T) (contender func() lease.Strategy)
+	New func(t *testing.T) (contender func() driver.Strategy)
 	// Broken returns a strategy whose coordinator cannot be reached (closed
-	// pool, dead port); every call must fail with lease.ErrRetry (not
+	// pool, dead port); every call must fail with driver.ErrRetry (not
 	// ErrLost, not ErrConfig). Nil skips that check.
-	Broken func(t *testing.T) lease.Strategy
+	Broken func(t *testing.T) driver.Strategy
 	// Deterministic strategies (env, host) set this; the suite then runs
 	// only the checks that apply.
 	Deterministic bool

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 // checkLifecycle walks one machine ID through its life in a full namespace,
@@ -34,16 +34,16 @@ func (s *suite) checkLifecycle(t *testing.T) {
 	}
 
 	// The old holder's renewal is lost; the new holder is unaffected.
-	if _, err := callRenew(t, t.Context(), b, gb.Lease, s.h.ShortTTL); !errors.Is(err, lease.ErrLost) {
-		t.Fatalf("Renew by the old holder after a takeover: %v; want lease.ErrLost", err)
+	if _, err := callRenew(t, t.Context(), b, gb.Lease, s.h.ShortTTL); !errors.Is(err, driver.ErrLost) {
+		t.Fatalf("Renew by the old holder after a takeover: %v; want driver.ErrLost", err)
 	}
 	_ = callRelease(t, t.Context(), b, gb.Lease) // stale: must be harmless
-	if g, err := acquire(t, contender(), longTTL); !errors.Is(err, lease.ErrExhausted) {
-		t.Fatalf("after a stale Release of machine ID %d, Acquire gave machine ID %d, err %v; want lease.ErrExhausted", gc.MachineID, g.MachineID, err)
+	if g, err := acquire(t, contender(), longTTL); !errors.Is(err, driver.ErrExhausted) {
+		t.Fatalf("after a stale Release of machine ID %d, Acquire gave machine ID %d, err %v; want driver.ErrExhausted", gc.MachineID, g.MachineID, err)
 	}
 	gc = mustRenew(t, c, gc.Lease, longTTL)
-	if _, err := callRenew(t, t.Context(), b, gb.Lease, s.h.ShortTTL); !errors.Is(err, lease.ErrLost) {
-		t.Fatalf("Renew by the old holder after its stale Release: %v; want lease.ErrLost", err)
+	if _, err := callRenew(t, t.Context(), b, gb.Lease, s.h.ShortTTL); !errors.Is(err, driver.ErrLost) {
+		t.Fatalf("Renew by the old holder after its stale Release: %v; want driver.ErrLost", err)
 	}
 	mustRenew(t, c, gc.Lease, longTTL)
 }
@@ -51,7 +51,7 @@ func (s *suite) checkLifecycle(t *testing.T) {
 // fill takes every ID of the namespace with holder, after a few aborted
 // acquisitions (which must hold nothing: the fill would come up short),
 // and checks that one more is refused.
-func (s *suite) fill(t *testing.T, contender func() lease.Strategy, holder lease.Strategy) map[int]granted {
+func (s *suite) fill(t *testing.T, contender func() driver.Strategy, holder driver.Strategy) map[int]granted {
 	canceled, cancel := context.WithCancel(t.Context())
 	cancel()
 	for range 3 {
@@ -69,8 +69,8 @@ func (s *suite) fill(t *testing.T, contender func() lease.Strategy, holder lease
 		}
 		held[g.MachineID] = g
 	}
-	if g, err := acquire(t, contender(), longTTL); !errors.Is(err, lease.ErrExhausted) {
-		t.Fatalf("Acquire in a full namespace: machine ID %d, err %v; want lease.ErrExhausted", g.MachineID, err)
+	if g, err := acquire(t, contender(), longTTL); !errors.Is(err, driver.ErrExhausted) {
+		t.Fatalf("Acquire in a full namespace: machine ID %d, err %v; want driver.ErrExhausted", g.MachineID, err)
 	}
 	return held
 }
@@ -78,7 +78,7 @@ func (s *suite) fill(t *testing.T, contender func() lease.Strategy, holder lease
 // releaseAndReuse releases freed in a full namespace and checks that it,
 // and only it, is free again for b; with a release hold, not before the
 // hold has passed since the Release was sent.
-func (s *suite) releaseAndReuse(t *testing.T, holder, b lease.Strategy, freed granted) granted {
+func (s *suite) releaseAndReuse(t *testing.T, holder, b driver.Strategy, freed granted) granted {
 	released := time.Now()
 	if err := callRelease(t, t.Context(), holder, freed.Lease); err != nil {
 		t.Fatalf("Release: %v", err)
@@ -90,7 +90,7 @@ func (s *suite) releaseAndReuse(t *testing.T, holder, b lease.Strategy, freed gr
 	} else {
 		var err error
 		gb, err = acquire(t, b, s.h.ShortTTL)
-		if errors.Is(err, lease.ErrExhausted) && s.h.ClockTick > 0 {
+		if errors.Is(err, driver.ErrExhausted) && s.h.ClockTick > 0 {
 			// Released in the coordinator's current clock tick: free
 			// from the next one (see Harness.ClockTick).
 			time.Sleep(s.h.ClockTick)
@@ -109,7 +109,7 @@ func (s *suite) releaseAndReuse(t *testing.T, holder, b lease.Strategy, freed gr
 
 // renewalsExtend checks that while b keeps renewing gb, well past its
 // first TTL, c never gets the ID; it returns b's last renewal.
-func (s *suite) renewalsExtend(t *testing.T, b, c lease.Strategy, gb granted) granted {
+func (s *suite) renewalsExtend(t *testing.T, b, c driver.Strategy, gb granted) granted {
 	step := max(s.h.ShortTTL/4, time.Millisecond)
 	for end := time.Now().Add(3 * s.h.ShortTTL); time.Now().Before(end); {
 		time.Sleep(step)
@@ -117,7 +117,7 @@ func (s *suite) renewalsExtend(t *testing.T, b, c lease.Strategy, gb granted) gr
 		s.checkTTL(t, "Renew", gb, s.h.ShortTTL)
 		if g, err := callAcquire(t, t.Context(), c, longTTL); err == nil {
 			t.Fatalf("machine ID %d handed out while its holder kept renewing it", g.MachineID)
-		} else if !transient(err) && !errors.Is(err, lease.ErrExhausted) {
+		} else if !transient(err) && !errors.Is(err, driver.ErrExhausted) {
 			t.Fatalf("Acquire in a full namespace: %v", err)
 		}
 	}
@@ -126,7 +126,7 @@ func (s *suite) renewalsExtend(t *testing.T, b, c lease.Strategy, gb granted) gr
 
 // takeOver polls Acquire on c until it succeeds, and checks that it did
 // not succeed before old's lease ran out.
-func (s *suite) takeOver(t *testing.T, c lease.Strategy, old granted) granted {
+func (s *suite) takeOver(t *testing.T, c driver.Strategy, old granted) granted {
 	t.Helper()
 	return s.awaitFree(t, c, longTTL, old.MachineID, old.expiry(),
 		fmt.Sprintf("the old holder's reported TTL (%v from its request)", old.TTL))
@@ -136,7 +136,7 @@ func (s *suite) takeOver(t *testing.T, c lease.Strategy, old granted) granted {
 // did not succeed before freeAt, when the lease on machine ID id (the
 // only one that can free up) ran out by what (the TTL or release hold
 // its strategy reported).
-func (s *suite) awaitFree(t *testing.T, c lease.Strategy, d time.Duration, id int, freeAt time.Time, what string) granted {
+func (s *suite) awaitFree(t *testing.T, c driver.Strategy, d time.Duration, id int, freeAt time.Time, what string) granted {
 	t.Helper()
 	poll := max(s.h.ShortTTL/50, time.Millisecond)
 	giveUp := freeAt.Add(5*s.h.ShortTTL + 5*time.Second)
@@ -149,7 +149,7 @@ func (s *suite) awaitFree(t *testing.T, c lease.Strategy, d time.Duration, id in
 			}
 			return g
 		}
-		if !transient(err) && !errors.Is(err, lease.ErrExhausted) {
+		if !transient(err) && !errors.Is(err, driver.ErrExhausted) {
 			t.Fatalf("Acquire while waiting for machine ID %d to free up: %v", id, err)
 		}
 		if replied.After(giveUp) {

@@ -5,28 +5,28 @@ import (
 	"testing"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
-// checkList checks a [lease.Lister]: a fresh namespace lists nothing; held
+// checkList checks a [driver.Lister]: a fresh namespace lists nothing; held
 // machine IDs are listed by every contender, ascending, once each, with a
 // TTL no longer than the one granted, the holder each of them recorded,
 // and a token; a released ID is no longer listed once its release hold has
 // passed; Release with a listed slot's token frees that holding; and, with
-// a [lease.Claimer], such a release made stale by a later holder leaves
+// a [driver.Claimer], such a release made stale by a later holder leaves
 // that holder listed.
 func (s *suite) checkList(t *testing.T) {
 	newContender := s.h.New(t)
 	a := newContender()
-	if _, ok := a.(lease.Lister); !ok {
-		t.Skipf("%s does not implement lease.Lister", a.Name())
+	if _, ok := a.(driver.Lister); !ok {
+		t.Skipf("%s does not implement driver.Lister", a.Name())
 	}
 	if slots := s.list(t, a); len(slots) != 0 {
 		t.Fatalf("a fresh namespace lists machine IDs %v", listedIDs(slots))
 	}
 	b := newContender()
 	ga, gb := mustAcquire(t, a, longTTL), mustAcquire(t, b, longTTL)
-	for who, st := range map[string]lease.Strategy{"the first holder": a, "the second holder": b, "another contender": newContender()} {
+	for who, st := range map[string]driver.Strategy{"the first holder": a, "the second holder": b, "another contender": newContender()} {
 		slots := s.list(t, st)
 		if got := listedIDs(slots); !slices.Equal(got, sortedIDs(ga.MachineID, gb.MachineID)) {
 			t.Fatalf("%s lists machine IDs %v; %d and %d are held", who, got, ga.MachineID, gb.MachineID)
@@ -52,13 +52,13 @@ func (s *suite) checkList(t *testing.T) {
 	if slot.Token == "" {
 		t.Fatalf("machine ID %d is listed without a token", gb.MachineID)
 	}
-	byToken := lease.Lease{MachineID: slot.MachineID, Token: slot.Token}
+	byToken := driver.Lease{MachineID: slot.MachineID, Token: slot.Token}
 	if err := callRelease(t, t.Context(), newContender(), byToken); err != nil {
 		t.Fatalf("Release with a listed slot's token: %v", err)
 	}
 	s.awaitUnlisted(t, b, gb)
 
-	c, ok := newContender().(lease.Claimer)
+	c, ok := newContender().(driver.Claimer)
 	if !ok {
 		return
 	}
@@ -69,14 +69,14 @@ func (s *suite) checkList(t *testing.T) {
 	if _, ok := s.slot(t, b, gc.MachineID); !ok {
 		t.Errorf("a stale Release with the token of an earlier holding freed machine ID %d of its later holder", gc.MachineID)
 	}
-	_ = callRelease(t, t.Context(), c.(lease.Strategy), gc.Lease)
+	_ = callRelease(t, t.Context(), c.(driver.Strategy), gc.Lease)
 }
 
 // list calls List on st (a Lister) and checks its shape: ascending,
 // distinct machine IDs inside the namespace.
-func (s *suite) list(t *testing.T, st lease.Strategy) []lease.Slot {
+func (s *suite) list(t *testing.T, st driver.Strategy) []driver.Slot {
 	t.Helper()
-	l := st.(lease.Lister)
+	l := st.(driver.Lister)
 	slots, err := bounded(t, t.Context(), "List", l.List)
 	if err != nil {
 		t.Fatalf("List: %v", err)
@@ -91,20 +91,20 @@ func (s *suite) list(t *testing.T, st lease.Strategy) []lease.Slot {
 }
 
 // slot returns the slot st lists for machine ID id.
-func (s *suite) slot(t *testing.T, st lease.Strategy, id int) (lease.Slot, bool) {
+func (s *suite) slot(t *testing.T, st driver.Strategy, id int) (driver.Slot, bool) {
 	t.Helper()
 	for _, sl := range s.list(t, st) {
 		if sl.MachineID == id {
 			return sl, true
 		}
 	}
-	return lease.Slot{}, false
+	return driver.Slot{}, false
 }
 
 // awaitUnlisted waits until g's machine ID, just released, is no longer
 // listed by st: at the latest when its release hold and a tick of the
 // coordinator's clock have passed, give or take a second.
-func (s *suite) awaitUnlisted(t *testing.T, st lease.Strategy, g granted) {
+func (s *suite) awaitUnlisted(t *testing.T, st driver.Strategy, g granted) {
 	t.Helper()
 	giveUp := time.Now().Add(max(g.ReleaseHold, 0) + s.h.ClockTick + time.Second)
 	for {
@@ -119,7 +119,7 @@ func (s *suite) awaitUnlisted(t *testing.T, st lease.Strategy, g granted) {
 }
 
 // claimOnceFree claims g's machine ID as soon as its release hold allows.
-func (s *suite) claimOnceFree(t *testing.T, c lease.Claimer, g granted) granted {
+func (s *suite) claimOnceFree(t *testing.T, c driver.Claimer, g granted) granted {
 	t.Helper()
 	giveUp := time.Now().Add(max(g.ReleaseHold, 0) + s.h.ClockTick + 5*time.Second)
 	for {
@@ -134,7 +134,7 @@ func (s *suite) claimOnceFree(t *testing.T, c lease.Claimer, g granted) granted 
 	}
 }
 
-func listedIDs(slots []lease.Slot) []int {
+func listedIDs(slots []driver.Slot) []int {
 	ids := make([]int, len(slots))
 	for i, sl := range slots {
 		ids[i] = sl.MachineID

@@ -6,11 +6,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
-// Memory is a correct in-memory coordinator and [lease.Strategy]: one
+// Memory is a correct in-memory coordinator and [driver.Strategy]: one
 // namespace of machine IDs, shared by every goroutine that uses it. It reads
 // the clock with time.Now, so it follows testing/synctest's fake clock.
 //
@@ -19,8 +19,8 @@ import (
 // the token. Like the SQL
 // strategy it reports the previous expiry (the Unix epoch for an ID never
 // held, as the SQL table's pre-populated rows have it) and its clock with
-// every lease. Memory also implements [lease.Reclaimer] and
-// [lease.Lister] (its own leases list the holder [lease.Slot.Holder]
+// every lease. Memory also implements [driver.Reclaimer] and
+// [driver.Lister] (its own leases list the holder [driver.Slot.Holder]
 // of this process, "host/pid"; stolen ones none). Use it in the tests of
 // code that runs a lease manager; [Memory.Expire] and
 // [Memory.Steal] simulate what other processes do, [Memory.SetReleaseHold]
@@ -41,9 +41,9 @@ type memorySlot struct {
 }
 
 var (
-	_ lease.Strategy  = (*Memory)(nil)
-	_ lease.Reclaimer = (*Memory)(nil)
-	_ lease.Lister    = (*Memory)(nil)
+	_ driver.Strategy  = (*Memory)(nil)
+	_ driver.Reclaimer = (*Memory)(nil)
+	_ driver.Lister    = (*Memory)(nil)
 )
 
 // NewMemory returns an empty namespace of capacity machine IDs
@@ -63,18 +63,18 @@ func (m *Memory) Deterministic() bool { return false }
 
 func (m *Memory) check(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("%w: %w", lease.ErrRetry, err)
+		return fmt.Errorf("%w: %w", driver.ErrRetry, err)
 	}
 	if d <= 0 {
-		return fmt.Errorf("%w: lease duration %v", lease.ErrConfig, d)
+		return fmt.Errorf("%w: lease duration %v", driver.ErrConfig, d)
 	}
 	return nil
 }
 
 // Acquire claims the lowest free machine ID for d.
-func (m *Memory) Acquire(ctx context.Context, d time.Duration) (lease.Lease, error) {
+func (m *Memory) Acquire(ctx context.Context, d time.Duration) (driver.Lease, error) {
 	if err := m.check(ctx, d); err != nil {
-		return lease.Lease{}, err
+		return driver.Lease{}, err
 	}
 	token := newToken()
 	m.mu.Lock()
@@ -90,22 +90,22 @@ func (m *Memory) Acquire(ctx context.Context, d time.Duration) (lease.Lease, err
 			prev = neverHeld
 		}
 		*sl = memorySlot{token: token, expires: now.Add(d), holder: leasekit.Holder()}
-		return lease.Lease{MachineID: id, Token: token, TTL: d, PrevExpiry: prev, CoordinatorNow: now, ReleaseHold: m.hold}, nil
+		return driver.Lease{MachineID: id, Token: token, TTL: d, PrevExpiry: prev, CoordinatorNow: now, ReleaseHold: m.hold}, nil
 	}
-	return lease.Lease{}, fmt.Errorf("%w (memory, %d IDs)", lease.ErrExhausted, len(m.slots))
+	return driver.Lease{}, fmt.Errorf("%w (memory, %d IDs)", driver.ErrExhausted, len(m.slots))
 }
 
 // Renew extends l for d if its token still holds the machine ID (even when
 // it has expired but was not taken over, like the SQL strategy).
-func (m *Memory) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+func (m *Memory) Renew(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 	if err := m.check(ctx, d); err != nil {
-		return lease.Lease{}, err
+		return driver.Lease{}, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	sl, err := m.slot(l)
 	if err != nil {
-		return lease.Lease{}, err
+		return driver.Lease{}, err
 	}
 	now := time.Now()
 	sl.expires = now.Add(d)
@@ -114,30 +114,30 @@ func (m *Memory) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lea
 }
 
 // Reclaim takes l back from its machine ID and token alone and replaces
-// the token, as every [lease.Reclaimer] must: l's token no longer renews
+// the token, as every [driver.Reclaimer] must: l's token no longer renews
 // or releases anything. It reports the lease's expiry before the reclaim
 // as PrevExpiry.
-func (m *Memory) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+func (m *Memory) Reclaim(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 	if err := m.check(ctx, d); err != nil {
-		return lease.Lease{}, err
+		return driver.Lease{}, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	sl, err := m.slot(l)
 	if err != nil {
-		return lease.Lease{}, err
+		return driver.Lease{}, err
 	}
 	now, prev := time.Now(), sl.expires
 	sl.token, sl.expires, sl.holder = newToken(), now.Add(d), leasekit.Holder()
-	return lease.Lease{MachineID: l.MachineID, Token: sl.token, TTL: d, PrevExpiry: prev, CoordinatorNow: now, ReleaseHold: m.hold}, nil
+	return driver.Lease{MachineID: l.MachineID, Token: sl.token, TTL: d, PrevExpiry: prev, CoordinatorNow: now, ReleaseHold: m.hold}, nil
 }
 
 // Release ends l now if its token still holds the machine ID; otherwise it
 // does nothing. With a release hold (see [Memory.SetReleaseHold]) the
 // lease ends that long after the release instead, whatever was left of it.
-func (m *Memory) Release(ctx context.Context, l lease.Lease) error {
+func (m *Memory) Release(ctx context.Context, l driver.Lease) error {
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("%w: %w", lease.ErrRetry, err)
+		return fmt.Errorf("%w: %w", driver.ErrRetry, err)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -161,26 +161,26 @@ func (m *Memory) SetReleaseHold(d time.Duration) {
 	m.hold = max(d, 0)
 }
 
-func (m *Memory) slot(l lease.Lease) (*memorySlot, error) {
+func (m *Memory) slot(l driver.Lease) (*memorySlot, error) {
 	if l.MachineID < 0 || l.MachineID >= len(m.slots) || l.Token == "" || m.slots[l.MachineID].token != l.Token {
-		return nil, fmt.Errorf("%w: machine ID %d is not held with this token", lease.ErrLost, l.MachineID)
+		return nil, fmt.Errorf("%w: machine ID %d is not held with this token", driver.ErrLost, l.MachineID)
 	}
 	return &m.slots[l.MachineID], nil
 }
 
 // List returns the machine IDs whose leases are live now, ascending, with
 // their remaining TTL, holder and token.
-func (m *Memory) List(ctx context.Context) ([]lease.Slot, error) {
+func (m *Memory) List(ctx context.Context) ([]driver.Slot, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("%w: %w", lease.ErrRetry, err)
+		return nil, fmt.Errorf("%w: %w", driver.ErrRetry, err)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var out []lease.Slot
+	var out []driver.Slot
 	now := time.Now()
 	for id, sl := range m.slots {
 		if now.Before(sl.expires) {
-			out = append(out, lease.Slot{MachineID: id, TTL: sl.expires.Sub(now), Holder: sl.holder, Token: sl.token})
+			out = append(out, driver.Slot{MachineID: id, TTL: sl.expires.Sub(now), Holder: sl.holder, Token: sl.token})
 		}
 	}
 	return out, nil
@@ -198,7 +198,7 @@ func (m *Memory) Expire(machineID int) {
 }
 
 // Steal gives machineID to another, unnamed holder for d, whatever its
-// state: the current holder's next Renew fails with [lease.ErrLost].
+// state: the current holder's next Renew fails with [driver.ErrLost].
 func (m *Memory) Steal(machineID int, d time.Duration) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -4,17 +4,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/leasetest"
 )
 
 func TestMemoryConforms(t *testing.T) {
 	leasetest.Run(t, leasetest.Harness{
-		New: func(t *testing.T) func() lease.Strategy {
+		New: func(t *testing.T) func() driver.Strategy {
 			m := leasetest.NewMemory(0)
-			return func() lease.Strategy { return m }
+			return func() driver.Strategy { return m }
 		},
-		Broken:   func(t *testing.T) lease.Strategy { return leasetest.Unreachable() },
+		Broken:   func(t *testing.T) driver.Strategy { return leasetest.Unreachable() },
 		ShortTTL: 200 * time.Millisecond,
 	})
 }
@@ -24,10 +24,10 @@ func TestMemoryConforms(t *testing.T) {
 // checks that a released ID is not handed out before the hold ran out).
 func TestMemoryConformsWithReleaseHold(t *testing.T) {
 	leasetest.Run(t, leasetest.Harness{
-		New: func(t *testing.T) func() lease.Strategy {
+		New: func(t *testing.T) func() driver.Strategy {
 			m := leasetest.NewMemory(0)
 			m.SetReleaseHold(150 * time.Millisecond)
-			return func() lease.Strategy { return m }
+			return func() driver.Strategy { return m }
 		},
 		ShortTTL: 200 * time.Millisecond,
 	})

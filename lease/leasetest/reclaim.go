@@ -5,25 +5,25 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
-// checkReclaim checks the [lease.Reclaimer] contract: a reclaim from the
+// checkReclaim checks the [driver.Reclaimer] contract: a reclaim from the
 // machine ID and token alone extends the lease and replaces the token, so
 // that the old token renews, releases and reclaims nothing, and of two
 // reclaims of one record (a copied state file) exactly one wins.
 func (s *suite) checkReclaim(t *testing.T) {
 	newContender := s.h.New(t)
 	st := newContender()
-	r, ok := st.(lease.Reclaimer)
+	r, ok := st.(driver.Reclaimer)
 	if !ok {
-		t.Skipf("%s does not implement lease.Reclaimer", st.Name())
+		t.Skipf("%s does not implement driver.Reclaimer", st.Name())
 	}
 	g := mustAcquire(t, st, longTTL)
-	record := lease.Lease{MachineID: g.MachineID, Token: g.Token}
+	record := driver.Lease{MachineID: g.MachineID, Token: g.Token}
 
 	// A restarted process and a copy of its state file reclaim one record.
-	other := newContender().(lease.Reclaimer)
+	other := newContender().(driver.Reclaimer)
 	first, err := r.Reclaim(context.Background(), record, longTTL)
 	if err != nil {
 		t.Fatalf("Reclaim of a held lease: %v", err)
@@ -35,11 +35,11 @@ func (s *suite) checkReclaim(t *testing.T) {
 		t.Fatalf("Reclaim kept the token: a copy of the state file could hold the lease too")
 	}
 	s.checkTTL(t, "Reclaim", granted{Lease: first}, longTTL)
-	if _, err := other.Reclaim(context.Background(), record, longTTL); !errors.Is(err, lease.ErrLost) {
-		t.Errorf("second Reclaim of the same record: %v, want lease.ErrLost", err)
+	if _, err := other.Reclaim(context.Background(), record, longTTL); !errors.Is(err, driver.ErrLost) {
+		t.Errorf("second Reclaim of the same record: %v, want driver.ErrLost", err)
 	}
-	if _, err := callRenew(t, context.Background(), st, g.Lease, longTTL); !errors.Is(err, lease.ErrLost) {
-		t.Errorf("Renew with the token replaced by Reclaim: %v, want lease.ErrLost", err)
+	if _, err := callRenew(t, context.Background(), st, g.Lease, longTTL); !errors.Is(err, driver.ErrLost) {
+		t.Errorf("Renew with the token replaced by Reclaim: %v, want driver.ErrLost", err)
 	}
 	if err := callRelease(t, context.Background(), st, g.Lease); err != nil && !transient(err) {
 		t.Errorf("Release with the replaced token: %v", err)

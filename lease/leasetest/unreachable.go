@@ -5,28 +5,28 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 // Unreachable returns a strategy whose coordinator never answers: every
-// call fails at once with [lease.ErrRetry]. It is a ready-made
+// call fails at once with [driver.ErrRetry]. It is a ready-made
 // Harness.Broken for in-memory strategies, and a way to test a manager's
 // retry path.
-func Unreachable() lease.Strategy { return unreachable{} }
+func Unreachable() driver.Strategy { return unreachable{} }
 
 type unreachable struct{}
 
 func (unreachable) Name() string        { return "unreachable" }
 func (unreachable) Deterministic() bool { return false }
 
-func (unreachable) Acquire(context.Context, time.Duration) (lease.Lease, error) {
-	return lease.Lease{}, errUnreachable
+func (unreachable) Acquire(context.Context, time.Duration) (driver.Lease, error) {
+	return driver.Lease{}, errUnreachable
 }
 
-func (unreachable) Renew(context.Context, lease.Lease, time.Duration) (lease.Lease, error) {
-	return lease.Lease{}, errUnreachable
+func (unreachable) Renew(context.Context, driver.Lease, time.Duration) (driver.Lease, error) {
+	return driver.Lease{}, errUnreachable
 }
 
-func (unreachable) Release(context.Context, lease.Lease) error { return errUnreachable }
+func (unreachable) Release(context.Context, driver.Lease) error { return errUnreachable }
 
-var errUnreachable = fmt.Errorf("%w: coordinator unreachable", lease.ErrRetry)
+var errUnreachable = fmt.Errorf("%w: coordinator unreachable", driver.ErrRetry)

@@ -2,6 +2,7 @@ package otellease
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -10,7 +11,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/once-go/once/lease"
-	"github.com/once-go/once/lease/leasenotice"
+	"github.com/once-go/once/lease/driver"
 )
 
 // ScopeName is the instrumentation scope of the bridge's meter.
@@ -46,8 +47,6 @@ type Bridge struct {
 	reg      metric.Registration
 
 	mu         sync.Mutex
-	nf         leasenotice.Notifier
-	strategy   string
 	held       bool
 	machineID  int
 	validUntil time.Time
@@ -55,8 +54,10 @@ type Bridge struct {
 }
 
 // New creates the bridge's instruments on mp (one meter, [ScopeName]).
-// attrs are added to every measurement: give each manager of a process
-// its own Bridge, and tell them apart with attrs if they share a strategy.
+// attrs are added to every measurement: name the strategy with
+// AttrStrategy (AttrStrategy.String(strategy.Name())), give each manager
+// of a process its own Bridge, and tell them apart with attrs if they
+// share a strategy.
 func New(mp metric.MeterProvider, attrs ...attribute.KeyValue) (*Bridge, error) {
 	if mp == nil {
 		return nil, fmt.Errorf("otellease: nil MeterProvider")
@@ -93,9 +94,9 @@ func New(mp metric.MeterProvider, attrs ...attribute.KeyValue) (*Bridge, error) 
 	}
 	b.reg, err = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
 		b.mu.Lock()
-		isHeld, id, until, strategy, freeIDs := b.held, b.machineID, b.validUntil, b.strategy, b.freeIDs
+		isHeld, id, until, freeIDs := b.held, b.machineID, b.validUntil, b.freeIDs
 		b.mu.Unlock()
-		attrs := b.with(AttrStrategy.String(strategy))
+		attrs := b.with()
 		if freeIDs >= 0 {
 			o.ObserveInt64(free, int64(freeIDs), metric.WithAttributes(attrs...))
 		}
@@ -127,32 +128,76 @@ func (b *Bridge) Hook(e lease.Event) {
 	ctx := context.Background()
 	switch {
 	case e.Kind == lease.EventEnd && e.Op == lease.OpRenew:
-		b.renewals.Add(ctx, 1, metric.WithAttributes(b.with(AttrStrategy.String(e.Strategy), AttrResult.String(e.Result))...))
+		b.renewals.Add(ctx, 1, metric.WithAttributes(b.with(AttrResult.String(result(e.Err)))...))
 	case e.Kind == lease.EventRetry:
-		b.retries.Add(ctx, 1, metric.WithAttributes(b.with(AttrStrategy.String(e.Strategy), AttrOperation.String(string(e.Op)))...))
+		b.retries.Add(ctx, 1, metric.WithAttributes(b.with(AttrOperation.String(string(e.Op)))...))
 	case e.Kind == lease.EventLost:
-		b.losses.Add(ctx, 1, metric.WithAttributes(b.with(AttrStrategy.String(e.Strategy), AttrReason.String(leasenotice.LossReason(e.Err)))...))
+		b.losses.Add(ctx, 1, metric.WithAttributes(b.with(AttrReason.String(lossReason(e.Err)))...))
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.strategy = e.Strategy
-	if e.Kind == lease.EventPool && e.Err == nil {
+	switch {
+	case e.Kind == lease.EventPool && e.Err == nil:
 		b.freeIDs = e.FreeIDs
-	}
-	n, ok := b.nf.Notice(e)
-	if !ok {
-		return
-	}
-	switch n.Kind {
-	case leasenotice.NoticeAcquired:
-		b.held, b.machineID, b.validUntil = true, n.MachineID, n.ValidUntil
-	case leasenotice.NoticeKeepAliveSucceeded:
-		if b.held && n.MachineID == b.machineID {
-			b.validUntil = n.ValidUntil
+	case e.Kind == lease.EventEnd && e.Err == nil && (e.Op == lease.OpAcquire || e.Op == lease.OpReclaim):
+		b.held, b.machineID, b.validUntil = true, e.MachineID, validUntil(e)
+	case e.Kind == lease.EventEnd && e.Err == nil && e.Op == lease.OpRenew:
+		if b.held && e.MachineID == b.machineID {
+			b.validUntil = validUntil(e)
 		}
-	case leasenotice.NoticeLost, leasenotice.NoticeReleased:
+	case e.Kind == lease.EventLost, e.Kind == lease.EventEnd && e.Op == lease.OpRelease:
 		b.held, b.machineID, b.validUntil = false, -1, time.Time{}
 	}
+}
+
+// validUntil is the end of the safe window that the successful acquire,
+// reclaim or renewal e grants: the manager trusts a lease for its TTL
+// minus driver.SafetyMargin, counted from when the request was sent
+// (e.Duration before the event).
+func validUntil(e lease.Event) time.Time {
+	return time.Now().Add(e.TTL - e.Duration - driver.SafetyMargin)
+}
+
+// result classifies a renewal's error for the result attribute: "ok"
+// (nil), "canceled" (the manager stopped: lease.ErrClosed or
+// context.Canceled), "lost", "expired", "illegal_ttl", "external",
+// "timeout", "exhausted", "conflict", "config", "retry", or "error".
+func result(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	for _, c := range []struct {
+		err  error
+		name string
+	}{
+		{lease.ErrClosed, "canceled"}, {context.Canceled, "canceled"},
+		{lease.ErrLost, "lost"}, {lease.ErrExpired, "expired"}, {lease.ErrIllegalTTL, "illegal_ttl"},
+		{lease.ErrExternal, "external"}, {lease.ErrTimeout, "timeout"}, {driver.ErrExhausted, "exhausted"},
+		{driver.ErrConflict, "conflict"}, {lease.ErrConfig, "config"}, {driver.ErrRetry, "retry"},
+	} {
+		if errors.Is(err, c.err) {
+			return c.name
+		}
+	}
+	return "error"
+}
+
+// lossReason classifies a loss for the reason attribute: "lost" (the
+// coordinator said so), "expired", "timeout", "external", "illegal_ttl",
+// "closed", or "other".
+func lossReason(err error) string {
+	for _, c := range []struct {
+		err  error
+		name string
+	}{
+		{lease.ErrLost, "lost"}, {lease.ErrExpired, "expired"}, {lease.ErrTimeout, "timeout"},
+		{lease.ErrExternal, "external"}, {lease.ErrIllegalTTL, "illegal_ttl"}, {lease.ErrClosed, "closed"},
+	} {
+		if errors.Is(err, c.err) {
+			return c.name
+		}
+	}
+	return "other"
 }
 
 // Close unregisters the gauges' callback: they are no longer reported.

@@ -18,8 +18,10 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/leasetest"
 	"github.com/once-go/once/lease/otellease"
+	"github.com/once-go/once/nonce"
 )
 
 // collect reads every data point of the bridge's metrics from r as
@@ -86,7 +88,7 @@ type scripted struct {
 
 func (s *scripted) Name() string { return "scripted" }
 
-func (s *scripted) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+func (s *scripted) Renew(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 	s.mu.Lock()
 	fail := s.fails > 0
 	if fail {
@@ -94,17 +96,10 @@ func (s *scripted) Renew(ctx context.Context, l lease.Lease, d time.Duration) (l
 	}
 	s.mu.Unlock()
 	if fail {
-		return lease.Lease{}, fmt.Errorf("%w: connection reset (test)", lease.ErrRetry)
+		return driver.Lease{}, fmt.Errorf("%w: connection reset (test)", driver.ErrRetry)
 	}
 	return s.Memory.Renew(ctx, l, d)
 }
-
-type nopFactory struct{}
-
-func (nopFactory) Activate(int, time.Time, time.Time) error { return nil }
-func (nopFactory) Enable(time.Time) error                   { return nil }
-func (nopFactory) Extend(time.Time)                         {}
-func (nopFactory) Disable()                                 {}
 
 // TestBridge drives a manager through a start, a renewal that fails twice
 // then succeeds, a loss and a new lease, and a shutdown, and checks every
@@ -113,17 +108,22 @@ func TestBridge(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		reader := sdkmetric.NewManualReader()
 		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-		b, err := otellease.New(mp, attribute.String("service", "api"))
+		s := &scripted{Memory: leasetest.NewMemory(512)}
+		b, err := otellease.New(mp, attribute.String("service", "api"), otellease.AttrStrategy.String(s.Name()))
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := &scripted{Memory: leasetest.NewMemory(512)}
+		// The bubble's clock starts in 2000, before the default epoch.
+		f, err := nonce.New(nonce.Config{AwaitLease: true, Epoch: time.Date(1999, 1, 1, 0, 0, 0, 0, time.UTC)})
+		if err != nil {
+			t.Fatal(err)
+		}
 		var (
 			mu     sync.Mutex
 			events []lease.Event
 		)
 		m, err := lease.Start(t.Context(), s, lease.Options{
-			Factories: []lease.Factory{nopFactory{}},
+			Factories: []*nonce.Factory{f},
 			Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
 			Events: func(e lease.Event) {
 				mu.Lock()
@@ -135,8 +135,8 @@ func TestBridge(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		safe := (lease.DefaultLeaseDuration - lease.SafetyMargin).Seconds()
-		renewAt := lease.DefaultRenewInterval - lease.SafetyMargin
+		safe := (driver.DefaultLeaseDuration - driver.SafetyMargin).Seconds()
+		renewAt := driver.DefaultRenewInterval - driver.SafetyMargin
 		const svc = "service=api,strategy=scripted"
 		checkMetrics(t, "after start", collect(t, reader), map[string]float64{
 			"once.lease.held{machine_id=0," + svc + "}":           1,
@@ -206,20 +206,21 @@ func TestBridge(t *testing.T) {
 	})
 }
 
-// TestLossReasons: losses are counted by leasenotice.LossReason; retries by
-// operation, renewals by result.
+// TestLossReasons: losses are counted by reason; retries by operation,
+// renewals by result.
 func TestLossReasons(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
-	b, err := otellease.New(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
+	b, err := otellease.New(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)), otellease.AttrStrategy.String("s"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, err := range []error{lease.ErrLost, lease.ErrExpired, lease.ErrExpired, lease.ErrTimeout, lease.ErrExternal,
 		fmt.Errorf("x: %w", lease.ErrIllegalTTL), errors.New("odd")} {
-		b.Hook(lease.Event{Kind: lease.EventLost, Strategy: "s", MachineID: 3, Err: err})
+		b.Hook(lease.Event{Kind: lease.EventLost, MachineID: 3, Err: err})
 	}
-	b.Hook(lease.Event{Kind: lease.EventRetry, Op: lease.OpAcquire, Strategy: "s", MachineID: -1, Attempt: 1, Delay: time.Second})
-	b.Hook(lease.Event{Kind: lease.EventEnd, Op: lease.OpRenew, Strategy: "s", MachineID: 3, Result: "timeout", Err: lease.ErrTimeout})
+	b.Hook(lease.Event{Kind: lease.EventRetry, Op: lease.OpAcquire, MachineID: -1, Delay: time.Second})
+	b.Hook(lease.Event{Kind: lease.EventEnd, Op: lease.OpRenew, MachineID: 3, Err: lease.ErrTimeout})
+	b.Hook(lease.Event{Kind: lease.EventEnd, Op: lease.OpRenew, MachineID: 3, Err: fmt.Errorf("%w: %w", lease.ErrClosed, driver.ErrRetry)})
 	got := collect(t, reader)
 	checkMetrics(t, "losses", got, map[string]float64{
 		"once.lease.held{strategy=s}":                      1 * 0,
@@ -232,6 +233,7 @@ func TestLossReasons(t *testing.T) {
 		"once.lease.losses{reason=other,strategy=s}":       1,
 		"once.lease.retries{operation=acquire,strategy=s}": 1,
 		"once.lease.renewals{result=timeout,strategy=s}":   1,
+		"once.lease.renewals{result=canceled,strategy=s}":  1,
 	})
 }
 
@@ -245,7 +247,7 @@ func TestNewNil(t *testing.T) {
 // once for the race detector.
 func TestHookConcurrentWithCollect(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
-	b, err := otellease.New(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
+	b, err := otellease.New(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)), otellease.AttrStrategy.String("s"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,10 +255,8 @@ func TestHookConcurrentWithCollect(t *testing.T) {
 	go func() {
 		defer close(done)
 		for i := range 1000 {
-			b.Hook(lease.Event{Kind: lease.EventEnd, Op: lease.OpAcquire, Strategy: "s", MachineID: i % 512, Result: "ok",
-				GrantedTTL: time.Minute, ValidUntil: time.Now().Add(time.Minute)})
-			b.Hook(lease.Event{Kind: lease.EventEnd, Op: lease.OpRenew, Strategy: "s", MachineID: i % 512, Result: "ok",
-				GrantedTTL: time.Minute, ValidUntil: time.Now().Add(time.Minute)})
+			b.Hook(lease.Event{Kind: lease.EventEnd, Op: lease.OpAcquire, MachineID: i % 512, TTL: time.Minute})
+			b.Hook(lease.Event{Kind: lease.EventEnd, Op: lease.OpRenew, MachineID: i % 512, TTL: time.Minute})
 		}
 	}()
 	for range 50 {

@@ -20,7 +20,8 @@ import (
 func Example() {
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	bridge, err := otellease.New(mp)
+	s := leasetest.NewMemory(512)
+	bridge, err := otellease.New(mp, otellease.AttrStrategy.String(s.Name()))
 	if err != nil {
 		panic(err)
 	}
@@ -28,10 +29,10 @@ func Example() {
 
 	f, _ := nonce.New(nonce.Config{AwaitLease: true})
 	ctx := context.Background()
-	m, err := lease.Start(ctx, leasetest.NewMemory(512), lease.Options{
-		Factories: []lease.Factory{f},
+	m, err := lease.Start(ctx, s, lease.Options{
+		Factories: []*nonce.Factory{f},
 		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Events:    bridge.Hook, // or: func(e lease.Event) { feed.Hook(e); bridge.Hook(e) }
+		Events:    bridge.Hook, // or: func(e lease.Event) { mine(e); bridge.Hook(e) }
 	})
 	if err != nil {
 		panic(err)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
@@ -19,7 +19,7 @@ const probeField = "once.probe"
 // Check verifies that the server supports the configured mode, that its
 // eviction policy cannot reach lease data, and that the other mode's data
 // does not exist under NAME. Configuration problems wrap
-// [lease.ErrConfig]; an unreachable or busy server wraps [lease.ErrRetry].
+// [driver.ErrConfig]; an unreachable or busy server wraps [driver.ErrRetry].
 // The first Acquire, Renew or Reclaim runs it when no Check has succeeded
 // yet; call it yourself to fail fast at startup.
 //
@@ -42,7 +42,7 @@ const probeField = "once.probe"
 // the eviction policy again.
 func (s *Strategy) Check(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
-		return s.errorf(lease.ErrRetry, "check: %w", context.Cause(ctx))
+		return s.errorf(driver.ErrRetry, "check: %w", context.Cause(ctx))
 	}
 	if err := s.loadScripts(ctx); err != nil {
 		return err
@@ -69,7 +69,7 @@ func (s *Strategy) loadScripts(ctx context.Context) error {
 	for _, sc := range modeScripts[s.opts.Mode] {
 		if err := sc.Load(ctx, s.c).Err(); err != nil {
 			if isConfigReply(err) {
-				return s.errorf(lease.ErrConfig, "needs Lua scripting (EVALSHA, SCRIPT LOAD), server is %s: %w",
+				return s.errorf(driver.ErrConfig, "needs Lua scripting (EVALSHA, SCRIPT LOAD), server is %s: %w",
 					s.serverVersion(ctx), err)
 			}
 			return s.classify(ctx, "check (SCRIPT LOAD)", err, false)
@@ -86,9 +86,9 @@ func (s *Strategy) checkHash(ctx context.Context) error {
 		case !isConfigReply(err):
 			return s.classify(ctx, "check (HSETEX)", err, false)
 		case errors.As(err, &re) && strings.HasPrefix(re.Error(), "WRONGTYPE"):
-			return s.errorf(lease.ErrConfig, "key exists and is not a hash: %w", err)
+			return s.errorf(driver.ErrConfig, "key exists and is not a hash: %w", err)
 		default:
-			return s.errorf(lease.ErrConfig, "needs HSETEX with FNX/FXX/PX (Redis >= 8.0 or Valkey >= 9.0), "+
+			return s.errorf(driver.ErrConfig, "needs HSETEX with FNX/FXX/PX (Redis >= 8.0 or Valkey >= 9.0), "+
 				"server is %s; use key mode: %w", s.serverVersion(ctx), err)
 		}
 	}
@@ -116,10 +116,10 @@ func (s *Strategy) checkKey(ctx context.Context) error {
 // otherModeError reports the other layout's data under NAME.
 func (s *Strategy) otherModeError() error {
 	if s.opts.Mode == ModeHash {
-		return s.errorf(lease.ErrConfig, "refused: key-mode keys {NAME}:<id> exist; "+
+		return s.errorf(driver.ErrConfig, "refused: key-mode keys {NAME}:<id> exist; "+
 			"two layouts on one NAME would hand out an ID twice")
 	}
-	return s.errorf(lease.ErrConfig, "refused: a hash-mode hash NAME exists; "+
+	return s.errorf(driver.ErrConfig, "refused: a hash-mode hash NAME exists; "+
 		"two layouts on one NAME would hand out an ID twice")
 }
 

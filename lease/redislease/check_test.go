@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/internal/testenv"
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/redislease"
 )
 
@@ -17,19 +17,19 @@ func TestHashModeRefusedOnRedis7(t *testing.T) {
 	s := strategy(t, c, redislease.ModeHash, name, false)
 	ctx := ctxT(t)
 	err := s.Check(ctx)
-	if !errors.Is(err, lease.ErrConfig) || errors.Is(err, lease.ErrConflict) {
+	if !errors.Is(err, driver.ErrConfig) || errors.Is(err, driver.ErrConflict) {
 		t.Fatalf("Check = %v, want ErrConfig", err)
 	}
 	if !strings.Contains(err.Error(), "Redis 7.") || !strings.Contains(err.Error(), "HSETEX") {
 		t.Errorf("error %q should name the server version and HSETEX", err)
 	}
-	if _, err := s.Acquire(ctx, time.Minute); !errors.Is(err, lease.ErrConfig) {
+	if _, err := s.Acquire(ctx, time.Minute); !errors.Is(err, driver.ErrConfig) {
 		t.Fatalf("Acquire = %v, want ErrConfig", err)
 	}
 	// A first call that is a Renew (a lease reloaded from a state file) is
 	// checked too.
 	s2 := strategy(t, c, redislease.ModeHash, name, false)
-	if _, err := s2.Renew(ctx, lease.Lease{MachineID: 1, Token: "AAAAAAAAAAAAAAAAAAAAAA"}, time.Minute); !errors.Is(err, lease.ErrConfig) {
+	if _, err := s2.Renew(ctx, driver.Lease{MachineID: 1, Token: "AAAAAAAAAAAAAAAAAAAAAA"}, time.Minute); !errors.Is(err, driver.ErrConfig) {
 		t.Fatalf("Renew = %v, want ErrConfig", err)
 	}
 	if n := c.Exists(ctx, name).Val(); n != 0 {
@@ -65,10 +65,10 @@ func TestModeRefusal(t *testing.T) {
 				t.Fatal(err)
 			}
 			h := strategy(t, c, redislease.ModeHash, name, false)
-			if err := h.Check(ctx); !errors.Is(err, lease.ErrConfig) {
+			if err := h.Check(ctx); !errors.Is(err, driver.ErrConfig) {
 				t.Fatalf("hash Check with key-mode data = %v, want ErrConfig", err)
 			}
-			if _, err := h.Acquire(ctx, time.Minute); !errors.Is(err, lease.ErrConfig) {
+			if _, err := h.Acquire(ctx, time.Minute); !errors.Is(err, driver.ErrConfig) {
 				t.Fatalf("hash Acquire with key-mode data = %v, want ErrConfig", err)
 			}
 			// Also when the data appears after a successful check.
@@ -78,7 +78,7 @@ func TestModeRefusal(t *testing.T) {
 				t.Fatal(err)
 			}
 			c.Set(ctx, idKey(name2, 511), "x", time.Minute)
-			if _, err := h2.Acquire(ctx, time.Minute); !errors.Is(err, lease.ErrConfig) {
+			if _, err := h2.Acquire(ctx, time.Minute); !errors.Is(err, driver.ErrConfig) {
 				t.Fatalf("hash Acquire after key-mode data appeared = %v, want ErrConfig", err)
 			}
 			if n := c.Exists(ctx, name, name2).Val(); n != 0 {
@@ -93,10 +93,10 @@ func TestModeRefusal(t *testing.T) {
 				t.Fatal(err)
 			}
 			k := strategy(t, c, redislease.ModeKey, name, false)
-			if err := k.Check(ctx); !errors.Is(err, lease.ErrConfig) {
+			if err := k.Check(ctx); !errors.Is(err, driver.ErrConfig) {
 				t.Fatalf("key Check with hash-mode data = %v, want ErrConfig", err)
 			}
-			if _, err := k.Acquire(ctx, time.Minute); !errors.Is(err, lease.ErrConfig) {
+			if _, err := k.Acquire(ctx, time.Minute); !errors.Is(err, driver.ErrConfig) {
 				t.Fatalf("key Acquire with hash-mode data = %v, want ErrConfig", err)
 			}
 			// The acquire script re-checks atomically after a passed Check.
@@ -106,7 +106,7 @@ func TestModeRefusal(t *testing.T) {
 				t.Fatal(err)
 			}
 			c.HSet(ctx, name2, "7", "x")
-			if _, err := k2.Acquire(ctx, time.Minute); !errors.Is(err, lease.ErrConfig) {
+			if _, err := k2.Acquire(ctx, time.Minute); !errors.Is(err, driver.ErrConfig) {
 				t.Fatalf("key Acquire after hash-mode data appeared = %v, want ErrConfig", err)
 			}
 			if n := c.Exists(ctx, append(idKeys(name), idKeys(name2)...)...).Val(); n != 0 {
@@ -124,7 +124,7 @@ func TestHashWrongType(t *testing.T) {
 		ctx := ctxT(t)
 		c.Set(ctx, name, "not a hash", time.Minute)
 		s := strategy(t, c, redislease.ModeHash, name, false)
-		if _, err := s.Acquire(ctx, time.Minute); !errors.Is(err, lease.ErrConfig) {
+		if _, err := s.Acquire(ctx, time.Minute); !errors.Is(err, driver.ErrConfig) {
 			t.Fatalf("Acquire on a string key = %v, want ErrConfig", err)
 		}
 	})

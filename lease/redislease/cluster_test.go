@@ -11,7 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/once-go/once/internal/testenv"
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/leasetest"
 	"github.com/once-go/once/lease/redislease"
 )
@@ -72,12 +72,12 @@ func clusterStrategy(t testing.TB, c *redis.ClusterClient, mode redislease.Mode,
 func clusterHarness(tc *testCluster, mode redislease.Mode) leasetest.Harness {
 	return leasetest.Harness{
 		ShortTTL: 3 * time.Second,
-		New: func(t *testing.T) func() lease.Strategy {
+		New: func(t *testing.T) func() driver.Strategy {
 			c := tc.client(t)
 			name := clusterName(t, c)
-			return func() lease.Strategy { return clusterStrategy(t, c, mode, name) }
+			return func() driver.Strategy { return clusterStrategy(t, c, mode, name) }
 		},
-		Broken: func(t *testing.T) lease.Strategy {
+		Broken: func(t *testing.T) driver.Strategy {
 			c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{testenv.DeadAddr(t)}, MaxRetries: -1})
 			t.Cleanup(func() { c.Close() })
 			return clusterStrategy(t, c, mode, "once_leases")
@@ -156,7 +156,7 @@ func testFailoverLag(t *testing.T, tc *testCluster, mode redislease.Mode) {
 	master, replica := pickMaster(t, ctx, tc, c)
 	name := tc.nameOn(t, ctx, c, master)
 	s := strategyOpts(t, c, redislease.Options{Mode: mode, Name: name, AcceptReplicaLoss: true})
-	var held []lease.Lease
+	var held []driver.Lease
 	for range 50 {
 		l, err := s.Acquire(ctx, time.Minute)
 		if err != nil {
@@ -259,7 +259,7 @@ func testFailoverUnreplicated(t *testing.T, tc *testCluster, mode redislease.Mod
 		}
 		return
 	}
-	if !errors.Is(errL, lease.ErrRetry) || l.Token == "" || !errors.Is(errP, lease.ErrRetry) {
+	if !errors.Is(errL, driver.ErrRetry) || l.Token == "" || !errors.Is(errP, driver.ErrRetry) {
 		t.Fatalf("during the cut, with WaitReplicas 1: Acquire %v (lease %d %q), Renew %v; want both ErrRetry, the claim returned",
 			errL, l.MachineID, l.Token, errP)
 	}
@@ -270,7 +270,7 @@ func testFailoverUnreplicated(t *testing.T, tc *testCluster, mode redislease.Mod
 	}
 	// The new master has no replica until the old one rejoins: until then
 	// no renewal is acknowledged.
-	if _, err := s.Renew(ctx, p, time.Minute); !errors.Is(err, lease.ErrRetry) {
+	if _, err := s.Renew(ctx, p, time.Minute); !errors.Is(err, driver.ErrRetry) {
 		t.Fatalf("renewal of P on the new master without a replica = %v, want ErrRetry", err)
 	}
 	tc.restart(t, master)
@@ -303,13 +303,13 @@ func storedTTL(ctx context.Context, c redis.Cmdable, mode redislease.Mode, name 
 }
 
 // acquireSoon acquires a lease, with retries as in [soon].
-func acquireSoon(ctx context.Context, s *redislease.Strategy) (lease.Lease, error) {
-	return soon(ctx, s, func() (lease.Lease, error) { return s.Acquire(ctx, time.Minute) })
+func acquireSoon(ctx context.Context, s *redislease.Strategy) (driver.Lease, error) {
+	return soon(ctx, s, func() (driver.Lease, error) { return s.Acquire(ctx, time.Minute) })
 }
 
 // claimSoon claims id, with retries as in [soon].
-func claimSoon(ctx context.Context, s *redislease.Strategy, id int) (lease.Lease, error) {
-	return soon(ctx, s, func() (lease.Lease, error) { return s.Claim(ctx, id, time.Minute) })
+func claimSoon(ctx context.Context, s *redislease.Strategy, id int) (driver.Lease, error) {
+	return soon(ctx, s, func() (driver.Lease, error) { return s.Claim(ctx, id, time.Minute) })
 }
 
 // soon calls take for a few seconds while it fails transiently
@@ -318,11 +318,11 @@ func claimSoon(ctx context.Context, s *redislease.Strategy, id int) (lease.Lease
 // right after a failover, while the cluster client can still reload its
 // slot map from a node that has not learned of the promotion and dial the
 // killed master.
-func soon(ctx context.Context, s *redislease.Strategy, take func() (lease.Lease, error)) (lease.Lease, error) {
+func soon(ctx context.Context, s *redislease.Strategy, take func() (driver.Lease, error)) (driver.Lease, error) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		l, err := take()
-		if err == nil || !errors.Is(err, lease.ErrRetry) || time.Now().After(deadline) {
+		if err == nil || !errors.Is(err, driver.ErrRetry) || time.Now().After(deadline) {
 			return l, err
 		}
 		if l.Token != "" {
@@ -334,11 +334,11 @@ func soon(ctx context.Context, s *redislease.Strategy, take func() (lease.Lease,
 
 // renewSoon renews l, retrying ErrRetry for a few seconds while the
 // cluster client finds the new master.
-func renewSoon(ctx context.Context, s *redislease.Strategy, l lease.Lease) (lease.Lease, error) {
+func renewSoon(ctx context.Context, s *redislease.Strategy, l driver.Lease) (driver.Lease, error) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		r, err := s.Renew(ctx, l, time.Minute)
-		if err == nil || !errors.Is(err, lease.ErrRetry) || time.Now().After(deadline) {
+		if err == nil || !errors.Is(err, driver.ErrRetry) || time.Now().After(deadline) {
 			return r, err
 		}
 		time.Sleep(100 * time.Millisecond)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/redislease"
 )
 
@@ -76,7 +76,7 @@ func race(t *testing.T, ctx context.Context, strategies []*redislease.Strategy) 
 		start = make(chan struct{})
 	)
 	won = map[int]string{}
-	win := func(l lease.Lease) {
+	win := func(l driver.Lease) {
 		if prev, dup := won[l.MachineID]; dup {
 			t.Errorf("ID %d won twice (tokens %q and %q)", l.MachineID, prev, l.Token)
 		}
@@ -87,7 +87,7 @@ func race(t *testing.T, ctx context.Context, strategies []*redislease.Strategy) 
 			<-start
 			for {
 				l, err := s.Acquire(ctx, time.Minute)
-				if errors.Is(err, lease.ErrRetry) && l.Token != "" {
+				if errors.Is(err, driver.ErrRetry) && l.Token != "" {
 					_, err := renewSoon(ctx, s, l)
 					if err == nil {
 						mu.Lock()
@@ -96,7 +96,7 @@ func race(t *testing.T, ctx context.Context, strategies []*redislease.Strategy) 
 						mu.Unlock()
 						return
 					}
-					if !errors.Is(err, lease.ErrLost) {
+					if !errors.Is(err, driver.ErrLost) {
 						t.Errorf("Renew of a claim with an unknown outcome: %v", err)
 						return
 					}
@@ -106,13 +106,13 @@ func race(t *testing.T, ctx context.Context, strategies []*redislease.Strategy) 
 				switch {
 				case err == nil:
 					win(l)
-				case errors.Is(err, lease.ErrExhausted):
+				case errors.Is(err, driver.ErrExhausted):
 					exhausted++
-				case errors.Is(err, lease.ErrConflict):
+				case errors.Is(err, driver.ErrConflict):
 					r.conflicts++
 					mu.Unlock()
 					continue
-				case errors.Is(err, lease.ErrRetry):
+				case errors.Is(err, driver.ErrRetry):
 					r.retries++
 					mu.Unlock()
 					continue

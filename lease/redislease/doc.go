@@ -1,14 +1,14 @@
 // Package redislease leases machine IDs (0..511) from Redis or Valkey
 // through a go-redis v9 client the application already has (a
 // *redis.Client, Sentinel's failover client or a *redis.ClusterClient). It
-// implements [github.com/once-go/once/lease.Strategy], and the Reclaimer,
-// Claimer and Lister capabilities of package lease.
+// implements [driver.Strategy], and the Reclaimer, Claimer and Lister
+// capabilities of package driver.
 //
 //	s, err := redislease.New(rdb, redislease.Options{Mode: redislease.ModeKey})
-//	m, err := lease.Start(ctx, s, lease.Options{Factories: []lease.Factory{f}})
+//	m, err := lease.Start(ctx, s, lease.Options{Factories: []*nonce.Factory{f}})
 //
 // The mode is explicit ([Options.Mode]) and never switches; each refuses to
-// run ([lease.ErrConfig]) when it finds the other's data under the same
+// run ([driver.ErrConfig]) when it finds the other's data under the same
 // name. [ModeHash] keeps every lease in one hash with per-field TTLs
 // (HSETEX: Redis >= 8.0, Valkey >= 9.0), the Elixir library's exact layout:
 // pick it when services using that library share the leases (see

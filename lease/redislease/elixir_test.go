@@ -12,6 +12,7 @@ import (
 
 	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 	"github.com/once-go/once/lease/redislease"
 	"github.com/once-go/once/nonce"
@@ -118,7 +119,7 @@ func TestElixirReleaseHandoff(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := lease.Start(ctx, s, lease.Options{Factories: []lease.Factory{f}, LeaseDuration: time.Minute,
+		m, err := lease.Start(ctx, s, lease.Options{Factories: []*nonce.Factory{f}, LeaseDuration: time.Minute,
 			RenewInterval: 20 * time.Second, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatal(err)
@@ -195,7 +196,7 @@ func TestSharingDefaults(t *testing.T) {
 		{Mode: redislease.ModeHash, Sharing: 7},
 		{Mode: redislease.ModeHash, Sharing: -1},
 	} {
-		if _, err := redislease.New(c, o); !errors.Is(err, lease.ErrConfig) {
+		if _, err := redislease.New(c, o); !errors.Is(err, driver.ErrConfig) {
 			t.Errorf("New(%+v) = %v, want ErrConfig", o, err)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
@@ -54,12 +54,12 @@ func (s *Strategy) errorf(sentinel error, format string, args ...any) error {
 }
 
 // classify wraps a client error for operation op. Everything is
-// [lease.ErrRetry] (transport, timeouts, pool exhaustion, a closed client,
+// [driver.ErrRetry] (transport, timeouts, pool exhaustion, a closed client,
 // context ends, and server replies such as LOADING, BUSY, READONLY,
 // MASTERDOWN, CLUSTERDOWN, TRYAGAIN, OOM) except, when atStart is set
 // (Check and Acquire: no lease held yet), configuration-class replies
 // (unknown command, wrong arguments, WRONGTYPE, NOPERM), which are
-// [lease.ErrConfig]. While a lease is held (Renew, Release) nothing is a
+// [driver.ErrConfig]. While a lease is held (Renew, Release) nothing is a
 // configuration error: the outcome is unknown and the manager keeps trying
 // until the lease's deadline.
 //
@@ -74,7 +74,7 @@ func (s *Strategy) classify(ctx context.Context, op string, err error, atStart b
 		err = fmt.Errorf("%w (%w)", err, cause)
 	}
 	if atStart && isConfigReply(err) {
-		return s.errorf(lease.ErrConfig, "%s: server refused the command: %w", op, err)
+		return s.errorf(driver.ErrConfig, "%s: server refused the command: %w", op, err)
 	}
-	return s.errorf(lease.ErrRetry, "%s: %w", op, err)
+	return s.errorf(driver.ErrRetry, "%s: %w", op, err)
 }

@@ -15,13 +15,13 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/once-go/once/internal/testenv"
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/redislease"
 )
 
 var modes = []redislease.Mode{redislease.ModeHash, redislease.ModeKey}
 
-var someLease = lease.Lease{MachineID: 3, Token: "AAAAAAAAAAAAAAAAAAAAAA"}
+var someLease = driver.Lease{MachineID: 3, Token: "AAAAAAAAAAAAAAAAAAAAAA"}
 
 // wantAll checks that Check, Acquire, Renew and Release all fail with want.
 func wantAll(t *testing.T, s *redislease.Strategy, want error, also ...error) {
@@ -43,7 +43,7 @@ func wantAll(t *testing.T, s *redislease.Strategy, want error, also ...error) {
 				t.Errorf("%s = %v, want it to wrap %v too", op, err, a)
 			}
 		}
-		for _, other := range []error{lease.ErrLost, lease.ErrConfig, lease.ErrRetry, lease.ErrConflict} {
+		for _, other := range []error{driver.ErrLost, driver.ErrConfig, driver.ErrRetry, driver.ErrConflict} {
 			if other != want && errors.Is(err, other) {
 				t.Errorf("%s = %v, also matches %v", op, err, other)
 			}
@@ -71,7 +71,7 @@ func TestDeadPortIsRetry(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			wantAll(t, s, lease.ErrRetry)
+			wantAll(t, s, driver.ErrRetry)
 		})
 	}
 }
@@ -82,7 +82,7 @@ func TestClosedClientIsRetry(t *testing.T) {
 			c := redis.NewClient(&redis.Options{Addr: testenv.Redis(t, testenv.Redis8)})
 			s := strategy(t, c, m, namespace(t, client(t, testenv.Redis8)), false)
 			c.Close()
-			wantAll(t, s, lease.ErrRetry, redis.ErrClosed)
+			wantAll(t, s, driver.ErrRetry, redis.ErrClosed)
 		})
 	}
 }
@@ -93,7 +93,7 @@ func TestContextEndIsRetry(t *testing.T) {
 		s := strategy(t, c, tg.mode, namespace(t, c), false)
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
-		if _, err := s.Acquire(ctx, time.Minute); !errors.Is(err, lease.ErrRetry) || !errors.Is(err, context.Canceled) {
+		if _, err := s.Acquire(ctx, time.Minute); !errors.Is(err, driver.ErrRetry) || !errors.Is(err, context.Canceled) {
 			t.Fatalf("Acquire with a canceled context = %v, want ErrRetry wrapping context.Canceled", err)
 		}
 	})
@@ -111,7 +111,7 @@ func TestHungServer(t *testing.T) {
 			s := strategy(t, c, m, "once_leases", false)
 			_, err := s.Acquire(t.Context(), time.Minute)
 			var ne net.Error
-			if !errors.Is(err, lease.ErrRetry) || !errors.As(err, &ne) || !ne.Timeout() {
+			if !errors.Is(err, driver.ErrRetry) || !errors.As(err, &ne) || !ne.Timeout() {
 				t.Fatalf("Acquire = %v, want ErrRetry wrapping a timeout", err)
 			}
 		})
@@ -122,7 +122,7 @@ func TestHungServer(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 			defer cancel()
 			_, err := s.Renew(ctx, someLease, time.Minute)
-			if !errors.Is(err, lease.ErrRetry) || !errors.Is(err, context.DeadlineExceeded) {
+			if !errors.Is(err, driver.ErrRetry) || !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("Renew = %v, want ErrRetry wrapping context.DeadlineExceeded", err)
 			}
 		})
@@ -146,7 +146,7 @@ func TestPoolTimeoutIsRetry(t *testing.T) {
 	}
 	time.Sleep(20 * time.Millisecond)
 	_, err := s.Renew(ctxT(t), someLease, time.Minute)
-	if !errors.Is(err, lease.ErrRetry) || !errors.Is(err, redis.ErrPoolTimeout) {
+	if !errors.Is(err, driver.ErrRetry) || !errors.Is(err, redis.ErrPoolTimeout) {
 		t.Fatalf("Renew with the pool exhausted = %v, want ErrRetry wrapping ErrPoolTimeout", err)
 	}
 }
@@ -181,9 +181,9 @@ func TestServerErrorMapping(t *testing.T) {
 				defer c.Close()
 				ctx := ctxT(t)
 				isConfig := slices.Contains(config, reply)
-				startWant := lease.ErrRetry
+				startWant := driver.ErrRetry
 				if isConfig {
-					startWant = lease.ErrConfig
+					startWant = driver.ErrConfig
 				}
 				// Before any lease: Check and Acquire (and a Renew that
 				// must run the check first).
@@ -191,7 +191,7 @@ func TestServerErrorMapping(t *testing.T) {
 				if err := s.Check(ctx); !errors.Is(err, startWant) {
 					t.Errorf("Check = %v, want %v", err, startWant)
 				}
-				if _, err := s.Acquire(ctx, time.Minute); !errors.Is(err, startWant) || errors.Is(err, lease.ErrConflict) {
+				if _, err := s.Acquire(ctx, time.Minute); !errors.Is(err, startWant) || errors.Is(err, driver.ErrConflict) {
 					t.Errorf("Acquire = %v, want %v", err, startWant)
 				}
 				if _, err := s.Renew(ctx, someLease, time.Minute); !errors.Is(err, startWant) {
@@ -206,13 +206,13 @@ func TestServerErrorMapping(t *testing.T) {
 					t.Fatalf("Check on the healthy fake: %v", err)
 				}
 				r.Store(&reply)
-				if _, err := s.Renew(ctx, someLease, time.Minute); !errors.Is(err, lease.ErrRetry) {
+				if _, err := s.Renew(ctx, someLease, time.Minute); !errors.Is(err, driver.ErrRetry) {
 					t.Errorf("Renew = %v, want ErrRetry", err)
 				}
-				if err := s.Release(ctx, someLease); !errors.Is(err, lease.ErrRetry) {
+				if err := s.Release(ctx, someLease); !errors.Is(err, driver.ErrRetry) {
 					t.Errorf("Release = %v, want ErrRetry", err)
 				}
-				if _, err := s.Acquire(ctx, time.Minute); !errors.Is(err, startWant) || errors.Is(err, lease.ErrConflict) {
+				if _, err := s.Acquire(ctx, time.Minute); !errors.Is(err, startWant) || errors.Is(err, driver.ErrConflict) {
 					t.Errorf("Acquire after Check = %v, want %v", err, startWant)
 				}
 			})
@@ -231,7 +231,7 @@ func TestRealReplicaErrors(t *testing.T) {
 		defer c.Close()
 		s := strategy(t, c, redislease.ModeKey, "once_leases", false)
 		_, err := s.Acquire(ctxT(t), time.Minute)
-		if !errors.Is(err, lease.ErrRetry) || !strings.Contains(err.Error(), "READONLY") {
+		if !errors.Is(err, driver.ErrRetry) || !strings.Contains(err.Error(), "READONLY") {
 			t.Fatalf("Acquire on a replica = %v, want ErrRetry (READONLY)", err)
 		}
 	})
@@ -240,7 +240,7 @@ func TestRealReplicaErrors(t *testing.T) {
 		c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
 		defer c.Close()
 		s := strategy(t, c, redislease.ModeKey, "once_leases", false)
-		wantAll(t, s, lease.ErrRetry)
+		wantAll(t, s, driver.ErrRetry)
 		if err := s.Check(ctxT(t)); !strings.Contains(err.Error(), "MASTERDOWN") {
 			t.Fatalf("Check = %v, want MASTERDOWN", err)
 		}
@@ -273,7 +273,7 @@ func TestRealReplicaErrors(t *testing.T) {
 			}
 			time.Sleep(10 * time.Millisecond) // script not started yet
 		}
-		if !errors.Is(err, lease.ErrRetry) || !strings.Contains(err.Error(), "BUSY") {
+		if !errors.Is(err, driver.ErrRetry) || !strings.Contains(err.Error(), "BUSY") {
 			t.Fatalf("Renew during a long script = %v, want ErrRetry (BUSY)", err)
 		}
 	})

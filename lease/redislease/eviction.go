@@ -8,7 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 // An eviction policy is safe for a mode when eviction cannot reach its
@@ -60,11 +60,11 @@ var errUnreadable = errors.New("INFO memory does not report maxmemory and maxmem
 // (CONFIG is disabled on several managed services; INFO rarely is), from
 // every primary of a Redis Cluster and every shard of a Ring, and refuses
 // a policy that can evict this mode's lease data. atStart (no lease held
-// yet): an unsafe or unreadable policy is [lease.ErrConfig]. While a lease
-// is held, an unsafe policy is [lease.ErrLost], so that the lease manager
+// yet): an unsafe or unreadable policy is [driver.ErrConfig]. While a lease
+// is held, an unsafe policy is [driver.ErrLost], so that the lease manager
 // stops generation at once (ErrConfig would be retried until the lease's
 // safe window ends, generating meanwhile on data that eviction may already
-// have removed); a policy that cannot be read then is [lease.ErrRetry].
+// have removed); a policy that cannot be read then is [driver.ErrRetry].
 // [Options.AcceptUnverifiedEviction] lets an unreadable policy pass.
 func (s *Strategy) checkEviction(ctx context.Context, atStart bool) error {
 	read := func(ctx context.Context, c Client) error {
@@ -104,17 +104,17 @@ func (s *Strategy) checkEviction(ctx context.Context, atStart bool) error {
 	case s.opts.AcceptUnverifiedEviction:
 		return nil
 	case atStart:
-		return s.errorf(lease.ErrConfig, "cannot read the eviction policy (%w); if eviction cannot reach "+
+		return s.errorf(driver.ErrConfig, "cannot read the eviction policy (%w); if eviction cannot reach "+
 			"lease data, set Options.AcceptUnverifiedEviction", err)
 	}
-	return s.errorf(lease.ErrRetry, "eviction check: %w", err)
+	return s.errorf(driver.ErrRetry, "eviction check: %w", err)
 }
 
 // unsafePolicy names the setting that makes the server unsafe and its fix.
 func (s *Strategy) unsafePolicy(m memoryInfo, atStart bool) error {
-	sentinel, what := lease.ErrConfig, "refused"
+	sentinel, what := driver.ErrConfig, "refused"
 	if !atStart {
-		sentinel, what = lease.ErrLost, "lease given up"
+		sentinel, what = driver.ErrLost, "lease given up"
 	}
 	fix := "set maxmemory-policy noeviction (or maxmemory 0)"
 	if s.opts.Mode == ModeKey && strings.HasPrefix(m.policy, "volatile-") {

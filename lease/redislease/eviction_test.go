@@ -13,7 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/once-go/once/internal/testenv"
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/redislease"
 )
 
@@ -71,17 +71,17 @@ func TestEviction(t *testing.T) {
 				s := strategyOpts(t, c, redislease.Options{Mode: tg.mode, LowestFirst: true})
 				ctx := ctxT(t)
 				if err := s.Check(ctx); err != nil {
-					if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "maxmemory-policy "+policy) {
+					if !errors.Is(err, driver.ErrConfig) || !strings.Contains(err.Error(), "maxmemory-policy "+policy) {
 						t.Fatalf("Check = %v, want ErrConfig naming maxmemory-policy %s", err, policy)
 					}
-					if _, err := s.Acquire(ctx, time.Hour); !errors.Is(err, lease.ErrConfig) {
+					if _, err := s.Acquire(ctx, time.Hour); !errors.Is(err, driver.ErrConfig) {
 						t.Fatalf("Acquire on a refused server = %v, want ErrConfig", err)
 					}
 					t.Logf("refused: %v", err)
 					return
 				}
 				const leases = 20
-				var held []lease.Lease
+				var held []driver.Lease
 				for range leases {
 					l, err := s.Acquire(ctx, time.Hour)
 					if err != nil {
@@ -148,7 +148,7 @@ func TestEvictionRecheck(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = s.Renew(ctx, l, time.Hour)
-			if !errors.Is(err, lease.ErrLost) || !strings.Contains(err.Error(), "maxmemory-policy allkeys-lru") {
+			if !errors.Is(err, driver.ErrLost) || !strings.Contains(err.Error(), "maxmemory-policy allkeys-lru") {
 				t.Fatalf("Renew after the policy became allkeys-lru = %v, want ErrLost naming maxmemory-policy allkeys-lru", err)
 			}
 		})
@@ -169,11 +169,11 @@ func TestEvictionUnreadable(t *testing.T) {
 			}
 			s := strategyOpts(t, c, redislease.Options{Mode: tg.mode})
 			err := s.Check(ctx)
-			if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "AcceptUnverifiedEviction") {
+			if !errors.Is(err, driver.ErrConfig) || !strings.Contains(err.Error(), "AcceptUnverifiedEviction") {
 				t.Fatalf("Check with INFO forbidden = %v, want ErrConfig naming AcceptUnverifiedEviction", err)
 			}
 			s = strategyOpts(t, c, redislease.Options{Mode: tg.mode, AcceptUnverifiedEviction: true})
-			if err := s.Check(ctx); !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "AcceptReplicaLoss") {
+			if err := s.Check(ctx); !errors.Is(err, driver.ErrConfig) || !strings.Contains(err.Error(), "AcceptReplicaLoss") {
 				t.Fatalf("Check with INFO forbidden and AcceptUnverifiedEviction = %v, want ErrConfig naming AcceptReplicaLoss", err)
 			}
 			s = strategyOpts(t, c, redislease.Options{Mode: tg.mode, AcceptUnverifiedEviction: true, AcceptReplicaLoss: true})

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 // Hash mode layout (exactly the Elixir library's): one hash NAME; a lease
@@ -44,7 +44,7 @@ import (
 // then expires like any lease. A hold of 0 deletes both fields at once,
 // which is what the Elixir library does on release.
 
-func (s *Strategy) hashRelease(ctx context.Context, l lease.Lease) error {
+func (s *Strategy) hashRelease(ctx context.Context, l driver.Lease) error {
 	// Reply 0 means the lease was no longer ours: nothing to do.
 	if err := hashReleaseScript.Run(ctx, s.c, s.keys[:1], l.MachineID, l.Token, s.holdMS).Err(); err != nil {
 		return s.classify(ctx, fmt.Sprintf("release of ID %d (script)", l.MachineID), err, false)

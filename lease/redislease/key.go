@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 // Key mode layout: one string key per machine ID, "{NAME}:<id>" = token,
@@ -19,7 +19,7 @@ import (
 
 // keyRelease shortens l's key to the release hold (deletes it when the
 // hold is 0) if it still holds l's token.
-func (s *Strategy) keyRelease(ctx context.Context, l lease.Lease) error {
+func (s *Strategy) keyRelease(ctx context.Context, l driver.Lease) error {
 	// Reply 0 means the lease was no longer ours: nothing to do.
 	if err := releaseScript.Run(ctx, s.c, []string{s.idKeys[l.MachineID]}, l.Token, s.holdMS).Err(); err != nil {
 		return s.classify(ctx, fmt.Sprintf("release of ID %d (script)", l.MachineID), err, false)

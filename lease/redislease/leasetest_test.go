@@ -6,7 +6,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/once-go/once/internal/testenv"
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/leasetest"
 )
 
@@ -15,14 +15,14 @@ import (
 // shared client, and Broken a strategy on a dead port.
 func harness(tg target) leasetest.Harness {
 	return leasetest.Harness{
-		New: func(t *testing.T) func() lease.Strategy {
+		New: func(t *testing.T) func() driver.Strategy {
 			c := client(t, tg.srv)
 			name := namespace(t, c)
-			return func() lease.Strategy {
+			return func() driver.Strategy {
 				return strategy(t, c, tg.mode, name, false)
 			}
 		},
-		Broken: func(t *testing.T) lease.Strategy {
+		Broken: func(t *testing.T) driver.Strategy {
 			c := redis.NewClient(&redis.Options{Addr: testenv.DeadAddr(t), MaxRetries: -1})
 			t.Cleanup(func() { c.Close() })
 			return strategy(t, c, tg.mode, "once_leases", false)

@@ -5,29 +5,29 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
-var _ lease.Lister = (*Strategy)(nil)
+var _ driver.Lister = (*Strategy)(nil)
 
 // List returns the machine IDs held under NAME, ascending, read in one
 // script (one atomic step, on the node that owns NAME's hash slot): in
 // hash mode the fields "<id>" of the hash NAME, in key mode the keys
-// {NAME}:<id>. Each [lease.Slot] has the remaining TTL the server reports
+// {NAME}:<id>. Each [driver.Slot] has the remaining TTL the server reports
 // (HPTTL, PTTL; 0 for a lease without a TTL, which this package never
 // writes), the holder recorded in the lease's value ("" for a lease of
 // the Elixir library or of a holder that recorded none), and the whole
-// value as Token: Release(ctx, lease.Lease{MachineID: s.MachineID,
+// value as Token: Release(ctx, driver.Lease{MachineID: s.MachineID,
 // Token: s.Token}) releases exactly that lease, an Elixir holder's too,
 // and leaves a later holder's alone.
 //
 // List runs no server check and holds nothing. Errors wrap
-// [lease.ErrRetry] (transport, timeout) or [lease.ErrConfig] (a server
+// [driver.ErrRetry] (transport, timeout) or [driver.ErrConfig] (a server
 // without the mode's commands, NAME of another type).
-func (s *Strategy) List(ctx context.Context) ([]lease.Slot, error) {
+func (s *Strategy) List(ctx context.Context) ([]driver.Slot, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, s.errorf(lease.ErrRetry, "list: %w", context.Cause(ctx))
+		return nil, s.errorf(driver.ErrRetry, "list: %w", context.Cause(ctx))
 	}
 	script, keys, args := listScript, s.idKeys, []any(nil)
 	if s.opts.Mode == ModeHash {
@@ -45,11 +45,11 @@ func (s *Strategy) List(ctx context.Context) ([]lease.Slot, error) {
 }
 
 // parseList decodes the list scripts' {id, value, pttl, ...}.
-func parseList(r []any) ([]lease.Slot, error) {
+func parseList(r []any) ([]driver.Slot, error) {
 	if len(r)%3 != 0 {
 		return nil, fmt.Errorf("unexpected list reply of %d elements", len(r))
 	}
-	slots := make([]lease.Slot, 0, len(r)/3)
+	slots := make([]driver.Slot, 0, len(r)/3)
 	for i := 0; i < len(r); i += 3 {
 		id, ok1 := r[i].(int64)
 		v, ok2 := r[i+1].(string)
@@ -57,7 +57,7 @@ func parseList(r []any) ([]lease.Slot, error) {
 		if !ok1 || !ok2 || !ok3 || !leasekit.ValidID(int(id)) || (len(slots) > 0 && int(id) <= slots[len(slots)-1].MachineID) {
 			return nil, fmt.Errorf("unexpected list reply at element %d", i)
 		}
-		slots = append(slots, lease.Slot{MachineID: int(id), TTL: time.Duration(max(ms, 0)) * time.Millisecond,
+		slots = append(slots, driver.Slot{MachineID: int(id), TTL: time.Duration(max(ms, 0)) * time.Millisecond,
 			Holder: leasekit.HolderOf(v), Token: v})
 	}
 	return slots, nil

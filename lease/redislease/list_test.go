@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 	"github.com/once-go/once/lease/redislease"
 )
@@ -22,7 +22,7 @@ func TestList(t *testing.T) {
 		if slots, err := s.List(ctx); err != nil || len(slots) != 0 {
 			t.Fatalf("List of an empty NAME = %v, %v", slots, err)
 		}
-		var held []lease.Lease
+		var held []driver.Lease
 		for i, holder := range []string{"web-1/17", "", "pod \x00weird/9", "web-2/18"} {
 			o := redislease.Options{Mode: tg.mode, Name: name, LowestFirst: true, Holder: holder}
 			l, err := strategyOpts(t, c, o).Acquire(ctx, time.Duration(i+1)*time.Minute)
@@ -66,13 +66,13 @@ func TestList(t *testing.T) {
 		}
 		// The listed token releases that lease (with the hold), and a stale
 		// one nothing.
-		if err := del.Release(ctx, lease.Lease{MachineID: slots[0].MachineID, Token: slots[0].Token}); err != nil {
+		if err := del.Release(ctx, driver.Lease{MachineID: slots[0].MachineID, Token: slots[0].Token}); err != nil {
 			t.Fatal(err)
 		}
 		if held := value(t, c, tg.mode, name, 0); held != "" {
 			t.Fatalf("ID 0 after releasing its listed token holds %q", held)
 		}
-		if err := s.Release(ctx, lease.Lease{MachineID: 2, Token: held[0].Token}); err != nil {
+		if err := s.Release(ctx, driver.Lease{MachineID: 2, Token: held[0].Token}); err != nil {
 			t.Fatal(err)
 		}
 		if slots, _ := s.List(ctx); len(slots) != 3 || slots[0].MachineID != 2 || slots[0].Token != held[2].Token {
@@ -142,7 +142,7 @@ func TestElixirReplay(t *testing.T) {
 		}
 		if id2, tok2 := elixirAcquire(ctx, t, c, name, 60_000); id2 != 2 {
 			t.Fatalf("Elixir acquire during the Go hold = ID %d, want 2", id2)
-		} else if err := s.Release(ctx, lease.Lease{MachineID: 2, Token: tok2}); err != nil {
+		} else if err := s.Release(ctx, driver.Lease{MachineID: 2, Token: tok2}); err != nil {
 			t.Fatal(err)
 		}
 		// Our release of the Elixir lease through its listed token held it

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/internal/testenv"
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/redislease"
 )
 
@@ -39,7 +39,7 @@ func TestModesRace(t *testing.T) {
 			wg.Wait()
 			cleanup(c, name)
 			for _, err := range []error{herr, kerr} {
-				if err != nil && !errors.Is(err, lease.ErrConfig) {
+				if err != nil && !errors.Is(err, driver.ErrConfig) {
 					t.Fatalf("round %d: %v", i, err)
 				}
 			}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
@@ -15,7 +15,7 @@ import (
 const DefaultName = "once_leases"
 
 // DefaultCandidates is how many machine IDs an Acquire tries to claim
-// before it reports [lease.ErrConflict].
+// before it reports [driver.ErrConflict].
 const DefaultCandidates = 5
 
 // DefaultReleaseHold is how long a released machine ID stays taken when
@@ -68,7 +68,7 @@ func ParseMode(s string) (Mode, error) {
 	case "key":
 		return ModeKey, nil
 	}
-	return modeUnset, leasekit.Errorf(pkg, lease.ErrConfig, "mode %s is not \"hash\" or \"key\"", leasekit.Quote(s))
+	return modeUnset, leasekit.Errorf(pkg, driver.ErrConfig, "mode %s is not \"hash\" or \"key\"", leasekit.Quote(s))
 }
 
 // Options configures a [Strategy].
@@ -80,7 +80,7 @@ type Options struct {
 	// '{' or '}' (they would break the single hash slot).
 	Name string
 	// Candidates is how many IDs an Acquire tries to claim, one script call
-	// each, before it gives up with [lease.ErrConflict]. Each call claims
+	// each, before it gives up with [driver.ErrConflict]. Each call claims
 	// one named ID (so a call whose reply is lost can report the lease it
 	// may have claimed) and, when a racing contender took it first, names
 	// the next free ID to try. Default [DefaultCandidates].
@@ -93,7 +93,7 @@ type Options struct {
 	// instead of deleting the lease, Release shortens it to ReleaseHold
 	// (whole milliseconds, rounded up), so that nobody can acquire the ID
 	// before that much time has passed since its holder stopped. Leases
-	// report it as lease.Lease.ReleaseHold, and the lease manager's
+	// report it as driver.Lease.ReleaseHold, and the lease manager's
 	// hand-off guard relies on it: Redis cannot tell a released ID from an
 	// expired one, and a new holder starts its timestamps after
 	// CoordinatorNow + HandoffSkew - min(safety margin, ReleaseHold). Keep
@@ -116,9 +116,8 @@ type Options struct {
 	// mode.
 	Sharing Sharing
 	// Holder says who holds the leases this strategy takes, as
-	// [Strategy.List] reports it (Slot.Holder). Default
-	// leasekit.Holder(): the host name (a pod's name on Kubernetes) and
-	// the process ID, "host/pid". It is stored inside the lease's value,
+	// [Strategy.List] reports it (Slot.Holder). Default: the host name (a
+	// pod's name on Kubernetes) and the process ID, "host/pid". It is stored inside the lease's value,
 	// after the random token ("<token>|<holder>"; see the package
 	// documentation), cut to 200 printable ASCII bytes.
 	Holder string
@@ -126,8 +125,8 @@ type Options struct {
 	// every claim (Acquire, Claim, Reclaim) and renewal before the
 	// strategy trusts it: the script is followed, on the same connection
 	// to that master, by WAIT WaitReplicas WaitTimeout. A claim fewer
-	// replicas acknowledged is returned beside [lease.ErrRetry] (the lease
-	// manager releases it), a renewal is [lease.ErrRetry] (retried while
+	// replicas acknowledged is returned beside [driver.ErrRetry] (the lease
+	// manager releases it), a renewal is [driver.ErrRetry] (retried while
 	// the last acknowledged one holds). Set it to the number of replicas
 	// that a failover may promote; see the package documentation for
 	// what that guarantees and what it does not. Default 0: no WAIT. It
@@ -141,13 +140,13 @@ type Options struct {
 	// replication does not report, accepting that a failover to a replica
 	// that missed the latest claim or renewal frees a machine ID in use
 	// (until its holder's next renewal reports the loss). By default
-	// [Strategy.Check] refuses such a master with [lease.ErrConfig].
+	// [Strategy.Check] refuses such a master with [driver.ErrConfig].
 	AcceptReplicaLoss bool
 	// AcceptUnverifiedEviction lets the strategy run on a server that does
 	// not report its eviction policy (INFO memory forbidden or incomplete),
 	// accepting the risk that the server evicts held leases under memory
 	// pressure and hands a machine ID in use to another process. By
-	// default such a server is refused with [lease.ErrConfig]. A policy
+	// default such a server is refused with [driver.ErrConfig]. A policy
 	// that is read and unsafe is refused either way (see the package
 	// documentation).
 	AcceptUnverifiedEviction bool
@@ -155,17 +154,17 @@ type Options struct {
 
 func (o Options) withDefaults() (Options, error) {
 	if o.Mode != ModeHash && o.Mode != ModeKey {
-		return o, leasekit.Errorf(pkg, lease.ErrConfig, "Options.Mode must be ModeHash or ModeKey (got %d)", o.Mode)
+		return o, leasekit.Errorf(pkg, driver.ErrConfig, "Options.Mode must be ModeHash or ModeKey (got %d)", o.Mode)
 	}
 	if o.Name == "" {
 		o.Name = DefaultName
 	}
 	if len(o.Name) > maxNameLen || strings.ContainsAny(o.Name, "{}") || !leasekit.Printable(o.Name) {
-		return o, leasekit.Errorf(pkg, lease.ErrConfig, "Options.Name %s must be 1..%d printable bytes without '{' or '}'",
+		return o, leasekit.Errorf(pkg, driver.ErrConfig, "Options.Name %s must be 1..%d printable bytes without '{' or '}'",
 			leasekit.Quote(o.Name), maxNameLen)
 	}
 	if o.Candidates < 0 {
-		return o, leasekit.Errorf(pkg, lease.ErrConfig, "Options.Candidates %d is negative", o.Candidates)
+		return o, leasekit.Errorf(pkg, driver.ErrConfig, "Options.Candidates %d is negative", o.Candidates)
 	}
 	if o.Candidates == 0 {
 		o.Candidates = DefaultCandidates
@@ -175,13 +174,13 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	switch {
 	case o.WaitReplicas < 0:
-		return o, leasekit.Errorf(pkg, lease.ErrConfig, "Options.WaitReplicas %d is negative", o.WaitReplicas)
+		return o, leasekit.Errorf(pkg, driver.ErrConfig, "Options.WaitReplicas %d is negative", o.WaitReplicas)
 	case o.WaitTimeout < 0:
-		return o, leasekit.Errorf(pkg, lease.ErrConfig, "Options.WaitTimeout %v is negative", o.WaitTimeout)
+		return o, leasekit.Errorf(pkg, driver.ErrConfig, "Options.WaitTimeout %v is negative", o.WaitTimeout)
 	case o.WaitTimeout == 0:
 		o.WaitTimeout = DefaultWaitTimeout
 	case o.WaitTimeout < time.Millisecond:
-		return o, leasekit.Errorf(pkg, lease.ErrConfig, "Options.WaitTimeout %v is below WAIT's 1ms resolution", o.WaitTimeout)
+		return o, leasekit.Errorf(pkg, driver.ErrConfig, "Options.WaitTimeout %v is below WAIT's 1ms resolution", o.WaitTimeout)
 	}
 	if o.Holder == "" {
 		o.Holder = leasekit.Holder()
@@ -189,9 +188,9 @@ func (o Options) withDefaults() (Options, error) {
 	o.Holder = leasekit.CleanHolder(o.Holder)
 	switch {
 	case o.Sharing < SharedByName || o.Sharing > GoOnly:
-		return o, leasekit.Errorf(pkg, lease.ErrConfig, "unknown Options.Sharing %d", o.Sharing)
+		return o, leasekit.Errorf(pkg, driver.ErrConfig, "unknown Options.Sharing %d", o.Sharing)
 	case o.Sharing == SharedWithElixir && o.Mode != ModeHash:
-		return o, leasekit.Errorf(pkg, lease.ErrConfig, "Options.Sharing is SharedWithElixir in key mode; "+
+		return o, leasekit.Errorf(pkg, driver.ErrConfig, "Options.Sharing is SharedWithElixir in key mode; "+
 			"the Elixir library uses hash mode only: use ModeHash, or Sharing GoOnly")
 	}
 	return o, nil

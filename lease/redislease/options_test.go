@@ -8,7 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/redislease"
 )
 
@@ -27,20 +27,20 @@ func TestOptions(t *testing.T) {
 		{Mode: redislease.ModeKey, WaitTimeout: time.Microsecond},
 	}
 	for _, o := range bad {
-		if _, err := redislease.New(c, o); !errors.Is(err, lease.ErrConfig) {
+		if _, err := redislease.New(c, o); !errors.Is(err, driver.ErrConfig) {
 			t.Errorf("New(%+v) = %v, want ErrConfig", o, err)
 		}
 	}
 	ring := redis.NewRing(&redis.RingOptions{Addrs: map[string]string{"a": "127.0.0.1:1"}})
 	defer ring.Close()
-	if _, err := redislease.New(ring, redislease.Options{Mode: redislease.ModeKey, WaitReplicas: 1}); !errors.Is(err, lease.ErrConfig) ||
+	if _, err := redislease.New(ring, redislease.Options{Mode: redislease.ModeKey, WaitReplicas: 1}); !errors.Is(err, driver.ErrConfig) ||
 		!strings.Contains(err.Error(), "WaitReplicas needs a *redis.Client or *redis.ClusterClient") {
 		t.Errorf("New(Ring, WaitReplicas 1) = %v, want ErrConfig", err)
 	}
 	if _, err := redislease.New(ring, redislease.Options{Mode: redislease.ModeKey}); err != nil {
 		t.Errorf("New(Ring) without WaitReplicas = %v", err)
 	}
-	if _, err := redislease.New(nil, redislease.Options{Mode: redislease.ModeKey}); !errors.Is(err, lease.ErrConfig) {
+	if _, err := redislease.New(nil, redislease.Options{Mode: redislease.ModeKey}); !errors.Is(err, driver.ErrConfig) {
 		t.Errorf("New(nil) = %v, want ErrConfig", err)
 	}
 	for mode, want := range map[redislease.Mode]string{redislease.ModeHash: "redis-hash", redislease.ModeKey: "redis-key"} {
@@ -60,15 +60,15 @@ func TestOptions(t *testing.T) {
 			t.Errorf("ParseMode(%q) = %v, %v", in, m, err)
 		}
 	}
-	if _, err := redislease.ParseMode("auto"); !errors.Is(err, lease.ErrConfig) {
+	if _, err := redislease.ParseMode("auto"); !errors.Is(err, driver.ErrConfig) {
 		t.Errorf("ParseMode(auto) = %v, want ErrConfig", err)
 	}
 	for _, dsn := range []string{"", "redis://[bad", "http://x"} {
-		if _, err := redislease.Open(dsn, redislease.Options{Mode: redislease.ModeKey}); !errors.Is(err, lease.ErrConfig) {
+		if _, err := redislease.Open(dsn, redislease.Options{Mode: redislease.ModeKey}); !errors.Is(err, driver.ErrConfig) {
 			t.Errorf("Open(%q) = %v, want ErrConfig", dsn, err)
 		}
 	}
-	if _, err := redislease.Open("127.0.0.1:1", redislease.Options{}); !errors.Is(err, lease.ErrConfig) {
+	if _, err := redislease.Open("127.0.0.1:1", redislease.Options{}); !errors.Is(err, driver.ErrConfig) {
 		t.Errorf("Open without a mode = %v, want ErrConfig", err)
 	}
 }

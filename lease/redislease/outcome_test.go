@@ -15,7 +15,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/redislease"
 )
 
@@ -137,7 +137,7 @@ func TestUnknownAcquireReturnsClaim(t *testing.T) {
 		armed.Store(true)
 		l, err := s.Acquire(ctx, time.Hour)
 		armed.Store(false)
-		if !errors.Is(err, lease.ErrRetry) {
+		if !errors.Is(err, driver.ErrRetry) {
 			t.Fatalf("Acquire with its reply lost = %v, want ErrRetry", err)
 		}
 		if l.Token == "" {
@@ -181,14 +181,14 @@ func TestReclaimReplacesToken(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := s.Reclaim(ctx, lease.Lease{MachineID: l.MachineID, Token: l.Token}, time.Minute)
+		r, err := s.Reclaim(ctx, driver.Lease{MachineID: l.MachineID, Token: l.Token}, time.Minute)
 		if err != nil {
 			t.Fatalf("Reclaim: %v", err)
 		}
 		if r.Token == l.Token || r.MachineID != l.MachineID {
 			t.Fatalf("Reclaim returned ID %d token %q; want ID %d with a new token (old %q)", r.MachineID, r.Token, l.MachineID, l.Token)
 		}
-		if _, err := s.Renew(ctx, l, time.Minute); !errors.Is(err, lease.ErrLost) {
+		if _, err := s.Renew(ctx, l, time.Minute); !errors.Is(err, driver.ErrLost) {
 			t.Fatalf("Renew with the replaced token = %v, want ErrLost", err)
 		}
 		if got := value(t, c, tg.mode, name, l.MachineID); got != r.Token {
@@ -210,10 +210,10 @@ func TestReclaimReplacesToken(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			record := lease.Lease{MachineID: l.MachineID, Token: l.Token}
+			record := driver.Lease{MachineID: l.MachineID, Token: l.Token}
 			var wins atomic.Int32
 			var wg sync.WaitGroup
-			var winner atomic.Pointer[lease.Lease]
+			var winner atomic.Pointer[driver.Lease]
 			for range 2 {
 				other := strategy(t, c, tg.mode, name, false)
 				wg.Go(func() {
@@ -222,7 +222,7 @@ func TestReclaimReplacesToken(t *testing.T) {
 					case err == nil:
 						wins.Add(1)
 						winner.Store(&got)
-					case !errors.Is(err, lease.ErrLost):
+					case !errors.Is(err, driver.ErrLost):
 						t.Errorf("racing Reclaim: %v", err)
 					}
 				})
@@ -256,9 +256,9 @@ func TestUnknownReclaimReturnsNewToken(t *testing.T) {
 			t.Fatal(err)
 		}
 		armed.Store(true)
-		r, err := s.Reclaim(ctx, lease.Lease{MachineID: l.MachineID, Token: l.Token}, time.Minute)
+		r, err := s.Reclaim(ctx, driver.Lease{MachineID: l.MachineID, Token: l.Token}, time.Minute)
 		armed.Store(false)
-		if !errors.Is(err, lease.ErrRetry) {
+		if !errors.Is(err, driver.ErrRetry) {
 			t.Fatalf("Reclaim with its reply lost = %v, want ErrRetry", err)
 		}
 		if got := value(t, c, tg.mode, name, l.MachineID); r.Token == "" || r.Token == l.Token || r.MachineID != l.MachineID || got != r.Token {
@@ -299,7 +299,7 @@ func TestClientRetryReplaysClaim(t *testing.T) {
 				n, l.MachineID, value(t, c, tg.mode, name, l.MachineID), l.Token)
 		}
 		armed.Store(true)
-		r, err := s.Reclaim(ctx, lease.Lease{MachineID: l.MachineID, Token: l.Token}, time.Minute)
+		r, err := s.Reclaim(ctx, driver.Lease{MachineID: l.MachineID, Token: l.Token}, time.Minute)
 		if err != nil || r.MachineID != l.MachineID || value(t, c, tg.mode, name, l.MachineID) != r.Token {
 			t.Fatalf("Reclaim retried by the client = ID %d %q, %v; the server holds %q",
 				r.MachineID, r.Token, err, value(t, c, tg.mode, name, l.MachineID))
@@ -330,7 +330,7 @@ func TestRetriedClaimRefused(t *testing.T) {
 			armed.Store(true)
 			then.Store(&reply)
 			l, err := s.Acquire(ctx, time.Hour)
-			if !errors.Is(err, lease.ErrRetry) || then.Load() != nil {
+			if !errors.Is(err, driver.ErrRetry) || then.Load() != nil {
 				t.Fatalf("Acquire whose retry was refused = %v (refusal sent: %v), want ErrRetry", err, then.Load() == nil)
 			}
 			if n := heldCount(t, c, tg.mode, name); l.Token == "" || n != 1 || value(t, c, tg.mode, name, l.MachineID) != l.Token {

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
-var _ lease.Reclaimer = (*Strategy)(nil)
+var _ driver.Reclaimer = (*Strategy)(nil)
 
 // Reclaim takes back a lease from its machine ID and token alone, as the
 // manager's state file keeps them (lease.Options.StateFile), so that a
@@ -17,28 +17,28 @@ var _ lease.Reclaimer = (*Strategy)(nil)
 // token, replaces the token with a new one and extends the lease for d:
 // afterwards l's token renews, releases and reclaims nothing, so of two
 // processes reclaiming one record exactly one wins, and the other is told
-// [lease.ErrLost].
+// [driver.ErrLost].
 //
 // Redis keeps nothing of an expired lease, so a lease that expired before
-// the restart is lease.ErrLost, and the manager acquires a new ID. A lease
+// the restart is driver.ErrLost, and the manager acquires a new ID. A lease
 // released within its release hold (Options.ReleaseHold) still exists,
 // with its token, and is reclaimed (the manager keeps the state file only
 // when a release failed); its previous holder is this process's previous
 // incarnation, which the manager's reclaim guard covers.
 //
-// When the reply is lost, Reclaim returns [lease.ErrRetry] and the lease
+// When the reply is lost, Reclaim returns [driver.ErrRetry] and the lease
 // with the new token it may have written (MachineID and Token set), for
 // the caller to release.
-func (s *Strategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+func (s *Strategy) Reclaim(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 	ms, err := millis(d)
 	if err != nil {
-		return lease.Lease{}, err
+		return driver.Lease{}, err
 	}
 	if err := validLease(l); err != nil {
-		return lease.Lease{}, err
+		return driver.Lease{}, err
 	}
 	if err := s.ready(ctx, true); err != nil {
-		return lease.Lease{}, err
+		return driver.Lease{}, err
 	}
 	token := s.newToken()
 	script, keys, args := reclaimScript, []string{s.idKeys[l.MachineID]}, []any{l.Token, token, ms}
@@ -55,11 +55,11 @@ func (s *Strategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) 
 		return claimed(l.MachineID, token, err), s.classify(ctx, op, err, false)
 	}
 	if ok != 1 {
-		return lease.Lease{}, s.errorf(lease.ErrLost, "reclaim of ID %d: lease not held with this token", l.MachineID)
+		return driver.Lease{}, s.errorf(driver.ErrLost, "reclaim of ID %d: lease not held with this token", l.MachineID)
 	}
 	if ackErr != nil {
-		return claimed(l.MachineID, token, ackErr), s.errorf(lease.ErrRetry, "%s: reclaimed on the master, but %w", op, ackErr)
+		return claimed(l.MachineID, token, ackErr), s.errorf(driver.ErrRetry, "%s: reclaimed on the master, but %w", op, ackErr)
 	}
-	return lease.Lease{MachineID: l.MachineID, Token: token, TTL: time.Duration(ms) * time.Millisecond,
+	return driver.Lease{MachineID: l.MachineID, Token: token, TTL: time.Duration(ms) * time.Millisecond,
 		CoordinatorNow: now, ReleaseHold: s.releaseHold()}, nil
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/redislease"
 )
 
@@ -51,7 +51,7 @@ func TestReleaseHold(t *testing.T) {
 
 		// Another contender polls for the lowest free ID: it gets 1, 2, ...
 		// until the hold runs out, then 0.
-		var lb lease.Lease
+		var lb driver.Lease
 		others := 0
 		for {
 			g, err := b.Acquire(ctx, time.Minute)
@@ -82,7 +82,7 @@ func TestReleaseHold(t *testing.T) {
 
 		// The old holder's renewal is lost; its stale release (again) leaves
 		// the new holder's lease as it was.
-		if _, err := a.Renew(ctx, l, time.Minute); !errors.Is(err, lease.ErrLost) {
+		if _, err := a.Renew(ctx, l, time.Minute); !errors.Is(err, driver.ErrLost) {
 			t.Fatalf("old holder's Renew after the takeover = %v, want ErrLost", err)
 		}
 		if err := a.Release(ctx, l); err != nil {
@@ -116,7 +116,7 @@ func TestReleaseHoldReclaim(t *testing.T) {
 		if err := s.Release(ctx, l); err != nil {
 			t.Fatal(err)
 		}
-		stored := lease.Lease{MachineID: l.MachineID, Token: l.Token}
+		stored := driver.Lease{MachineID: l.MachineID, Token: l.Token}
 		r, err := s.Reclaim(ctx, stored, time.Minute)
 		if err != nil {
 			t.Fatalf("Reclaim during the hold: %v", err)
@@ -131,7 +131,7 @@ func TestReleaseHoldReclaim(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitExpired(t, c, tg.mode, name, l.MachineID)
-		if _, err := s.Reclaim(ctx, stored, time.Minute); !errors.Is(err, lease.ErrLost) {
+		if _, err := s.Reclaim(ctx, stored, time.Minute); !errors.Is(err, driver.ErrLost) {
 			t.Fatalf("Reclaim after the hold = %v, want ErrLost", err)
 		}
 		if held(t, c, tg.mode, name, l.MachineID) {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 // masterForKey is the part of *redis.ClusterClient that names the node
@@ -134,11 +134,11 @@ func (s *Strategy) checkReplicas(ctx context.Context) error {
 	n, ok := connectedReplicas(info)
 	switch {
 	case err != nil || !ok:
-		return s.errorf(lease.ErrConfig, "cannot read the replicas of NAME's master (INFO replication%s); "+
+		return s.errorf(driver.ErrConfig, "cannot read the replicas of NAME's master (INFO replication%s); "+
 			"if it has none, or losing the latest claims and renewals in a failover is acceptable, set Options.AcceptReplicaLoss",
 			errSuffix(err))
 	case n > s.opts.WaitReplicas:
-		return s.errorf(lease.ErrConfig, "refused: NAME's master has %d connected replicas and Options.WaitReplicas is %d: "+
+		return s.errorf(driver.ErrConfig, "refused: NAME's master has %d connected replicas and Options.WaitReplicas is %d: "+
 			"a failover to a replica that missed the latest claim or renewal frees a machine ID in use; "+
 			"set Options.WaitReplicas to %d (every claim and renewal then waits for their acknowledgement), "+
 			"or Options.AcceptReplicaLoss", n, s.opts.WaitReplicas, n)

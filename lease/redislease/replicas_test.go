@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/redislease"
 )
 
@@ -35,7 +35,7 @@ func TestReplicas(t *testing.T) {
 				time.Sleep(20 * time.Millisecond)
 			}
 			err := strategyOpts(t, m, redislease.Options{Mode: tg.mode}).Check(ctx)
-			if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "1 connected replicas and Options.WaitReplicas is 0") ||
+			if !errors.Is(err, driver.ErrConfig) || !strings.Contains(err.Error(), "1 connected replicas and Options.WaitReplicas is 0") ||
 				!strings.Contains(err.Error(), "AcceptReplicaLoss") {
 				t.Fatalf("Check with a replica and no WaitReplicas = %v, want ErrConfig naming WaitReplicas and AcceptReplicaLoss", err)
 			}
@@ -60,10 +60,10 @@ func TestReplicas(t *testing.T) {
 
 			two := strategyOpts(t, m, redislease.Options{Mode: tg.mode, WaitReplicas: 2, WaitTimeout: 50 * time.Millisecond})
 			g, err := two.Acquire(ctx, time.Minute)
-			if !errors.Is(err, lease.ErrRetry) || g.Token == "" || !strings.Contains(err.Error(), "1 of Options.WaitReplicas 2 replicas acknowledged") {
+			if !errors.Is(err, driver.ErrRetry) || g.Token == "" || !strings.Contains(err.Error(), "1 of Options.WaitReplicas 2 replicas acknowledged") {
 				t.Fatalf("Acquire with WaitReplicas 2 = lease %q, %v; want the claim beside ErrRetry naming 1 of 2", g.Token, err)
 			}
-			if _, err := two.Renew(ctx, l, time.Minute); !errors.Is(err, lease.ErrRetry) {
+			if _, err := two.Renew(ctx, l, time.Minute); !errors.Is(err, driver.ErrRetry) {
 				t.Fatalf("Renew with WaitReplicas 2 = %v, want ErrRetry", err)
 			}
 			if err := two.Release(ctx, g); err != nil {

@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/once-go/once/internal/testenv"
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/redislease"
 )
 
@@ -119,7 +119,7 @@ func TestRestartKeepsRenewedLease(t *testing.T) {
 			l2, err := a.Renew(ctx, l, ttl)
 			assert.NoError(t, err, "renewal after the restart: the server lost a lease every write of which it had synced")
 			if err != nil {
-				assert.True(t, errors.Is(err, lease.ErrLost), "renewal error %v is not ErrLost", err)
+				assert.True(t, errors.Is(err, driver.ErrLost), "renewal error %v is not ErrLost", err)
 			} else {
 				assert.Equal(t, l.MachineID, l2.MachineID)
 			}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
@@ -32,7 +32,7 @@ type Client interface {
 
 var _ Client = redis.UniversalClient(nil)
 
-// Strategy is a [lease.Strategy] backed by Redis or Valkey. It is safe for
+// Strategy is a [driver.Strategy] backed by Redis or Valkey. It is safe for
 // concurrent use. Create it with [New] (your client) or [Open] (an address).
 type Strategy struct {
 	c       Client
@@ -44,15 +44,15 @@ type Strategy struct {
 	closer  interface{ Close() error }
 }
 
-var _ lease.Strategy = (*Strategy)(nil)
+var _ driver.Strategy = (*Strategy)(nil)
 
 // New returns a strategy on c. It validates opts (errors wrap
-// [lease.ErrConfig]) but does no I/O: the server is verified by [Strategy.Check],
+// [driver.ErrConfig]) but does no I/O: the server is verified by [Strategy.Check],
 // which the first Acquire or Renew runs when it has not run yet, so an
-// unsupported server is reported as [lease.ErrConfig] before any lease is taken.
+// unsupported server is reported as [driver.ErrConfig] before any lease is taken.
 func New(c Client, opts Options) (*Strategy, error) {
 	if c == nil {
-		return nil, leasekit.Errorf(pkg, lease.ErrConfig, "nil client")
+		return nil, leasekit.Errorf(pkg, driver.ErrConfig, "nil client")
 	}
 	o, err := opts.withDefaults()
 	if err != nil {
@@ -60,7 +60,7 @@ func New(c Client, opts Options) (*Strategy, error) {
 	}
 	if o.WaitReplicas > 0 {
 		if err := checkWaitClient(c); err != nil {
-			return nil, leasekit.Errorf(pkg, lease.ErrConfig, "%w", err)
+			return nil, leasekit.Errorf(pkg, driver.ErrConfig, "%w", err)
 		}
 	}
 	s := &Strategy{c: c, opts: o, holdMS: o.holdMillis()}
@@ -85,11 +85,11 @@ func Open(dsn string, opts Options) (*Strategy, error) {
 	if strings.Contains(dsn, "://") {
 		var err error
 		if ro, err = redis.ParseURL(dsn); err != nil {
-			return nil, leasekit.Errorf(pkg, lease.ErrConfig, "bad DSN: %w", err)
+			return nil, leasekit.Errorf(pkg, driver.ErrConfig, "bad DSN: %w", err)
 		}
 	} else {
 		if dsn == "" {
-			return nil, leasekit.Errorf(pkg, lease.ErrConfig, "empty address")
+			return nil, leasekit.Errorf(pkg, driver.ErrConfig, "empty address")
 		}
 		ro = &redis.Options{Addr: dsn}
 	}
@@ -127,10 +127,10 @@ func (s *Strategy) Key() string { return s.opts.Name }
 func (s *Strategy) Deterministic() bool { return false }
 
 // Acquire claims a free machine ID for d (rounded up to whole milliseconds;
-// the server clock applies it). Errors wrap [lease.ErrExhausted] (every ID
-// held), [lease.ErrConflict] (every candidate raced away),
-// [lease.ErrConfig] (unsupported server, an eviction policy that can
-// reach lease data, the other mode's data under NAME) or [lease.ErrRetry]
+// the server clock applies it). Errors wrap [driver.ErrExhausted] (every ID
+// held), [driver.ErrConflict] (every candidate raced away),
+// [driver.ErrConfig] (unsupported server, an eviction policy that can
+// reach lease data, the other mode's data under NAME) or [driver.ErrRetry]
 // (transport, timeout, server busy: try again). When the claim was sent
 // and its reply lost, the ErrRetry comes with the lease it may have
 // claimed (MachineID and Token), for the caller to release.
@@ -139,13 +139,13 @@ func (s *Strategy) Deterministic() bool { return false }
 // but the chosen ID was free on the server's clock at CoordinatorNow, so any
 // previous holder's lease had ended by then, and if it was released, it
 // was released at least ReleaseHold (reported with the lease) before.
-func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, error) {
+func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (driver.Lease, error) {
 	ms, err := millis(d)
 	if err != nil {
-		return lease.Lease{}, err
+		return driver.Lease{}, err
 	}
 	if err := s.ready(ctx, true); err != nil {
-		return lease.Lease{}, err
+		return driver.Lease{}, err
 	}
 	pick, id := -1, 0
 	if !s.opts.LowestFirst {
@@ -159,16 +159,16 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, e
 		case code == int64(id):
 			return l, nil
 		case code == -1:
-			return lease.Lease{}, s.errorf(lease.ErrExhausted, "acquire: all %d machine IDs held", Capacity)
+			return driver.Lease{}, s.errorf(driver.ErrExhausted, "acquire: all %d machine IDs held", Capacity)
 		case code == -2:
-			return lease.Lease{}, s.otherModeError()
+			return driver.Lease{}, s.otherModeError()
 		case code == -3 && leasekit.ValidID(int(next)):
 			id = int(next)
 		default:
-			return lease.Lease{}, s.classify(ctx, "acquire (script)", fmt.Errorf("unexpected reply %d, %d", code, next), false)
+			return driver.Lease{}, s.classify(ctx, "acquire (script)", fmt.Errorf("unexpected reply %d, %d", code, next), false)
 		}
 	}
-	return lease.Lease{}, s.errorf(lease.ErrConflict, "acquire: %d candidates taken by racing contenders", s.opts.Candidates)
+	return driver.Lease{}, s.errorf(driver.ErrConflict, "acquire: %d candidates taken by racing contenders", s.opts.Candidates)
 }
 
 // claimOnce runs the claim script of the mode for candidate id: code is
@@ -176,7 +176,7 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, e
 // -2 for the other mode's data, -3 when id is held (next: a free ID to
 // try, chosen by pick; see the scripts). A failed script returns the
 // lease it may have claimed beside the error.
-func (s *Strategy) claimOnce(ctx context.Context, op string, id int, ms int64, pick int) (l lease.Lease, code, next int64, err error) {
+func (s *Strategy) claimOnce(ctx context.Context, op string, id int, ms int64, pick int) (l driver.Lease, code, next int64, err error) {
 	script := acquireScript
 	if s.opts.Mode == ModeHash {
 		script = hashAcquireScript
@@ -191,10 +191,10 @@ func (s *Strategy) claimOnce(ctx context.Context, op string, id int, ms int64, p
 		return claimed(id, token, err), 0, 0, s.classify(ctx, op, err, false)
 	}
 	if code == int64(id) && ackErr != nil {
-		return claimed(id, token, ackErr), 0, 0, s.errorf(lease.ErrRetry, "%s: claimed on the master, but %w", op, ackErr)
+		return claimed(id, token, ackErr), 0, 0, s.errorf(driver.ErrRetry, "%s: claimed on the master, but %w", op, ackErr)
 	}
 	if code == int64(id) {
-		l = lease.Lease{MachineID: id, Token: token, TTL: time.Duration(ms) * time.Millisecond,
+		l = driver.Lease{MachineID: id, Token: token, TTL: time.Duration(ms) * time.Millisecond,
 			CoordinatorNow: now, ReleaseHold: s.releaseHold()}
 	}
 	return l, code, next, nil
@@ -207,34 +207,34 @@ func (s *Strategy) claimOnce(ctx context.Context, op string, id int, ms int64, p
 // that go-redis sent (Options.MaxRetries) after a first attempt that the
 // server applied and whose reply was lost: a failover's MOVED or
 // READONLY, a restart's LOADING, a timeout.
-func claimed(id int, token string, err error) lease.Lease {
+func claimed(id int, token string, err error) driver.Lease {
 	if isConfigReply(err) {
-		return lease.Lease{}
+		return driver.Lease{}
 	}
-	return lease.Lease{MachineID: id, Token: token}
+	return driver.Lease{MachineID: id, Token: token}
 }
 
 // Renew extends l for d. A renewal applied twice (a replay after a lost
-// reply) succeeds both times. Errors wrap [lease.ErrLost] when the server
+// reply) succeeds both times. Errors wrap [driver.ErrLost] when the server
 // says the lease is not ours (expired, taken over, released and its
 // release hold over, its token replaced by [Strategy.Reclaim], or l is
 // malformed) and when the server's eviction policy now can reach lease
-// data (see [Strategy.Check]), [lease.ErrRetry] otherwise, and
-// [lease.ErrConfig] when the server check fails on a first call.
-func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+// data (see [Strategy.Check]), [driver.ErrRetry] otherwise, and
+// [driver.ErrConfig] when the server check fails on a first call.
+func (s *Strategy) Renew(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 	ms, err := millis(d)
 	if err != nil {
-		return lease.Lease{}, err
+		return driver.Lease{}, err
 	}
 	if err := validLease(l); err != nil {
-		return lease.Lease{}, err
+		return driver.Lease{}, err
 	}
 	if err := ctx.Err(); err != nil {
-		return lease.Lease{}, s.errorf(lease.ErrRetry, "%w", context.Cause(ctx))
+		return driver.Lease{}, s.errorf(driver.ErrRetry, "%w", context.Cause(ctx))
 	}
 	if !s.checked.Load() {
 		if err := s.Check(ctx); err != nil {
-			return lease.Lease{}, err
+			return driver.Lease{}, err
 		}
 	}
 	script, keys, args := renewScript, []string{s.idKeys[l.MachineID]}, []any{l.Token, ms}
@@ -244,23 +244,23 @@ func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (l
 	op := fmt.Sprintf("renew of ID %d (script)", l.MachineID)
 	r, ackErr, err := s.run(ctx, script, firstIs(1), keys, args...)
 	if err != nil {
-		return lease.Lease{}, s.classify(ctx, op, err, false)
+		return driver.Lease{}, s.classify(ctx, op, err, false)
 	}
 	ok, now, _, err := scriptReply(r)
 	if err != nil {
-		return lease.Lease{}, s.classify(ctx, op, err, false)
+		return driver.Lease{}, s.classify(ctx, op, err, false)
 	}
 	if ok != 1 {
-		return lease.Lease{}, s.errorf(lease.ErrLost, "renew of ID %d: lease no longer held", l.MachineID)
+		return driver.Lease{}, s.errorf(driver.ErrLost, "renew of ID %d: lease no longer held", l.MachineID)
 	}
 	if ackErr != nil {
-		return lease.Lease{}, s.errorf(lease.ErrRetry, "%s: renewed on the master, but %w", op, ackErr)
+		return driver.Lease{}, s.errorf(driver.ErrRetry, "%s: renewed on the master, but %w", op, ackErr)
 	}
 	// The eviction policy is read again after the renewal, so that the
 	// renewal itself is one command: an unsafe policy found now is a loss
 	// (the manager disables the factories and releases the lease).
 	if err := s.checkEviction(ctx, false); err != nil {
-		return lease.Lease{}, err
+		return driver.Lease{}, err
 	}
 	l.TTL = time.Duration(ms) * time.Millisecond
 	l.CoordinatorNow = now
@@ -274,19 +274,19 @@ func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (l
 // negative ReleaseHold it deletes the lease at once). It only ever touches
 // l's own data, matched by its token: releasing a lease that expired, was
 // taken over or whose token was replaced is a harmless no-op and returns
-// nil. Transport errors wrap [lease.ErrRetry].
+// nil. Transport errors wrap [driver.ErrRetry].
 //
 // Until the hold runs out the lease is still l's: Renew or Reclaim of l
 // succeeds and extends it again. The lease manager never renews a lease
 // it released, except through a renewal that outlived its deadline and
 // reaches the server late, after the release; the manager releases the
 // lease again once such a call has returned.
-func (s *Strategy) Release(ctx context.Context, l lease.Lease) error {
+func (s *Strategy) Release(ctx context.Context, l driver.Lease) error {
 	if validLease(l) != nil {
 		return nil // not ours to release; nothing to do
 	}
 	if err := ctx.Err(); err != nil {
-		return s.errorf(lease.ErrRetry, "release of ID %d: %w", l.MachineID, context.Cause(ctx))
+		return s.errorf(driver.ErrRetry, "release of ID %d: %w", l.MachineID, context.Cause(ctx))
 	}
 	if s.opts.Mode == ModeHash {
 		return s.hashRelease(ctx, l)
@@ -314,7 +314,7 @@ func (s *Strategy) releaseHold() time.Duration {
 // reads the eviction policy (atStart: no lease is held yet).
 func (s *Strategy) ready(ctx context.Context, atStart bool) error {
 	if err := ctx.Err(); err != nil {
-		return s.errorf(lease.ErrRetry, "%w", context.Cause(ctx))
+		return s.errorf(driver.ErrRetry, "%w", context.Cause(ctx))
 	}
 	if !s.checked.Load() {
 		return s.Check(ctx)
@@ -326,14 +326,14 @@ func (s *Strategy) ready(ctx context.Context, atStart bool) error {
 // never below the requested one.
 func millis(d time.Duration) (int64, error) {
 	if d <= 0 {
-		return 0, leasekit.Errorf(pkg, lease.ErrConfig, "lease duration %v is not positive", d)
+		return 0, leasekit.Errorf(pkg, driver.ErrConfig, "lease duration %v is not positive", d)
 	}
 	return int64((d + time.Millisecond - 1) / time.Millisecond), nil
 }
 
-func validLease(l lease.Lease) error {
+func validLease(l driver.Lease) error {
 	if !leasekit.ValidID(l.MachineID) || l.Token == "" {
-		return leasekit.Errorf(pkg, lease.ErrLost, "malformed lease (machine ID %d, token of %d bytes)",
+		return leasekit.Errorf(pkg, driver.ErrLost, "malformed lease (machine ID %d, token of %d bytes)",
 			l.MachineID, len(l.Token))
 	}
 	return nil

@@ -8,7 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/redislease"
 )
 
@@ -106,7 +106,7 @@ func TestAcquireRenewRelease(t *testing.T) {
 		if !held(t, c, tg.mode, name, 1) {
 			t.Fatal("Release of ID 0 touched ID 1")
 		}
-		if _, err := s.Renew(ctx, l, time.Minute); !errors.Is(err, lease.ErrLost) {
+		if _, err := s.Renew(ctx, l, time.Minute); !errors.Is(err, driver.ErrLost) {
 			t.Fatalf("Renew after Release = %v, want ErrLost", err)
 		}
 		// Released ID is reused.
@@ -139,7 +139,7 @@ func TestTakeover(t *testing.T) {
 		}
 
 		// The old holder's renewal is lost and does not touch B.
-		if _, err := a.Renew(ctx, la, time.Minute); !errors.Is(err, lease.ErrLost) {
+		if _, err := a.Renew(ctx, la, time.Minute); !errors.Is(err, driver.ErrLost) {
 			t.Fatalf("Renew by A after takeover = %v, want ErrLost", err)
 		}
 		// Stale release is harmless.
@@ -175,7 +175,7 @@ func TestRenewAfterExpiryIsLost(t *testing.T) {
 			t.Fatalf("Acquire: %v", err)
 		}
 		waitExpired(t, c, tg.mode, name, l.MachineID)
-		if _, err := s.Renew(ctx, l, time.Minute); !errors.Is(err, lease.ErrLost) {
+		if _, err := s.Renew(ctx, l, time.Minute); !errors.Is(err, driver.ErrLost) {
 			t.Fatalf("Renew after expiry = %v, want ErrLost", err)
 		}
 		if held(t, c, tg.mode, name, l.MachineID) {
@@ -190,7 +190,7 @@ func TestExhaustion(t *testing.T) {
 		name := namespace(t, c)
 		s := strategyOpts(t, c, redislease.Options{Mode: tg.mode, Name: name, LowestFirst: true, ReleaseHold: noHold})
 		ctx := ctxT(t)
-		leases := make([]lease.Lease, redislease.Capacity)
+		leases := make([]driver.Lease, redislease.Capacity)
 		for i := range leases {
 			l, err := s.Acquire(ctx, time.Minute)
 			if err != nil {
@@ -201,7 +201,7 @@ func TestExhaustion(t *testing.T) {
 			}
 			leases[i] = l
 		}
-		if _, err := s.Acquire(ctx, time.Minute); !errors.Is(err, lease.ErrExhausted) {
+		if _, err := s.Acquire(ctx, time.Minute); !errors.Is(err, driver.ErrExhausted) {
 			t.Fatalf("Acquire #513 = %v, want ErrExhausted", err)
 		}
 		if err := s.Release(ctx, leases[317]); err != nil {
@@ -213,7 +213,7 @@ func TestExhaustion(t *testing.T) {
 		if err != nil || l.MachineID != 317 {
 			t.Fatalf("Acquire after Release = ID %d, %v; want 317", l.MachineID, err)
 		}
-		if _, err := r.Acquire(ctx, time.Minute); !errors.Is(err, lease.ErrExhausted) {
+		if _, err := r.Acquire(ctx, time.Minute); !errors.Is(err, driver.ErrExhausted) {
 			t.Fatalf("Acquire when full again = %v, want ErrExhausted", err)
 		}
 	})
@@ -238,14 +238,14 @@ func TestReleaseWrongTokenHarmless(t *testing.T) {
 		if p := pttl(t, c, tg.mode, name, l.MachineID); p <= 30000 {
 			t.Fatalf("holder's lease has %d ms left after a forged release, want about a minute", p)
 		}
-		if _, err := s.Renew(ctx, forged, time.Minute); !errors.Is(err, lease.ErrLost) {
+		if _, err := s.Renew(ctx, forged, time.Minute); !errors.Is(err, driver.ErrLost) {
 			t.Fatalf("Renew with a foreign token = %v, want ErrLost", err)
 		}
 		if _, err := s.Renew(ctx, l, time.Minute); err != nil {
 			t.Fatalf("holder's Renew after a forged release: %v", err)
 		}
-		for _, bad := range []lease.Lease{{MachineID: -1, Token: l.Token}, {MachineID: 512, Token: l.Token}, {MachineID: l.MachineID}} {
-			if _, err := s.Renew(ctx, bad, time.Minute); !errors.Is(err, lease.ErrLost) {
+		for _, bad := range []driver.Lease{{MachineID: -1, Token: l.Token}, {MachineID: 512, Token: l.Token}, {MachineID: l.MachineID}} {
+			if _, err := s.Renew(ctx, bad, time.Minute); !errors.Is(err, driver.ErrLost) {
 				t.Errorf("Renew(%+v) = %v, want ErrLost", bad, err)
 			}
 			if err := s.Release(ctx, bad); err != nil {
@@ -271,10 +271,10 @@ func TestTTLRoundsUp(t *testing.T) {
 			t.Fatalf("TTL = %v, want %v (rounded up to ms)", l.TTL, want)
 		}
 		for _, d := range []time.Duration{0, -time.Second} {
-			if _, err := s.Acquire(ctx, d); !errors.Is(err, lease.ErrConfig) {
+			if _, err := s.Acquire(ctx, d); !errors.Is(err, driver.ErrConfig) {
 				t.Errorf("Acquire(%v) = %v, want ErrConfig", d, err)
 			}
-			if _, err := s.Renew(ctx, l, d); !errors.Is(err, lease.ErrConfig) {
+			if _, err := s.Renew(ctx, l, d); !errors.Is(err, driver.ErrConfig) {
 				t.Errorf("Renew(%v) = %v, want ErrConfig", d, err)
 			}
 		}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/internal/testenv"
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
 )
@@ -137,4 +137,4 @@ func TestReadOnlySession(t *testing.T) {
 	}
 }
 
-func isConfig(err error) bool { return errors.Is(err, lease.ErrConfig) }
+func isConfig(err error) bool { return errors.Is(err, driver.ErrConfig) }

@@ -3,7 +3,7 @@ package sqllease
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
+	sqldriver "database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/internal/testenv"
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 )
 
 // TestClassifyServerErrors feeds classify the errors real servers return
@@ -32,33 +32,33 @@ func TestClassifyServerErrors(t *testing.T) {
 		probes []probe
 	}{
 		{"postgres", testenv.Postgres, []probe{
-			{"syntax 42601", "SELEC 1", lease.ErrConfig},
-			{"undefined table 42P01", "SELECT * FROM once_no_such_table_x", lease.ErrConfig},
-			{"undefined column 42703", "SELECT no_such_column FROM pg_class", lease.ErrConfig},
-			{"unknown function 42883", "SELECT no_such_function()", lease.ErrConfig},
-			{"serialization 40001", "DO $$ BEGIN RAISE EXCEPTION 'x' USING ERRCODE = '40001'; END $$", lease.ErrRetry},
-			{"deadlock 40P01", "DO $$ BEGIN RAISE EXCEPTION 'x' USING ERRCODE = '40P01'; END $$", lease.ErrRetry},
-			{"too many connections 53300", "DO $$ BEGIN RAISE EXCEPTION 'x' USING ERRCODE = '53300'; END $$", lease.ErrRetry},
-			{"admin shutdown 57P01", "DO $$ BEGIN RAISE EXCEPTION 'x' USING ERRCODE = '57P01'; END $$", lease.ErrRetry},
-			{"read-only 25006", "DO $$ BEGIN RAISE EXCEPTION 'x' USING ERRCODE = '25006'; END $$", lease.ErrRetry},
-			{"privilege 42501", "DO $$ BEGIN RAISE EXCEPTION 'x' USING ERRCODE = '42501'; END $$", lease.ErrConfig},
-			{"statement timeout 57014", "SET LOCAL statement_timeout = 1; SELECT pg_sleep(1)", lease.ErrRetry},
+			{"syntax 42601", "SELEC 1", driver.ErrConfig},
+			{"undefined table 42P01", "SELECT * FROM once_no_such_table_x", driver.ErrConfig},
+			{"undefined column 42703", "SELECT no_such_column FROM pg_class", driver.ErrConfig},
+			{"unknown function 42883", "SELECT no_such_function()", driver.ErrConfig},
+			{"serialization 40001", "DO $$ BEGIN RAISE EXCEPTION 'x' USING ERRCODE = '40001'; END $$", driver.ErrRetry},
+			{"deadlock 40P01", "DO $$ BEGIN RAISE EXCEPTION 'x' USING ERRCODE = '40P01'; END $$", driver.ErrRetry},
+			{"too many connections 53300", "DO $$ BEGIN RAISE EXCEPTION 'x' USING ERRCODE = '53300'; END $$", driver.ErrRetry},
+			{"admin shutdown 57P01", "DO $$ BEGIN RAISE EXCEPTION 'x' USING ERRCODE = '57P01'; END $$", driver.ErrRetry},
+			{"read-only 25006", "DO $$ BEGIN RAISE EXCEPTION 'x' USING ERRCODE = '25006'; END $$", driver.ErrRetry},
+			{"privilege 42501", "DO $$ BEGIN RAISE EXCEPTION 'x' USING ERRCODE = '42501'; END $$", driver.ErrConfig},
+			{"statement timeout 57014", "SET LOCAL statement_timeout = 1; SELECT pg_sleep(1)", driver.ErrRetry},
 		}},
 		{"mysql", testenv.MySQL, []probe{
-			{"syntax 1064", "SELEC 1", lease.ErrConfig},
-			{"no such table 1146", "SELECT * FROM once_no_such_table_x", lease.ErrConfig},
-			{"unknown column 1054", "SELECT no_such_column FROM DUAL", lease.ErrConfig},
-			{"deadlock 1213", "SIGNAL SQLSTATE '40001' SET MYSQL_ERRNO = 1213, MESSAGE_TEXT = 'x'", lease.ErrRetry},
-			{"lock wait timeout 1205", "SIGNAL SQLSTATE 'HY000' SET MYSQL_ERRNO = 1205, MESSAGE_TEXT = 'x'", lease.ErrRetry},
-			{"too many connections 1040", "SIGNAL SQLSTATE '08004' SET MYSQL_ERRNO = 1040, MESSAGE_TEXT = 'x'", lease.ErrRetry},
-			{"read-only 1290", "SIGNAL SQLSTATE 'HY000' SET MYSQL_ERRNO = 1290, MESSAGE_TEXT = 'x'", lease.ErrRetry},
-			{"table access denied 1142", "SIGNAL SQLSTATE '42000' SET MYSQL_ERRNO = 1142, MESSAGE_TEXT = 'x'", lease.ErrConfig},
-			{"access denied 1045", "SIGNAL SQLSTATE '28000' SET MYSQL_ERRNO = 1045, MESSAGE_TEXT = 'x'", lease.ErrConfig},
+			{"syntax 1064", "SELEC 1", driver.ErrConfig},
+			{"no such table 1146", "SELECT * FROM once_no_such_table_x", driver.ErrConfig},
+			{"unknown column 1054", "SELECT no_such_column FROM DUAL", driver.ErrConfig},
+			{"deadlock 1213", "SIGNAL SQLSTATE '40001' SET MYSQL_ERRNO = 1213, MESSAGE_TEXT = 'x'", driver.ErrRetry},
+			{"lock wait timeout 1205", "SIGNAL SQLSTATE 'HY000' SET MYSQL_ERRNO = 1205, MESSAGE_TEXT = 'x'", driver.ErrRetry},
+			{"too many connections 1040", "SIGNAL SQLSTATE '08004' SET MYSQL_ERRNO = 1040, MESSAGE_TEXT = 'x'", driver.ErrRetry},
+			{"read-only 1290", "SIGNAL SQLSTATE 'HY000' SET MYSQL_ERRNO = 1290, MESSAGE_TEXT = 'x'", driver.ErrRetry},
+			{"table access denied 1142", "SIGNAL SQLSTATE '42000' SET MYSQL_ERRNO = 1142, MESSAGE_TEXT = 'x'", driver.ErrConfig},
+			{"access denied 1045", "SIGNAL SQLSTATE '28000' SET MYSQL_ERRNO = 1045, MESSAGE_TEXT = 'x'", driver.ErrConfig},
 		}},
 		{"sqlite", testenv.SQLite, []probe{
-			{"syntax", "SELEC 1", lease.ErrConfig},
-			{"no such table", "SELECT * FROM once_no_such_table_x", lease.ErrConfig},
-			{"no such column", "SELECT no_such_column", lease.ErrConfig},
+			{"syntax", "SELEC 1", driver.ErrConfig},
+			{"no such table", "SELECT * FROM once_no_such_table_x", driver.ErrConfig},
+			{"no such column", "SELECT no_such_column", driver.ErrConfig},
 		}},
 	}
 	for _, c := range cases {
@@ -73,9 +73,9 @@ func TestClassifyServerErrors(t *testing.T) {
 					continue
 				}
 				got := classify("probe", "once_leases", err)
-				other := lease.ErrRetry
-				if p.want == lease.ErrRetry {
-					other = lease.ErrConfig
+				other := driver.ErrRetry
+				if p.want == driver.ErrRetry {
+					other = driver.ErrConfig
 				}
 				if !errors.Is(got, p.want) || errors.Is(got, other) || !errors.Is(got, err) {
 					t.Errorf("%s: classify(%v) = %v; want %v", p.name, err, got, p.want)
@@ -115,7 +115,7 @@ func TestClassifyTransport(t *testing.T) {
 		context.DeadlineExceeded,
 		context.Canceled,
 		fmt.Errorf("wrapped: %w", context.DeadlineExceeded),
-		driver.ErrBadConn,
+		sqldriver.ErrBadConn,
 		sql.ErrConnDone,
 		errors.New("sql: database is closed"),
 		dead,
@@ -126,7 +126,7 @@ func TestClassifyTransport(t *testing.T) {
 		errors.New("something nobody expected"),
 	} {
 		got := classify("probe", "once_leases", err)
-		if !errors.Is(got, lease.ErrRetry) || errors.Is(got, lease.ErrConfig) || !errors.Is(got, err) {
+		if !errors.Is(got, driver.ErrRetry) || errors.Is(got, driver.ErrConfig) || !errors.Is(got, err) {
 			t.Errorf("classify(%v) = %v; want ErrRetry wrapping it", err, got)
 		}
 	}
@@ -134,8 +134,8 @@ func TestClassifyTransport(t *testing.T) {
 		t.Error("classify(nil) != nil")
 	}
 	// Errors already classified keep their class.
-	for _, sentinel := range []error{lease.ErrConfig, lease.ErrLost} {
-		if got := classify("probe", "t", fmt.Errorf("x: %w", sentinel)); !errors.Is(got, sentinel) || errors.Is(got, lease.ErrRetry) {
+	for _, sentinel := range []error{driver.ErrConfig, driver.ErrLost} {
+		if got := classify("probe", "t", fmt.Errorf("x: %w", sentinel)); !errors.Is(got, sentinel) || errors.Is(got, driver.ErrRetry) {
 			t.Errorf("classify(%v) = %v", sentinel, got)
 		}
 	}
@@ -147,7 +147,7 @@ func TestFailEndedContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	got := fail(ctx, "probe", "t", errors.New("database is locked (5) (SQLITE_BUSY)"))
-	if !errors.Is(got, lease.ErrRetry) || !errors.Is(got, context.Canceled) {
+	if !errors.Is(got, driver.ErrRetry) || !errors.Is(got, context.Canceled) {
 		t.Errorf("fail = %v", got)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
 )
@@ -55,7 +55,7 @@ func TestZoneConvertingColumn(t *testing.T) {
 					if err != nil {
 						msg = err.Error()
 					}
-					if !errors.Is(err, lease.ErrConfig) || !strings.HasPrefix(msg, "sqllease: ") ||
+					if !errors.Is(err, driver.ErrConfig) || !strings.HasPrefix(msg, "sqllease: ") ||
 						!strings.Contains(msg, "expires_at") || !strings.Contains(msg, c.want) || !strings.Contains(msg, c.wanted) {
 						t.Errorf("on expires_at %s: %v; want ErrConfig naming expires_at, %q and %q", c.typ, err, c.want, c.wanted)
 					}

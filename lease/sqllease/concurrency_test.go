@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
 )
@@ -42,7 +42,7 @@ func TestConcurrentAcquire(t *testing.T) {
 		ctx := ctxT(t)
 		var (
 			mu        sync.Mutex
-			won       = make(map[int]lease.Lease)
+			won       = make(map[int]driver.Lease)
 			exhausted int
 			failed    []error
 			start     = make(chan struct{})
@@ -61,7 +61,7 @@ func TestConcurrentAcquire(t *testing.T) {
 						failed = append(failed, errors.New("machine ID handed out twice: "+prev.Token+" and "+l.Token))
 					}
 					won[l.MachineID] = l
-				case errors.Is(err, lease.ErrExhausted):
+				case errors.Is(err, driver.ErrExhausted):
 					exhausted++
 				default:
 					failed = append(failed, err)

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/leasetest"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
@@ -17,13 +17,13 @@ import (
 func TestConformance(t *testing.T) {
 	forEach(t, func(t *testing.T, d migrations.Dialect, db *sql.DB) {
 		leasetest.Run(t, leasetest.Harness{
-			New: func(t *testing.T) func() lease.Strategy {
+			New: func(t *testing.T) func() driver.Strategy {
 				table := newTable(t, db, d)
-				return func() lease.Strategy {
+				return func() driver.Strategy {
 					return newStrategy(t, db, sqllease.Options{Dialect: d, Table: table})
 				}
 			},
-			Broken: func(t *testing.T) lease.Strategy {
+			Broken: func(t *testing.T) driver.Strategy {
 				return newStrategy(t, unreachable(t, d), sqllease.Options{Dialect: d})
 			},
 			ClockTick: clockTick(d),

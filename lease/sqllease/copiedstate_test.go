@@ -278,7 +278,7 @@ func TestCopiedStateFileHelper(t *testing.T) {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	m, err := lease.Start(ctx, s, lease.Options{Factories: []lease.Factory{f}, StateFile: state, Logger: logger})
+	m, err := lease.Start(ctx, s, lease.Options{Factories: []*nonce.Factory{f}, StateFile: state, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}

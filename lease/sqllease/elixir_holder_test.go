@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/internal/testenv"
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
 )
@@ -132,7 +132,7 @@ func TestElixirHolderColumn(t *testing.T) {
 		if _, err := s.Renew(ctx, g2, time.Hour); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Release(ctx, lease.Lease{MachineID: slots[2].MachineID, Token: slots[2].Token}); err != nil {
+		if err := s.Release(ctx, driver.Lease{MachineID: slots[2].MachineID, Token: slots[2].Token}); err != nil {
 			t.Fatal(err)
 		}
 		waitFree(t, s, 1)

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/internal/testenv"
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
 )
@@ -191,7 +191,7 @@ func TestElixirSharedZone(t *testing.T) {
 			const hour = int64(time.Hour / time.Millisecond)
 			var err error
 			if c.east {
-				var l lease.Lease
+				var l driver.Lease
 				if l, err = s.Acquire(ctx, time.Hour); err == nil {
 					id, eerr := elixirAcquire(ctx, db, d, sqllease.ElixirTable, hour)
 					t.Fatalf("default zone %s: Go acquired machine ID %d for 1h; the Elixir library's SQL then claimed %d, %v (double hold: %v)",
@@ -202,14 +202,14 @@ func TestElixirSharedZone(t *testing.T) {
 				if eerr != nil || id != 0 {
 					t.Fatalf("the Elixir library's SQL claimed %d, %v; want 0", id, eerr)
 				}
-				var l lease.Lease
+				var l driver.Lease
 				if l, err = s.Acquire(ctx, time.Hour); err == nil {
 					t.Fatalf("default zone %s: the Elixir library's SQL holds machine ID 0 for 1h; Go then acquired %d (double hold: %v)",
 						c.zone, l.MachineID, l.MachineID == id)
 				}
 			}
 			t.Logf("refused: %v", err)
-			if msg := err.Error(); !errors.Is(err, lease.ErrConfig) || !strings.Contains(msg, c.zone) ||
+			if msg := err.Error(); !errors.Is(err, driver.ErrConfig) || !strings.Contains(msg, c.zone) ||
 				!strings.Contains(msg, "Elixir") || !strings.Contains(msg, "UTC") || !strings.Contains(msg, "GoOnly") {
 				t.Errorf("Acquire on a shared table in %s: %v; want ErrConfig naming the zone, the Elixir library, UTC and GoOnly", c.zone, err)
 			}
@@ -261,7 +261,7 @@ func TestElixirSharing(t *testing.T) {
 		}
 	}
 	_, err := newStrategy(t, tokyo, sqllease.Options{Table: "declared_shared", Sharing: sqllease.SharedWithElixir}).Acquire(ctx, time.Hour)
-	if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "Asia/Tokyo") {
+	if !errors.Is(err, driver.ErrConfig) || !strings.Contains(err.Error(), "Asia/Tokyo") {
 		t.Errorf("Acquire on a table declared shared, default zone Asia/Tokyo: %v; want ErrConfig naming the zone", err)
 	}
 	if _, err := newStrategy(t, tokyo, sqllease.Options{Table: sqllease.ElixirTable, Sharing: sqllease.GoOnly}).Acquire(ctx, time.Hour); err != nil {
@@ -273,7 +273,7 @@ func TestElixirSharing(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = newStrategy(t, london, sqllease.Options{Table: sqllease.ElixirTable}).Acquire(ctx, time.Hour)
-	if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "Europe/London") {
+	if !errors.Is(err, driver.ErrConfig) || !strings.Contains(err.Error(), "Europe/London") {
 		t.Errorf("Acquire on a shared table, default zone Europe/London: %v; want ErrConfig naming the zone", err)
 	}
 }

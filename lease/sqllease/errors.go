@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 	"github.com/once-go/once/migrations"
 )
@@ -17,11 +17,11 @@ const pkg = "sqllease"
 
 // opError is a failed database call, classified: Unwrap yields the lease
 // sentinel (ErrRetry or ErrConfig) and the driver's own error, so both
-// errors.Is(err, lease.ErrRetry) and errors.Is(err, context.DeadlineExceeded)
+// errors.Is(err, driver.ErrRetry) and errors.Is(err, context.DeadlineExceeded)
 // (or errors.As to the driver's type) work.
 type opError struct {
 	op    string // "acquire machine ID", "renew machine ID 17", ...
-	kind  error  // lease.ErrRetry or lease.ErrConfig
+	kind  error  // driver.ErrRetry or driver.ErrConfig
 	hint  string // what to do, for configuration errors
 	cause error
 	ctx   error // the call's context error, when it ended and cause does not say so
@@ -59,13 +59,13 @@ func fail(ctx context.Context, op, table string, err error) error {
 	err = classify(op, table, err)
 	var oe *opError
 	if cerr := ctx.Err(); cerr != nil && errors.As(err, &oe) && !errors.Is(err, cerr) {
-		oe.kind, oe.hint, oe.ctx = lease.ErrRetry, "", cerr
+		oe.kind, oe.hint, oe.ctx = driver.ErrRetry, "", cerr
 	}
 	return err
 }
 
 func errUnknownDialect(d migrations.Dialect) error {
-	return leasekit.Errorf(pkg, lease.ErrConfig, "unknown dialect %v", d)
+	return leasekit.Errorf(pkg, driver.ErrConfig, "unknown dialect %v", d)
 }
 
 // classify maps a database error to ErrConfig when the server positively
@@ -92,15 +92,15 @@ func classify(op, table string, err error) error {
 	if errors.As(err, &oe) {
 		return err
 	}
-	if errors.Is(err, lease.ErrConfig) || errors.Is(err, lease.ErrLost) {
+	if errors.Is(err, driver.ErrConfig) || errors.Is(err, driver.ErrLost) {
 		return fmt.Errorf("sqllease: %s: %w", op, err)
 	}
-	e := &opError{op: op, kind: lease.ErrRetry, cause: err}
+	e := &opError{op: op, kind: driver.ErrRetry, cause: err}
 	if isCommit(err) {
 		return e // a write whose outcome is unknown, whatever the driver says
 	}
 	if hint, ok := configHint(err, table); ok {
-		e.kind, e.hint = lease.ErrConfig, hint
+		e.kind, e.hint = driver.ErrConfig, hint
 	}
 	return e
 }

@@ -11,14 +11,14 @@ import (
 
 	"github.com/once-go/once/internal/sqlitedrv"
 	"github.com/once-go/once/internal/testenv"
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
 )
 
 // someLease is a well-formed lease for calls that must fail before they
 // could match a row.
-var someLease = lease.Lease{MachineID: 3, Token: strings.Repeat("ab", 16)}
+var someLease = driver.Lease{MachineID: 3, Token: strings.Repeat("ab", 16)}
 
 // allCalls runs Acquire, Renew, Release and Rows on s and hands each error
 // to check.
@@ -36,9 +36,9 @@ func wantConfig(t *testing.T, hint string) func(op string, err error) {
 	return func(op string, err error) {
 		t.Helper()
 		switch {
-		case !errors.Is(err, lease.ErrConfig):
-			t.Errorf("%s: %v; want lease.ErrConfig", op, err)
-		case errors.Is(err, lease.ErrRetry), errors.Is(err, lease.ErrLost):
+		case !errors.Is(err, driver.ErrConfig):
+			t.Errorf("%s: %v; want driver.ErrConfig", op, err)
+		case errors.Is(err, driver.ErrRetry), errors.Is(err, driver.ErrLost):
 			t.Errorf("%s: %v matches ErrRetry or ErrLost as well", op, err)
 		case !strings.HasPrefix(err.Error(), "sqllease: ") || !strings.Contains(err.Error(), hint):
 			t.Errorf("%s: message %q; want the sqllease: prefix and %q", op, err, hint)
@@ -49,8 +49,8 @@ func wantConfig(t *testing.T, hint string) func(op string, err error) {
 func wantRetry(t *testing.T) func(op string, err error) {
 	return func(op string, err error) {
 		t.Helper()
-		if !errors.Is(err, lease.ErrRetry) || errors.Is(err, lease.ErrConfig) || errors.Is(err, lease.ErrLost) {
-			t.Errorf("%s: %v; want lease.ErrRetry only", op, err)
+		if !errors.Is(err, driver.ErrRetry) || errors.Is(err, driver.ErrConfig) || errors.Is(err, driver.ErrLost) {
+			t.Errorf("%s: %v; want driver.ErrRetry only", op, err)
 		}
 	}
 }

@@ -81,7 +81,7 @@ func Example_manager() {
 		panic(err)
 	}
 	m, err := lease.Start(ctx, s, lease.Options{
-		Factories: []lease.Factory{f},
+		Factories: []*nonce.Factory{f},
 		Logger:    slog.New(slog.DiscardHandler),
 	})
 	if err != nil {

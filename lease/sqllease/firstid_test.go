@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/once-go/once/internal/leasehook"
 	"github.com/once-go/once/lease"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
@@ -20,7 +21,7 @@ func TestFirstIDWithoutWait(t *testing.T) {
 		s := newStrategy(t, db, sqllease.Options{Table: newTable(t, db, d)})
 		ctx := ctxT(t)
 		f := &activation{}
-		m, err := lease.Start(ctx, s, lease.Options{Factories: []lease.Factory{f}, Logger: slog.New(slog.DiscardHandler)})
+		m, err := lease.Start(leasehook.With(ctx, f), s, lease.Options{Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatal(err)
 		}

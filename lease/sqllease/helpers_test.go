@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/internal/testenv"
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
 )
@@ -77,10 +77,10 @@ func forEach(t *testing.T, fn func(t *testing.T, d migrations.Dialect, db *sql.D
 
 // acquire repeats Acquire while it fails with ErrConflict (and, on
 // SQLite, while a busy database makes it ErrRetry).
-func acquire(ctx context.Context, s lease.Strategy, d time.Duration) (lease.Lease, error) {
+func acquire(ctx context.Context, s driver.Strategy, d time.Duration) (driver.Lease, error) {
 	for {
 		l, err := s.Acquire(ctx, d)
-		if err == nil || !(errors.Is(err, lease.ErrConflict) || errors.Is(err, lease.ErrRetry)) || ctx.Err() != nil {
+		if err == nil || !(errors.Is(err, driver.ErrConflict) || errors.Is(err, driver.ErrRetry)) || ctx.Err() != nil {
 			return l, err
 		}
 		time.Sleep(time.Millisecond + rand.N(4*time.Millisecond))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/nonce"
 )
 
@@ -20,14 +21,14 @@ type holding struct {
 // startHolder starts a lease manager on s with a nonce factory. It
 // returns the error of lease.Start; a started manager is closed when t
 // ends.
-func startHolder(t *testing.T, s lease.Strategy, timeout time.Duration) (holding, error) {
+func startHolder(t *testing.T, s driver.Strategy, timeout time.Duration) (holding, error) {
 	t.Helper()
 	f, err := nonce.New(nonce.Config{AwaitLease: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	m, err := lease.Start(ctxT(t), s, lease.Options{
-		Factories:      []lease.Factory{f},
+		Factories:      []*nonce.Factory{f},
 		AcquireTimeout: timeout,
 		Logger:         slog.New(slog.DiscardHandler),
 	})

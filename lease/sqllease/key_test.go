@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/internal/testenv"
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
 )
@@ -137,7 +137,7 @@ func wantKeyError(t *testing.T, what string, err error, table string, d migratio
 		return
 	}
 	msg := err.Error()
-	if !errors.Is(err, lease.ErrConfig) || !strings.HasPrefix(msg, "sqllease: ") || !strings.Contains(msg, table) ||
+	if !errors.Is(err, driver.ErrConfig) || !strings.HasPrefix(msg, "sqllease: ") || !strings.Contains(msg, table) ||
 		!strings.Contains(msg, "CREATE UNIQUE INDEX") {
 		t.Errorf("%s: %v; want ErrConfig naming %s and CREATE UNIQUE INDEX", what, err, table)
 		return

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
 )
@@ -72,7 +72,7 @@ func TestExhaustion(t *testing.T) {
 	forEach(t, func(t *testing.T, d migrations.Dialect, db *sql.DB) {
 		s := newStrategy(t, db, sqllease.Options{Table: newTable(t, db, d)})
 		ctx := ctxT(t)
-		leases := make(map[int]lease.Lease)
+		leases := make(map[int]driver.Lease)
 		for i := range 512 {
 			l, err := acquire(ctx, s, time.Hour)
 			if err != nil {
@@ -83,7 +83,7 @@ func TestExhaustion(t *testing.T) {
 			}
 			leases[l.MachineID] = l
 		}
-		if _, err := s.Acquire(ctx, time.Hour); !errors.Is(err, lease.ErrExhausted) {
+		if _, err := s.Acquire(ctx, time.Hour); !errors.Is(err, driver.ErrExhausted) {
 			t.Fatalf("Acquire #513: %v; want ErrExhausted", err)
 		}
 		if err := s.Release(ctx, leases[300]); err != nil {
@@ -97,7 +97,7 @@ func TestExhaustion(t *testing.T) {
 		if !l.PrevExpiry.Equal(released.ExpiresAt) {
 			t.Errorf("PrevExpiry %v; the released row's expires_at was %v", l.PrevExpiry, released.ExpiresAt)
 		}
-		if _, err := s.Acquire(ctx, time.Hour); !errors.Is(err, lease.ErrExhausted) {
+		if _, err := s.Acquire(ctx, time.Hour); !errors.Is(err, driver.ErrExhausted) {
 			t.Fatalf("Acquire in a full table: %v; want ErrExhausted", err)
 		}
 	})
@@ -177,10 +177,10 @@ func TestTakeover(t *testing.T) {
 			t.Errorf("PrevExpiry %v (old expires_at %v), CoordinatorNow %v", lb.PrevExpiry, aRow.ExpiresAt, lb.CoordinatorNow)
 		}
 		before := rowOf(t, ctx, b, 0)
-		if _, err := a.Renew(ctx, la, time.Hour); !errors.Is(err, lease.ErrLost) {
+		if _, err := a.Renew(ctx, la, time.Hour); !errors.Is(err, driver.ErrLost) {
 			t.Errorf("stale Renew: %v; want ErrLost", err)
 		}
-		if _, err := a.Reclaim(ctx, la, time.Hour); !errors.Is(err, lease.ErrLost) {
+		if _, err := a.Reclaim(ctx, la, time.Hour); !errors.Is(err, driver.ErrLost) {
 			t.Errorf("stale Reclaim: %v; want ErrLost", err)
 		}
 		if err := a.Release(ctx, la); err != nil {
@@ -208,7 +208,7 @@ func TestReclaim(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.Sleep(200 * time.Millisecond)
-		saved := lease.Lease{MachineID: l.MachineID, Token: l.Token}
+		saved := driver.Lease{MachineID: l.MachineID, Token: l.Token}
 		nl, err := s.Reclaim(ctx, saved, time.Hour)
 		if err != nil || nl.MachineID != l.MachineID || nl.TTL != time.Hour {
 			t.Fatalf("Reclaim = %+v, %v", nl, err)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
 )
@@ -28,7 +28,7 @@ func TestList(t *testing.T) {
 		if slots, err := a.List(ctx); err != nil || len(slots) != 0 {
 			t.Fatalf("List of a fresh table: %+v, %v", slots, err)
 		}
-		var leases []lease.Lease
+		var leases []driver.Lease
 		for i, s := range []*sqllease.Strategy{a, a, b, a} {
 			l, err := acquire(ctx, s, time.Duration(i+1)*time.Hour)
 			if err != nil {
@@ -72,11 +72,11 @@ func TestList(t *testing.T) {
 
 		// A slot read before a reclaim releases nothing; the new one frees.
 		old := slots[0]
-		nl, err := a.Reclaim(ctx, lease.Lease{MachineID: old.MachineID, Token: old.Token}, time.Hour)
+		nl, err := a.Reclaim(ctx, driver.Lease{MachineID: old.MachineID, Token: old.Token}, time.Hour)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := b.Release(ctx, lease.Lease{MachineID: old.MachineID, Token: old.Token}); err != nil {
+		if err := b.Release(ctx, driver.Lease{MachineID: old.MachineID, Token: old.Token}); err != nil {
 			t.Fatal(err)
 		}
 		if !rowOf(t, ctx, b, old.MachineID).Held {
@@ -86,7 +86,7 @@ func TestList(t *testing.T) {
 		if err != nil || len(now) != 3 || now[0].Token != nl.Token || now[0].Holder != "web-1/42" {
 			t.Fatalf("List after the reclaim: %+v, %v; want machine ID %d with token %s", now, err, old.MachineID, nl.Token)
 		}
-		if err := b.Release(ctx, lease.Lease{MachineID: now[0].MachineID, Token: now[0].Token}); err != nil {
+		if err := b.Release(ctx, driver.Lease{MachineID: now[0].MachineID, Token: now[0].Token}); err != nil {
 			t.Fatal(err)
 		}
 		waitFree(t, b, old.MachineID)
@@ -130,7 +130,7 @@ func TestHolderColumn(t *testing.T) {
 			mustExecDB(t, db, "UPDATE "+qn+" SET holder = NULL")
 			mustExecDB(t, db, strings.ReplaceAll(alter, "varchar(40)", "varchar(20)"))
 			_, err = newStrategy(t, db, sqllease.Options{Dialect: d, Table: narrow}).Acquire(ctx, time.Hour)
-			if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "holder") || !strings.Contains(err.Error(), "varchar(255)") {
+			if !errors.Is(err, driver.ErrConfig) || !strings.Contains(err.Error(), "holder") || !strings.Contains(err.Error(), "varchar(255)") {
 				t.Errorf("Acquire with holder varchar(20): %v; want ErrConfig naming holder and varchar(255)", err)
 			}
 		}
@@ -140,7 +140,7 @@ func TestHolderColumn(t *testing.T) {
 		mustExecDB(t, db, "ALTER TABLE "+qw+" DROP COLUMN holder")
 		mustExecDB(t, db, "ALTER TABLE "+qw+" ADD COLUMN holder INTEGER")
 		_, err := newStrategy(t, db, sqllease.Options{Dialect: d, Table: wrong}).Acquire(ctx, time.Hour)
-		if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "holder") {
+		if !errors.Is(err, driver.ErrConfig) || !strings.Contains(err.Error(), "holder") {
 			t.Errorf("Acquire with an integer holder column: %v; want ErrConfig naming holder", err)
 		}
 	})

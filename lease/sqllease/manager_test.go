@@ -10,12 +10,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/once-go/once/internal/leasehook"
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
 )
 
-// countingFactory is a lease.Factory that records what the manager did.
+// countingFactory is a factory (given through leasehook) that records
+// what the manager did.
 type countingFactory struct {
 	id      atomic.Int64
 	enabled atomic.Bool
@@ -52,7 +55,7 @@ type contender struct {
 }
 
 func (c *contender) event(e lease.Event) {
-	if e.Kind == lease.EventEnd && e.Op == lease.OpAcquire && errors.Is(e.Err, lease.ErrExhausted) {
+	if e.Kind == lease.EventEnd && e.Op == lease.OpAcquire && errors.Is(e.Err, driver.ErrExhausted) {
 		c.once.Do(func() { close(c.exhausted) })
 	}
 }
@@ -102,8 +105,7 @@ func testManagers(t *testing.T, d migrations.Dialect, db *sql.DB) {
 		}()
 		wg.Go(func() {
 			<-start
-			m, err := lease.Start(mctx, s, lease.Options{
-				Factories:      []lease.Factory{&c.f},
+			m, err := lease.Start(leasehook.With(mctx, &c.f), s, lease.Options{
 				AcquireTimeout: timeout,
 				ReleaseTimeout: release,
 				Logger:         quiet,
@@ -205,12 +207,11 @@ func TestManagerDefaultDuration(t *testing.T) {
 		s := newStrategy(t, db, sqllease.Options{Dialect: d, Table: table})
 		ctx := ctxT(t)
 		var granted time.Duration
-		m, err := lease.Start(ctx, s, lease.Options{
-			Factories: []lease.Factory{&countingFactory{}},
-			Logger:    slog.New(slog.DiscardHandler),
+		m, err := lease.Start(leasehook.With(ctx, &countingFactory{}), s, lease.Options{
+			Logger: slog.New(slog.DiscardHandler),
 			Events: func(e lease.Event) {
 				if e.Kind == lease.EventEnd && e.Op == lease.OpAcquire {
-					granted = e.GrantedTTL
+					granted = e.TTL
 				}
 			},
 		})
@@ -218,8 +219,8 @@ func TestManagerDefaultDuration(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer m.Close(ctx)
-		if granted != lease.DefaultDBLeaseDuration {
-			t.Errorf("granted TTL %v, want %v", granted, lease.DefaultDBLeaseDuration)
+		if granted != driver.DefaultDBLeaseDuration {
+			t.Errorf("granted TTL %v, want %v", granted, driver.DefaultDBLeaseDuration)
 		}
 		row := rowOf(t, ctx, s, m.MachineID())
 		if left := time.Until(row.ExpiresAt); left < 50*time.Minute || left > 70*time.Minute {

@@ -1,7 +1,7 @@
 package sqllease
 
 import (
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 	"github.com/once-go/once/migrations"
 )
@@ -58,23 +58,23 @@ func (o Options) withDefaults() (Options, error) {
 		o.Table = migrations.DefaultTable
 	}
 	if err := migrations.ValidateTable(o.Table); err != nil {
-		return o, leasekit.Errorf(pkg, lease.ErrConfig, "%w", err)
+		return o, leasekit.Errorf(pkg, driver.ErrConfig, "%w", err)
 	}
 	if o.Candidates == 0 {
 		o.Candidates = DefaultCandidates
 	}
 	if o.Candidates < 1 || o.Candidates > leasekit.IDs {
-		return o, leasekit.Errorf(pkg, lease.ErrConfig, "Candidates %d outside 1..%d", o.Candidates, leasekit.IDs)
+		return o, leasekit.Errorf(pkg, driver.ErrConfig, "Candidates %d outside 1..%d", o.Candidates, leasekit.IDs)
 	}
 	if o.Sharing < SharedByName || o.Sharing > GoOnly {
-		return o, leasekit.Errorf(pkg, lease.ErrConfig, "unknown Sharing %d", o.Sharing)
+		return o, leasekit.Errorf(pkg, driver.ErrConfig, "unknown Sharing %d", o.Sharing)
 	}
 	if o.Holder == "" {
 		o.Holder = leasekit.Holder()
 	}
 	o.Holder = leasekit.CleanHolder(o.Holder)
 	if o.Dialect != 0 && !o.Dialect.Valid() {
-		return o, leasekit.Errorf(pkg, lease.ErrConfig, "unknown dialect %d", o.Dialect)
+		return o, leasekit.Errorf(pkg, driver.ErrConfig, "unknown dialect %d", o.Dialect)
 	}
 	return o, nil
 }

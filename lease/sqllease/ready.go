@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 	"github.com/once-go/once/migrations"
 )
@@ -74,7 +74,7 @@ func (s *Strategy) check(ctx context.Context, r runner) (*table, error) {
 	}
 	if err := migrations.CheckKey(ctx, r, s.dialect, s.opts.Table); err != nil {
 		if errors.Is(err, migrations.ErrConfig) {
-			return nil, leasekit.Errorf(pkg, lease.ErrConfig, "%s", s.resolvedAs(t, strings.TrimPrefix(err.Error(), "migrations: ")))
+			return nil, leasekit.Errorf(pkg, driver.ErrConfig, "%s", s.resolvedAs(t, strings.TrimPrefix(err.Error(), "migrations: ")))
 		}
 		return nil, fail(ctx, "check the key of table "+t.name, t.name, err)
 	}
@@ -106,7 +106,7 @@ func (s *Strategy) resolvedAs(t *table, msg string) string {
 func (s *Strategy) resolve(ctx context.Context, r runner) (*table, error) {
 	quoted, err := migrations.QuoteTable(s.dialect, s.opts.Table)
 	if err != nil {
-		return nil, leasekit.Errorf(pkg, lease.ErrConfig, "%w", err)
+		return nil, leasekit.Errorf(pkg, driver.ErrConfig, "%w", err)
 	}
 	t := &table{name: s.opts.Table, ref: quoted}
 	if s.dialect != migrations.Postgres {
@@ -116,14 +116,14 @@ func (s *Strategy) resolve(ctx context.Context, r runner) (*table, error) {
 	switch err := first(ctx, r, `SELECT n.nspname, c.relname, c.relpersistence FROM pg_class c
 		JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass($1)`, []any{quoted}, &schema, &name, &persistence); {
 	case errors.Is(err, sql.ErrNoRows):
-		return nil, leasekit.Errorf(pkg, lease.ErrConfig, "table %s not found in the session's search_path (create it with migrations.Apply or `once lease migrate`, "+
+		return nil, leasekit.Errorf(pkg, driver.ErrConfig, "table %s not found in the session's search_path (create it with migrations.Apply or `once lease migrate`, "+
 			"or name its schema: Options.Table = \"schema.%s\")", s.opts.Table, s.opts.Table)
 	case err != nil:
 		return nil, fail(ctx, "check table "+s.opts.Table, s.opts.Table, err)
 	}
 	t.name, t.ref = schema+"."+name, quoteIdent(schema)+"."+quoteIdent(name)
 	if persistence == "u" {
-		return nil, leasekit.Errorf(pkg, lease.ErrConfig, "table %s is UNLOGGED: PostgreSQL empties it after a crash, freeing every held lease "+
+		return nil, leasekit.Errorf(pkg, driver.ErrConfig, "table %s is UNLOGGED: PostgreSQL empties it after a crash, freeing every held lease "+
 			"while its holders go on; run ALTER TABLE %s SET LOGGED", t.name, t.ref)
 	}
 	return t, nil
@@ -150,7 +150,7 @@ func (s *Strategy) probe(ctx context.Context, ss *session, t *table) error {
 		return nil
 	}
 	if setting, fix, ok := readOnly(s.dialect, err); ok {
-		return leasekit.Errorf(pkg, lease.ErrConfig, "table %s: the session cannot write (%s): %v; %s", t.name, setting, err, fix)
+		return leasekit.Errorf(pkg, driver.ErrConfig, "table %s: the session cannot write (%s): %v; %s", t.name, setting, err, fix)
 	}
 	return fail(ctx, "check that table "+t.name+" is writable", t.name, err)
 }

@@ -13,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/once-go/once/internal/leasehook"
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
 )
@@ -41,7 +43,7 @@ func TestReclaimReportsPreviousExpiry(t *testing.T) {
 				}
 			}
 			before := rowOf(t, ctx, s, l.MachineID)
-			nl, err := s.Reclaim(ctx, lease.Lease{MachineID: l.MachineID, Token: l.Token}, 2*time.Hour)
+			nl, err := s.Reclaim(ctx, driver.Lease{MachineID: l.MachineID, Token: l.Token}, 2*time.Hour)
 			if err != nil || nl.MachineID != l.MachineID || nl.Token == l.Token || nl.TTL != 2*time.Hour {
 				t.Fatalf("%s: Reclaim = %+v, %v", c.name, nl, err)
 			}
@@ -71,11 +73,11 @@ func TestReclaimReplacesToken(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		nl, err := s.Reclaim(ctx, lease.Lease{MachineID: l.MachineID, Token: l.Token}, time.Hour)
+		nl, err := s.Reclaim(ctx, driver.Lease{MachineID: l.MachineID, Token: l.Token}, time.Hour)
 		if err != nil || nl.MachineID != l.MachineID || len(nl.Token) != 32 || nl.Token == l.Token {
 			t.Fatalf("Reclaim = %+v, %v; want machine ID %d with a new token", nl, err, l.MachineID)
 		}
-		if _, err := s.Renew(ctx, l, time.Hour); !errors.Is(err, lease.ErrLost) {
+		if _, err := s.Renew(ctx, l, time.Hour); !errors.Is(err, driver.ErrLost) {
 			t.Errorf("Renew with the old token after Reclaim: %v; want ErrLost", err)
 		}
 		if err := s.Release(ctx, l); err != nil {
@@ -102,11 +104,11 @@ func TestReclaimCopies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		saved := lease.Lease{MachineID: l.MachineID, Token: l.Token}
+		saved := driver.Lease{MachineID: l.MachineID, Token: l.Token}
 		var (
 			wg      sync.WaitGroup
 			mu      sync.Mutex
-			winners []lease.Lease
+			winners []driver.Lease
 			lost    int
 		)
 		for range 8 {
@@ -118,7 +120,7 @@ func TestReclaimCopies(t *testing.T) {
 				switch {
 				case err == nil:
 					winners = append(winners, nl)
-				case errors.Is(err, lease.ErrLost):
+				case errors.Is(err, driver.ErrLost):
 					lost++
 				default:
 					t.Errorf("Reclaim = %+v, %v", nl, err)
@@ -143,9 +145,9 @@ type crashable struct {
 	crashed atomic.Bool
 }
 
-func (c *crashable) Release(ctx context.Context, l lease.Lease) error {
+func (c *crashable) Release(ctx context.Context, l driver.Lease) error {
 	if c.crashed.Load() {
-		return fmt.Errorf("%w: killed (test)", lease.ErrRetry)
+		return fmt.Errorf("%w: killed (test)", driver.ErrRetry)
 	}
 	return c.Strategy.Release(ctx, l)
 }
@@ -177,8 +179,8 @@ func TestManagerReclaimAfterCrash(t *testing.T) {
 		ctx := ctxT(t)
 		state := filepath.Join(t.TempDir(), "lease.json")
 		const skew = time.Second // Options.HandoffSkew
-		start := func(f lease.Factory) *lease.Manager {
-			m, err := lease.Start(ctx, s, lease.Options{Factories: []lease.Factory{f}, StateFile: state, HandoffSkew: skew, Logger: slog.New(slog.DiscardHandler)})
+		start := func(f leasehook.Factory) *lease.Manager {
+			m, err := lease.Start(leasehook.With(ctx, f), s, lease.Options{StateFile: state, HandoffSkew: skew, Logger: slog.New(slog.DiscardHandler)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -188,7 +190,7 @@ func TestManagerReclaimAfterCrash(t *testing.T) {
 		id := m.MachineID()
 		old := rowOf(t, ctx, s.Strategy, id)
 		s.crashed.Store(true)
-		if err := m.Close(ctx); !errors.Is(err, lease.ErrRetry) {
+		if err := m.Close(ctx); !errors.Is(err, driver.ErrRetry) {
 			t.Fatalf("Close of the killed manager: %v", err)
 		}
 		s.crashed.Store(false)
@@ -208,7 +210,7 @@ func TestManagerReclaimAfterCrash(t *testing.T) {
 		if m.MachineID() != id {
 			t.Fatalf("restarted on machine ID %d, want %d reclaimed", m.MachineID(), id)
 		}
-		reclaimed := rowOf(t, ctx, s.Strategy, id).ExpiresAt.Add(-lease.DefaultDBLeaseDuration) // the reclaim's clock
+		reclaimed := rowOf(t, ctx, s.Strategy, id).ExpiresAt.Add(-driver.DefaultDBLeaseDuration) // the reclaim's clock
 		f.mu.Lock()
 		nb := f.notBefore
 		f.mu.Unlock()

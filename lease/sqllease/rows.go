@@ -6,7 +6,7 @@ import (
 	"encoding/hex"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
@@ -78,23 +78,23 @@ func (s *Strategy) rows(ctx context.Context) ([]Row, time.Time, error) {
 	return out, now, nil
 }
 
-// List returns the held machine IDs in ascending order ([lease.Lister]):
+// List returns the held machine IDs in ascending order ([driver.Lister]):
 // the rows whose expires_at is not before the database's now (the test
 // Acquire uses), each with the time left by the database's clock (0 when
 // expires_at is in a foreign format), the holder recorded with its token
 // and the token as Release takes it (32 hex digits; "" for a token that is
 // not 16 bytes, which Release cannot match).
-func (s *Strategy) List(ctx context.Context) ([]lease.Slot, error) {
+func (s *Strategy) List(ctx context.Context) ([]driver.Slot, error) {
 	rows, now, err := s.rows(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var out []lease.Slot
+	var out []driver.Slot
 	for _, r := range rows {
 		if !r.Held || !leasekit.ValidID(r.ID) {
 			continue
 		}
-		slot := lease.Slot{MachineID: r.ID, Holder: r.Holder}
+		slot := driver.Slot{MachineID: r.ID, Holder: r.Holder}
 		if !r.ExpiresAt.IsZero() {
 			slot.TTL = max(r.ExpiresAt.Sub(now), 0)
 		}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 	"github.com/once-go/once/migrations"
 )
@@ -130,13 +130,13 @@ func (s *Strategy) checkColumns(ctx context.Context, r runner, t *table) (int, e
 		return 0, fail(ctx, op+" "+t.name, t.name, err)
 	}
 	if len(found) == 0 {
-		return 0, leasekit.Errorf(pkg, lease.ErrConfig, "table %s not found (create it with migrations.Apply or `once lease migrate`)", t.name)
+		return 0, leasekit.Errorf(pkg, driver.ErrConfig, "table %s not found (create it with migrations.Apply or `once lease migrate`)", t.name)
 	}
 	for _, c := range columns(s.dialect) {
 		typ, ok := found[c.name]
 		switch {
 		case !ok:
-			return 0, leasekit.Errorf(pkg, lease.ErrConfig, "table %s has no column %s (expected %s; create the table with migrations.Apply)",
+			return 0, leasekit.Errorf(pkg, driver.ErrConfig, "table %s has no column %s (expected %s; create the table with migrations.Apply)",
 				t.name, c.name, c.wanted)
 		case !c.ok(strings.ToLower(typ)):
 			why := "a type the strategy cannot read and write exactly"
@@ -144,7 +144,7 @@ func (s *Strategy) checkColumns(ctx context.Context, r runner, t *table) (int, e
 				why = "expires_at must hold UTC with microseconds and never be converted by a session's time zone," +
 					" or sessions in different zones hold one machine ID twice"
 			}
-			return 0, leasekit.Errorf(pkg, lease.ErrConfig, "table %s: column %s is %s, expected %s (%s)",
+			return 0, leasekit.Errorf(pkg, driver.ErrConfig, "table %s: column %s is %s, expected %s (%s)",
 				t.name, c.name, leasekit.Quote(typ), c.wanted, why)
 		}
 	}
@@ -154,7 +154,7 @@ func (s *Strategy) checkColumns(ctx context.Context, r runner, t *table) (int, e
 	}
 	size, ok := holderSize(s.dialect, strings.ToLower(typ))
 	if !ok || size >= 0 && size < minHolderSize {
-		return 0, leasekit.Errorf(pkg, lease.ErrConfig, "table %s: column %s is %s, expected a character type of at least %d characters, such as %s "+
+		return 0, leasekit.Errorf(pkg, driver.ErrConfig, "table %s: column %s is %s, expected a character type of at least %d characters, such as %s "+
 			"(the column is optional: drop it, or let migrations.Apply add it)", t.name, migrations.HolderColumn, leasekit.Quote(typ), minHolderSize, holderType[s.dialect])
 	}
 	return size, nil

@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/once-go/once/internal/leasehook"
 	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
 )
@@ -59,7 +61,7 @@ func TestSchemaQualified(t *testing.T) {
 	}
 	// MySQL and SQLite take no schema: the DSN's database (the file) decides.
 	for _, d := range []migrations.Dialect{migrations.MySQL, migrations.SQLite} {
-		if _, err := sqllease.New(db, sqllease.Options{Dialect: d, Table: qualified}); !errors.Is(err, lease.ErrConfig) {
+		if _, err := sqllease.New(db, sqllease.Options{Dialect: d, Table: qualified}); !errors.Is(err, driver.ErrConfig) {
 			t.Errorf("New(%v, %q) = %v; want ErrConfig", d, qualified, err)
 		}
 	}
@@ -108,9 +110,9 @@ func TestSchemaResolved(t *testing.T) {
 	}
 }
 
-// TestSchemaInAcquireEvent: the manager's acquire event and log record
-// name the schema an unqualified table resolved to.
-func TestSchemaInAcquireEvent(t *testing.T) {
+// TestSchemaInAcquireLog: the manager's acquire log record names the
+// schema an unqualified table resolved to.
+func TestSchemaInAcquireLog(t *testing.T) {
 	admin, ctx := openDB(t, migrations.Postgres), ctxT(t)
 	schemas := pgSchemas(t, admin, "once_leases", 1)
 	db, err := sql.Open("pgx", withParam(testenv.PostgresDSN(), "search_path", schemas[0]))
@@ -119,24 +121,14 @@ func TestSchemaInAcquireEvent(t *testing.T) {
 	}
 	defer db.Close()
 	var log strings.Builder
-	var coordinator string
-	m, err := lease.Start(ctx, newStrategy(t, db, sqllease.Options{}), lease.Options{
-		Factories: []lease.Factory{&countingFactory{}},
-		Logger:    slog.New(slog.NewTextHandler(&log, nil)),
-		Events: func(e lease.Event) {
-			if e.Kind == lease.EventEnd && e.Op == lease.OpAcquire {
-				coordinator = e.Coordinator
-			}
-		},
+	m, err := lease.Start(leasehook.With(ctx, &countingFactory{}), newStrategy(t, db, sqllease.Options{}), lease.Options{
+		Logger: slog.New(slog.NewTextHandler(&log, nil)),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer m.Close(ctx)
 	want := "postgres table " + schemas[0] + ".once_leases"
-	if coordinator != want {
-		t.Errorf("acquire event's Coordinator = %q; want %q", coordinator, want)
-	}
 	if !strings.Contains(log.String(), `coordinator="`+want+`"`) {
 		t.Errorf("acquire log names no coordinator %q:\n%s", want, log.String())
 	}
@@ -150,7 +142,7 @@ func TestUnloggedTable(t *testing.T) {
 	table := newTable(t, db, migrations.Postgres)
 	mustExecDB(t, db, "ALTER TABLE "+table+" SET UNLOGGED")
 	err := newStrategy(t, db, sqllease.Options{Table: table}).Check(ctx)
-	if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "UNLOGGED") || !strings.Contains(err.Error(), "SET LOGGED") {
+	if !errors.Is(err, driver.ErrConfig) || !strings.Contains(err.Error(), "UNLOGGED") || !strings.Contains(err.Error(), "SET LOGGED") {
 		t.Fatalf("Check on an UNLOGGED table: %v; want ErrConfig naming UNLOGGED and SET LOGGED", err)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 	"github.com/once-go/once/migrations"
 )
@@ -25,19 +25,19 @@ type Strategy struct {
 }
 
 var (
-	_ lease.Strategy  = (*Strategy)(nil)
-	_ lease.Reclaimer = (*Strategy)(nil)
-	_ lease.Lister    = (*Strategy)(nil)
+	_ driver.Strategy  = (*Strategy)(nil)
+	_ driver.Reclaimer = (*Strategy)(nil)
+	_ driver.Lister    = (*Strategy)(nil)
 )
 
 // New returns a strategy on db's lease table. It does not touch the
 // database: before its first call the strategy checks the table (see
 // [Strategy.Check]); a missing table or a failed check is an ErrConfig
 // from that call (run [migrations.Apply] first). Errors match
-// lease.ErrConfig.
+// driver.ErrConfig.
 func New(db *sql.DB, opts Options) (*Strategy, error) {
 	if db == nil {
-		return nil, leasekit.Errorf(pkg, lease.ErrConfig, "nil *sql.DB")
+		return nil, leasekit.Errorf(pkg, driver.ErrConfig, "nil *sql.DB")
 	}
 	opts, err := opts.withDefaults()
 	if err != nil {
@@ -45,11 +45,11 @@ func New(db *sql.DB, opts Options) (*Strategy, error) {
 	}
 	if opts.Dialect == 0 {
 		if opts.Dialect, err = migrations.DetectDialect(db); err != nil {
-			return nil, leasekit.Errorf(pkg, lease.ErrConfig, "%w", err)
+			return nil, leasekit.Errorf(pkg, driver.ErrConfig, "%w", err)
 		}
 	}
 	if _, err := migrations.QuoteTable(opts.Dialect, opts.Table); err != nil {
-		return nil, leasekit.Errorf(pkg, lease.ErrConfig, "%w", err)
+		return nil, leasekit.Errorf(pkg, driver.ErrConfig, "%w", err)
 	}
 	if _, err := clockOf(opts.Dialect); err != nil {
 		return nil, err
@@ -62,14 +62,14 @@ func New(db *sql.DB, opts Options) (*Strategy, error) {
 // so a name that moved with the table or its schema would cost every
 // process its lease (held on until it expires) at an upgrade. A state
 // file's lease reclaimed against another table matches no token there
-// and is refused (lease.ErrLost).
+// and is refused (driver.ErrLost).
 func (s *Strategy) Name() string { return "sql" }
 
 // DefaultLeaseDuration is the lease a manager asks for when its
-// Options.LeaseDuration is zero: [lease.DefaultDBLeaseDuration] (1 h), since
+// Options.LeaseDuration is zero: [driver.DefaultDBLeaseDuration] (1 h), since
 // the coordinator is the application's own database (see
-// [lease.DurationDefaulter]).
-func (s *Strategy) DefaultLeaseDuration() time.Duration { return lease.DefaultDBLeaseDuration }
+// [driver.DurationDefaulter]).
+func (s *Strategy) DefaultLeaseDuration() time.Duration { return driver.DefaultDBLeaseDuration }
 
 // Deterministic returns false: a new Acquire may yield any free ID.
 func (s *Strategy) Deterministic() bool { return false }
@@ -101,8 +101,8 @@ func (s *Strategy) String() string { return s.dialect.String() + " table " + s.T
 // id is a unique key with no duplicates ([migrations.CheckKey]), that the
 // session can write (not read-only, not a standby), and, on a table shared
 // with the Elixir library (Options.Sharing), that the database's default
-// time zone is UTC. A failed check is lease.ErrConfig naming the setting
-// and the fix; a database that cannot be reached is lease.ErrRetry.
+// time zone is UTC. A failed check is driver.ErrConfig naming the setting
+// and the fix; a database that cannot be reached is driver.ErrRetry.
 func (s *Strategy) Check(ctx context.Context) error {
 	_, ss, err := s.begin(ctx, "check table "+s.opts.Table, true)
 	if err == nil {
@@ -123,26 +123,26 @@ type candidate struct {
 //	UPDATE t SET expires_at = now + d, token = :new, lock_version = lock_version + 1
 //	 WHERE id = :id AND lock_version = :seen AND expires_at < now
 //
-// One row updated means the ID is ours. No free row: lease.ErrExhausted.
-// Every candidate taken by a racing contender first: lease.ErrConflict.
+// One row updated means the ID is ours. No free row: driver.ErrExhausted.
+// Every candidate taken by a racing contender first: driver.ErrConflict.
 // The lease carries the row's previous expires_at (PrevExpiry; 1970 for a
 // row never held) and the database's clock (CoordinatorNow; on MySQL,
 // which has no UPDATE ... RETURNING, the clock of the candidate query,
 // read just before the claim).
 //
-// When a claim was sent but its outcome is unknown (lease.ErrRetry: a
+// When a claim was sent but its outcome is unknown (driver.ErrRetry: a
 // timeout, a broken connection), Acquire returns the lease it may have
 // claimed, MachineID and Token set, beside the error, for the caller to
 // release.
-func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, error) {
+func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (driver.Lease, error) {
 	const op = "acquire"
 	us, err := micros(d)
 	if err != nil {
-		return lease.Lease{}, fail(ctx, op, s.opts.Table, err)
+		return driver.Lease{}, fail(ctx, op, s.opts.Table, err)
 	}
 	t, ss, err := s.begin(ctx, op, true)
 	if err != nil {
-		return lease.Lease{}, err
+		return driver.Lease{}, err
 	}
 	defer ss.done()
 	start := 0
@@ -159,20 +159,20 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, e
 		}
 	}
 	if err != nil {
-		return lease.Lease{}, fail(ctx, op, t.name, err)
+		return driver.Lease{}, fail(ctx, op, t.name, err)
 	}
 	if len(cands) == 0 {
-		return lease.Lease{}, leasekit.Errorf(pkg, lease.ErrExhausted, "all %d rows of %s are held", leasekit.IDs, t.name)
+		return driver.Lease{}, leasekit.Errorf(pkg, driver.ErrExhausted, "all %d rows of %s are held", leasekit.IDs, t.name)
 	}
 	token, text := newToken()
 	for _, c := range cands {
 		l, ok, err := s.write(ctx, ss, t, t.q.claim, s.claimArgs(t, us, token, c.id, c.lockVersion), us)
 		if err != nil {
 			err = fail(ctx, op+" machine ID "+strconv.FormatInt(c.id, 10), t.name, err)
-			if errors.Is(err, lease.ErrRetry) {
-				return lease.Lease{MachineID: int(c.id), Token: text}, err // the claim may have been applied
+			if errors.Is(err, driver.ErrRetry) {
+				return driver.Lease{MachineID: int(c.id), Token: text}, err // the claim may have been applied
 			}
-			return lease.Lease{}, err
+			return driver.Lease{}, err
 		}
 		if !ok {
 			continue // a racing contender claimed it first
@@ -183,7 +183,7 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (lease.Lease, e
 		}
 		return l, nil
 	}
-	return lease.Lease{}, leasekit.Errorf(pkg, lease.ErrConflict, "%d free rows of %s claimed by others first", len(cands), t.name)
+	return driver.Lease{}, leasekit.Errorf(pkg, driver.ErrConflict, "%d free rows of %s claimed by others first", len(cands), t.name)
 }
 
 // begin is how every call starts: the checked table and a session on the
@@ -253,7 +253,7 @@ func (s *Strategy) candidates(ctx context.Context, ss *session, t *table, out []
 // write runs a claim or renew statement. ok reports whether it matched
 // the row; on RETURNING dialects the lease gets the stored expiry and the
 // database's clock, otherwise TTL is the microseconds asked for.
-func (s *Strategy) write(ctx context.Context, ss *session, t *table, query string, args []any, us int64) (l lease.Lease, ok bool, err error) {
+func (s *Strategy) write(ctx context.Context, ss *session, t *table, query string, args []any, us int64) (l driver.Lease, ok bool, err error) {
 	if !t.q.returning {
 		n, err := ss.exec(ctx, query, args...)
 		if err != nil {
@@ -283,7 +283,7 @@ func (s *Strategy) write(ctx context.Context, ss *session, t *table, query strin
 // extension is how Renew and Reclaim (operation op) start: l's raw token,
 // d in microseconds, the table and a session on the database (call its
 // done when finished). Errors are returned as the operation returns them.
-func (s *Strategy) extension(ctx context.Context, op string, l lease.Lease, d time.Duration) (token []byte, us int64, t *table, ss *session, err error) {
+func (s *Strategy) extension(ctx context.Context, op string, l driver.Lease, d time.Duration) (token []byte, us int64, t *table, ss *session, err error) {
 	if token, err = decode(l); err != nil {
 		return nil, 0, nil, nil, err
 	}
@@ -298,8 +298,8 @@ func (s *Strategy) extension(ctx context.Context, op string, l lease.Lease, d ti
 
 // lost is the error of Renew and Reclaim when l's row is held by another
 // token.
-func (s *Strategy) lost(t *table, l lease.Lease) error {
-	return leasekit.Errorf(pkg, lease.ErrLost, "machine ID %d is held by another token in %s", l.MachineID, t.name)
+func (s *Strategy) lost(t *table, l driver.Lease) error {
+	return leasekit.Errorf(pkg, driver.ErrLost, "machine ID %d is held by another token in %s", l.MachineID, t.name)
 }
 
 // Renew extends l to the database's now + d:
@@ -307,23 +307,23 @@ func (s *Strategy) lost(t *table, l lease.Lease) error {
 //	UPDATE t SET expires_at = now + d, lock_version = lock_version + 1
 //	 WHERE id = :id AND token = :token
 //
-// No row matched: lease.ErrLost (the ID was taken over after expiring).
+// No row matched: driver.ErrLost (the ID was taken over after expiring).
 // Replaying a renewal succeeds. The lease keeps l's machine ID and token;
 // PrevExpiry is zero (no hand-off happened).
-func (s *Strategy) Renew(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+func (s *Strategy) Renew(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 	op := "renew machine ID " + strconv.Itoa(l.MachineID)
 	token, us, t, ss, err := s.extension(ctx, op, l, d)
 	if err != nil {
-		return lease.Lease{}, err
+		return driver.Lease{}, err
 	}
 	defer ss.done()
 	args := append(t.q.expiry(us), l.MachineID, token)
 	nl, ok, err := s.write(ctx, ss, t, t.q.renew, args, us)
 	if err != nil {
-		return lease.Lease{}, fail(ctx, op, t.name, err)
+		return driver.Lease{}, fail(ctx, op, t.name, err)
 	}
 	if !ok {
-		return lease.Lease{}, s.lost(t, l)
+		return driver.Lease{}, s.lost(t, l)
 	}
 	nl.MachineID, nl.Token = l.MachineID, l.Token
 	return nl, nil
@@ -338,7 +338,7 @@ const reclaimReads = 3
 // persisted in the manager's state file): it renews the row like Renew
 // and writes a new token in the same statement, so l's token renews and
 // releases nothing afterwards, and of two processes reclaiming copies of
-// one record only the first wins (the other is lease.ErrLost). The
+// one record only the first wins (the other is driver.ErrLost). The
 // returned lease carries the new token, the row's expires_at just before
 // the reclaim as PrevExpiry and the database's clock as CoordinatorNow.
 // The lease's previous holder is the process's previous incarnation,
@@ -346,8 +346,8 @@ const reclaimReads = 3
 // the factories' timestamps after min(PrevExpiry, CoordinatorNow) plus its
 // hand-off skew (see lease.Options.StateFile), which costs nothing when
 // the lease expired long ago. A lease that expired but was not taken over
-// is reclaimed; one held by another token is lease.ErrLost. When the write
-// was sent but its outcome is unknown (lease.ErrRetry), Reclaim returns
+// is reclaimed; one held by another token is driver.ErrLost. When the write
+// was sent but its outcome is unknown (driver.ErrRetry), Reclaim returns
 // the lease with the new token beside the error, for the caller to
 // release.
 //
@@ -367,16 +367,16 @@ const reclaimReads = 3
 //	 WHERE id = :id AND token = :old AND lock_version = :seen
 //
 // reading again (up to three times) if the row changed in between.
-func (s *Strategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) (lease.Lease, error) {
+func (s *Strategy) Reclaim(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
 	op := "reclaim machine ID " + strconv.Itoa(l.MachineID)
 	old, us, t, ss, err := s.extension(ctx, op, l, d)
 	if err != nil {
-		return lease.Lease{}, err
+		return driver.Lease{}, err
 	}
 	defer ss.done()
 	token, text := newToken()
 	r := reclaim{op: op, l: l, old: old, token: token, us: us, t: t, ss: ss,
-		sent: lease.Lease{MachineID: l.MachineID, Token: text}}
+		sent: driver.Lease{MachineID: l.MachineID, Token: text}}
 	if t.q.reclaim != "" {
 		return s.reclaimReturning(ctx, r)
 	}
@@ -387,7 +387,7 @@ func (s *Strategy) Reclaim(ctx context.Context, l lease.Lease, d time.Duration) 
 // and what a write whose reply is lost may have left (sent).
 type reclaim struct {
 	op         string
-	l, sent    lease.Lease
+	l, sent    driver.Lease
 	old, token []byte
 	us         int64
 	t          *table
@@ -396,12 +396,12 @@ type reclaim struct {
 
 // reclaimReturning reclaims in one statement that returns the old row
 // (PostgreSQL).
-func (s *Strategy) reclaimReturning(ctx context.Context, r reclaim) (lease.Lease, error) {
+func (s *Strategy) reclaimReturning(ctx context.Context, r reclaim) (driver.Lease, error) {
 	var prevS, expS, nowS string
 	args := append(s.tokenArgs(r.t, r.us, r.token), r.l.MachineID, r.old)
 	switch err := r.ss.queryRow(ctx, r.t.q.reclaim, args, &prevS, &expS, &nowS); {
 	case errors.Is(err, sql.ErrNoRows):
-		return lease.Lease{}, s.lost(r.t, r.l)
+		return driver.Lease{}, s.lost(r.t, r.l)
 	case err != nil:
 		return s.unknown(ctx, r, err)
 	}
@@ -423,7 +423,7 @@ func (s *Strategy) reclaimReturning(ctx context.Context, r reclaim) (lease.Lease
 // reclaimReadWrite reclaims where one statement cannot return the old row
 // (MySQL, SQLite): it reads the row, then writes guarded by the lock_version it
 // read, and reads again when the row changed in between.
-func (s *Strategy) reclaimReadWrite(ctx context.Context, r reclaim) (lease.Lease, error) {
+func (s *Strategy) reclaimReadWrite(ctx context.Context, r reclaim) (driver.Lease, error) {
 	for range reclaimReads {
 		var (
 			prevS, nowS string
@@ -431,17 +431,17 @@ func (s *Strategy) reclaimReadWrite(ctx context.Context, r reclaim) (lease.Lease
 		)
 		switch err := r.ss.queryRow(ctx, r.t.q.current, []any{r.l.MachineID, r.old}, &prevS, &seen, &nowS); {
 		case errors.Is(err, sql.ErrNoRows):
-			return lease.Lease{}, s.lost(r.t, r.l)
+			return driver.Lease{}, s.lost(r.t, r.l)
 		case err != nil:
-			return lease.Lease{}, fail(ctx, r.op, r.t.name, err)
+			return driver.Lease{}, fail(ctx, r.op, r.t.name, err)
 		}
 		prev, err := parseTime("expires_at", prevS)
 		if err != nil {
-			return lease.Lease{}, fail(ctx, r.op, r.t.name, err)
+			return driver.Lease{}, fail(ctx, r.op, r.t.name, err)
 		}
 		now, err := parseTime("database clock", nowS)
 		if err != nil {
-			return lease.Lease{}, fail(ctx, r.op, r.t.name, err)
+			return driver.Lease{}, fail(ctx, r.op, r.t.name, err)
 		}
 		args := append(s.tokenArgs(r.t, r.us, r.token), r.l.MachineID, r.old, seen)
 		nl, ok, err := s.write(ctx, r.ss, r.t, r.t.q.reclaimSeen, args, r.us)
@@ -457,17 +457,17 @@ func (s *Strategy) reclaimReadWrite(ctx context.Context, r reclaim) (lease.Lease
 		}
 		return nl, nil
 	}
-	return lease.Lease{}, leasekit.Errorf(pkg, lease.ErrRetry, "%s: the row kept changing between read and write (%d tries)", r.op, reclaimReads)
+	return driver.Lease{}, leasekit.Errorf(pkg, driver.ErrRetry, "%s: the row kept changing between read and write (%d tries)", r.op, reclaimReads)
 }
 
 // unknown is the result of a reclaim whose write failed: the lease with
 // the new token beside the error when the outcome is unknown.
-func (s *Strategy) unknown(ctx context.Context, r reclaim, err error) (lease.Lease, error) {
+func (s *Strategy) unknown(ctx context.Context, r reclaim, err error) (driver.Lease, error) {
 	err = fail(ctx, r.op, r.t.name, err)
-	if errors.Is(err, lease.ErrRetry) {
+	if errors.Is(err, driver.ErrRetry) {
 		return r.sent, err
 	}
-	return lease.Lease{}, err
+	return driver.Lease{}, err
 }
 
 // Release ends l now:
@@ -477,7 +477,7 @@ func (s *Strategy) unknown(ctx context.Context, r reclaim, err error) (lease.Lea
 //
 // A lease already taken over by someone else matches no row and is left
 // alone; that is not an error.
-func (s *Strategy) Release(ctx context.Context, l lease.Lease) error {
+func (s *Strategy) Release(ctx context.Context, l driver.Lease) error {
 	token, err := decode(l)
 	if err != nil {
 		return err

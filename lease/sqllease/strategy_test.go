@@ -3,13 +3,13 @@ package sqllease_test
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
+	sqldriver "database/sql/driver"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
 )
@@ -17,7 +17,7 @@ import (
 // fakeDriver is a database/sql driver the strategy cannot recognise.
 type fakeDriver struct{}
 
-func (fakeDriver) Open(string) (driver.Conn, error) { return nil, errors.New("fake") }
+func (fakeDriver) Open(string) (sqldriver.Conn, error) { return nil, errors.New("fake") }
 
 func init() { sql.Register("sqllease-fake", fakeDriver{}) }
 
@@ -37,8 +37,8 @@ func TestNewOptions(t *testing.T) {
 		"undetected driver": {fake, sqllease.Options{}},
 	} {
 		s, err := sqllease.New(c.db, c.opts)
-		if !errors.Is(err, lease.ErrConfig) || s != nil {
-			t.Errorf("%s: New = %v, %v; want lease.ErrConfig", name, s, err)
+		if !errors.Is(err, driver.ErrConfig) || s != nil {
+			t.Errorf("%s: New = %v, %v; want driver.ErrConfig", name, s, err)
 		} else if !strings.HasPrefix(err.Error(), "sqllease: ") {
 			t.Errorf("%s: message %q lacks the package prefix", name, err)
 		}
@@ -65,7 +65,7 @@ func TestBadDuration(t *testing.T) {
 	s := newStrategy(t, db, sqllease.Options{Table: newTable(t, db, migrations.SQLite)})
 	ctx := ctxT(t)
 	for _, d := range []time.Duration{0, -time.Second, 11 * 366 * 24 * time.Hour} {
-		if _, err := s.Acquire(ctx, d); !errors.Is(err, lease.ErrConfig) {
+		if _, err := s.Acquire(ctx, d); !errors.Is(err, driver.ErrConfig) {
 			t.Errorf("Acquire(%v) = %v; want ErrConfig", d, err)
 		}
 	}
@@ -73,7 +73,7 @@ func TestBadDuration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Renew(ctx, l, 0); !errors.Is(err, lease.ErrConfig) {
+	if _, err := s.Renew(ctx, l, 0); !errors.Is(err, driver.ErrConfig) {
 		t.Errorf("Renew(0) = %v; want ErrConfig", err)
 	}
 }
@@ -87,7 +87,7 @@ func TestForeignLease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, bad := range map[string]lease.Lease{
+	for name, bad := range map[string]driver.Lease{
 		"id -1":        {MachineID: -1, Token: l.Token},
 		"id 512":       {MachineID: 512, Token: l.Token},
 		"short token":  {MachineID: l.MachineID, Token: l.Token[:30]},
@@ -95,10 +95,10 @@ func TestForeignLease(t *testing.T) {
 		"other token":  {MachineID: l.MachineID, Token: strings.Repeat("0", 32)},
 		"other holder": {MachineID: (l.MachineID + 1) % 512, Token: l.Token},
 	} {
-		if _, err := s.Renew(ctx, bad, time.Minute); !errors.Is(err, lease.ErrLost) {
+		if _, err := s.Renew(ctx, bad, time.Minute); !errors.Is(err, driver.ErrLost) {
 			t.Errorf("%s: Renew = %v; want ErrLost", name, err)
 		}
-		if _, err := s.Reclaim(ctx, bad, time.Minute); !errors.Is(err, lease.ErrLost) {
+		if _, err := s.Reclaim(ctx, bad, time.Minute); !errors.Is(err, driver.ErrLost) {
 			t.Errorf("%s: Reclaim = %v; want ErrLost", name, err)
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
@@ -22,7 +22,7 @@ const maxDuration = 10 * 366 * 24 * time.Hour
 func parseTime(what, s string) (time.Time, error) {
 	t, err := time.ParseInLocation(textLayout, strings.TrimSuffix(s, "Z"), time.UTC)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("%s %s is not a UTC timestamp in the lease table's format (was the table written by another tool?): %w", what, leasekit.Quote(s), lease.ErrConfig)
+		return time.Time{}, fmt.Errorf("%s %s is not a UTC timestamp in the lease table's format (was the table written by another tool?): %w", what, leasekit.Quote(s), driver.ErrConfig)
 	}
 	return t, nil
 }
@@ -31,7 +31,7 @@ func parseTime(what, s string) (time.Time, error) {
 // never shorter than the one asked for.
 func micros(d time.Duration) (int64, error) {
 	if d <= 0 || d > maxDuration {
-		return 0, fmt.Errorf("lease duration %v outside (0, %v]: %w", d, maxDuration, lease.ErrConfig)
+		return 0, fmt.Errorf("lease duration %v outside (0, %v]: %w", d, maxDuration, driver.ErrConfig)
 	}
 	return int64((d + time.Microsecond - 1) / time.Microsecond), nil
 }

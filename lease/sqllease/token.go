@@ -3,7 +3,7 @@ package sqllease
 import (
 	"encoding/hex"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
@@ -17,13 +17,13 @@ func newToken() (raw []byte, text string) {
 
 // decode checks that l could have come from this strategy and returns its
 // raw token. A lease that could not have is not ours: ErrLost.
-func decode(l lease.Lease) ([]byte, error) {
+func decode(l driver.Lease) ([]byte, error) {
 	if !leasekit.ValidID(l.MachineID) {
-		return nil, leasekit.Errorf(pkg, lease.ErrLost, "machine ID %d outside 0..%d", l.MachineID, leasekit.IDs-1)
+		return nil, leasekit.Errorf(pkg, driver.ErrLost, "machine ID %d outside 0..%d", l.MachineID, leasekit.IDs-1)
 	}
 	b, err := hex.DecodeString(l.Token)
 	if err != nil || len(b) != leasekit.TokenBytes {
-		return nil, leasekit.Errorf(pkg, lease.ErrLost, "machine ID %d: token is not %d hex-encoded bytes", l.MachineID, leasekit.TokenBytes)
+		return nil, leasekit.Errorf(pkg, driver.ErrLost, "machine ID %d: token is not %d hex-encoded bytes", l.MachineID, leasekit.TokenBytes)
 	}
 	return b, nil
 }

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/once-go/once/internal/testenv"
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
 )
@@ -42,7 +42,7 @@ func TestAcquireUnknownOutcome(t *testing.T) {
 		}
 		l.arm("UPDATE")
 		got, err := s.Acquire(ctx, time.Hour)
-		if !errors.Is(err, lease.ErrRetry) {
+		if !errors.Is(err, driver.ErrRetry) {
 			t.Fatalf("Acquire with the claim's reply lost: %v; want ErrRetry", err)
 		}
 		if got.MachineID != 0 || len(got.Token) != 32 {
@@ -75,8 +75,8 @@ func TestReclaimUnknownOutcome(t *testing.T) {
 		if d == migrations.Postgres {
 			l.arm("WITH") // the one-statement reclaim
 		}
-		got, err := s.Reclaim(ctx, lease.Lease{MachineID: old.MachineID, Token: old.Token}, time.Hour)
-		if !errors.Is(err, lease.ErrRetry) {
+		got, err := s.Reclaim(ctx, driver.Lease{MachineID: old.MachineID, Token: old.Token}, time.Hour)
+		if !errors.Is(err, driver.ErrRetry) {
 			t.Fatalf("Reclaim with the reply lost: %v; want ErrRetry", err)
 		}
 		if got.MachineID != old.MachineID || len(got.Token) != 32 || got.Token == old.Token {
@@ -86,7 +86,7 @@ func TestReclaimUnknownOutcome(t *testing.T) {
 		if r := rowOf(t, ctx, look, old.MachineID); !r.Held || hex.EncodeToString(r.Token) != got.Token {
 			t.Fatalf("row after the lost reply: held %v, token %x; want held by the new token %s", r.Held, r.Token, got.Token)
 		}
-		if _, err := s.Renew(ctx, old, time.Hour); !errors.Is(err, lease.ErrLost) {
+		if _, err := s.Renew(ctx, old, time.Hour); !errors.Is(err, driver.ErrLost) {
 			t.Errorf("Renew with the replaced token: %v; want ErrLost", err)
 		}
 		if err := s.Release(ctx, got); err != nil {
@@ -124,7 +124,7 @@ func TestCommitUnknownOutcome(t *testing.T) {
 	}
 	l.armCommit("UPDATE")
 	got, err := s.Acquire(ctx, time.Hour)
-	if !errors.Is(err, lease.ErrRetry) || !strings.Contains(err.Error(), "commit") {
+	if !errors.Is(err, driver.ErrRetry) || !strings.Contains(err.Error(), "commit") {
 		t.Fatalf("Acquire with the COMMIT's reply lost: %v; want ErrRetry naming the commit", err)
 	}
 	if got.MachineID != 0 || len(got.Token) != 32 {

@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"strings"
 
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 	"github.com/once-go/once/migrations"
 )
@@ -72,7 +72,7 @@ func (s *Strategy) checkZone(ctx context.Context, r runner, t *table) error {
 	if s.dialect == migrations.MySQL {
 		fix = "default_time_zone = '+00:00' in the server's configuration"
 	}
-	return leasekit.Errorf(pkg, lease.ErrConfig,
+	return leasekit.Errorf(pkg, driver.ErrConfig,
 		"table %s is shared with the Elixir NoNoncense library, which reads its clock as CURRENT_TIMESTAMP in the database's default time zone, "+
 			"and that zone is %s, not UTC: the two libraries would take machine IDs the other holds; set the default time zone to UTC (%s), "+
 			"or set Options.Sharing to GoOnly if no Elixir process uses this table",
@@ -122,7 +122,7 @@ func (s *Strategy) defaultZone(ctx context.Context, r runner, t *table) (string,
 	case roleDB.Valid:
 		return roleDB.String, nil
 	}
-	return "", leasekit.Errorf(pkg, lease.ErrConfig,
+	return "", leasekit.Errorf(pkg, driver.ErrConfig,
 		"table %s is shared with the Elixir NoNoncense library, which uses the database's default time zone, but this connection sets its own (%s, from the %s), "+
 			"so the default cannot be read; connect without a time zone setting, set it per database (ALTER DATABASE <db> SET timezone = 'UTC'), "+
 			"or set Options.Sharing to GoOnly if no Elixir process uses this table",

@@ -55,8 +55,12 @@ func TestRedisRestartKeepsHashLeases(t *testing.T) {
 					t.Fatal(err)
 				}
 				var once sync.Once
-				m, err := lease.Start(ctx, s, lease.Options{Factories: []lease.Factory{f}, LeaseDuration: 30 * time.Second, RenewInterval: 12 * time.Second,
-					OnLost: func(err error) { once.Do(func() { reason <- err }) }})
+				m, err := lease.Start(ctx, s, lease.Options{Factories: []*nonce.Factory{f}, LeaseDuration: 30 * time.Second, RenewInterval: 12 * time.Second,
+					Events: func(e lease.Event) {
+						if e.Kind == lease.EventLost {
+							once.Do(func() { reason <- e.Err })
+						}
+					}})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -13,7 +13,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	_ "github.com/once-go/once/internal/sqlitedrv" // registers "sqlite"
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/etcdlease"
 	"github.com/once-go/once/lease/k8slease"
 	"github.com/once-go/once/lease/redislease"
@@ -27,7 +27,7 @@ var Coordinators = []string{"postgres", "mariadb", "mysql9", "sqlite", "redis7",
 // connect opens the coordinator the way a service does (its own client,
 // the table created at every start) and returns the strategy and a
 // closer.
-func connect(ctx context.Context, coord, target, ns string) (lease.Strategy, func() error, error) {
+func connect(ctx context.Context, coord, target, ns string) (driver.Strategy, func() error, error) {
 	switch coord {
 	case "postgres", "mariadb", "mysql9", "sqlite":
 		driver := map[string]string{"postgres": "pgx", "mariadb": "mysql", "mysql9": "mysql", "sqlite": "sqlite"}[coord]

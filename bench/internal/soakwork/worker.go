@@ -95,18 +95,18 @@ func Run(cfg Config) error {
 		switch {
 		case e.Kind == lease.EventStart && (e.Op == lease.OpAcquire || e.Op == lease.OpReclaim || e.Op == lease.OpRenew):
 			opStart = now
-		case e.Kind == lease.EventEnd && (e.Op == lease.OpAcquire || e.Op == lease.OpReclaim) && e.Result == "ok":
-			rec.Event(e.MachineID, soakrec.Acquired, sent(opStart, now, e.Duration), e.Op)
-		case e.Kind == lease.EventEnd && e.Op == lease.OpRenew && e.Result == "ok":
+		case e.Kind == lease.EventEnd && (e.Op == lease.OpAcquire || e.Op == lease.OpReclaim) && e.Err == nil:
+			rec.Event(e.MachineID, soakrec.Acquired, sent(opStart, now, e.Duration), string(e.Op))
+		case e.Kind == lease.EventEnd && e.Op == lease.OpRenew && e.Err == nil:
 			rec.Event(e.MachineID, soakrec.Renewed, sent(opStart, now, e.Duration), "")
-		case e.Kind == lease.EventEnd && e.Op == lease.OpRelease && e.Result == "ok":
-			rec.Event(e.MachineID, soakrec.Released, now, e.Source)
+		case e.Kind == lease.EventEnd && e.Op == lease.OpRelease && e.Err == nil:
+			rec.Event(e.MachineID, soakrec.Released, now, "")
 		case e.Kind == lease.EventLost:
 			rec.Event(e.MachineID, soakrec.Lost, now, fmt.Sprint(e.Err))
 		}
 	}
 	m, err := lease.Start(ctx, strategy, lease.Options{
-		Factories:      []lease.Factory{ids},
+		Factories:      []*nonce.Factory{ids},
 		LeaseDuration:  cfg.LeaseDuration,
 		RenewInterval:  cfg.RenewInterval,
 		AcquireTimeout: 60 * time.Second,

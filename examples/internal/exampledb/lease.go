@@ -51,7 +51,7 @@ func StartLease(ctx context.Context, db *DB, logTo io.Writer) (*Lease, error) {
 		return nil, fmt.Errorf("ONCE_KEY: %w", err)
 	}
 	m, err := lease.Start(ctx, s, lease.Options{
-		Factories:      []lease.Factory{f},
+		Factories:      []*nonce.Factory{f},
 		AcquireTimeout: 20 * time.Second,
 		Logger:         slog.New(slog.NewTextHandler(logTo, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})

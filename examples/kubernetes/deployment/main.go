@@ -70,7 +70,7 @@ func run(ctx context.Context, out io.Writer) error {
 	// The wiring: strategy -> lease manager -> factory -> once's generator.
 	// Start's context bounds the start only; the manager lives until Close.
 	m, err := lease.Start(context.WithoutCancel(ctx), s, lease.Options{
-		Factories:      []lease.Factory{f},
+		Factories:      []*nonce.Factory{f},
 		LeaseDuration:  k8slease.LeaseDuration, // 1m: a dead pod's ID frees within minutes, not hours
 		RenewInterval:  k8slease.RenewInterval,
 		AcquireTimeout: k8slease.AcquireTimeout,      // room to watch a dead holder's Lease expire

@@ -20,7 +20,7 @@ import (
 	"github.com/once-go/once/internal/faultproxy"
 	"github.com/once-go/once/internal/faultsuite"
 	"github.com/once-go/once/internal/testenv"
-	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/etcdlease"
 )
 
@@ -63,7 +63,7 @@ func etcdConnect(target, ns string, _ int) (*faultsuite.Client, error) {
 		return nil, err
 	}
 	return &faultsuite.Client{
-		Strategy: func(lowest bool) (lease.Strategy, error) {
+		Strategy: func(lowest bool) (driver.Strategy, error) {
 			return etcdlease.New(c, etcdlease.Options{Prefix: ns, LowestFirst: lowest})
 		},
 		Close: c.Close,
@@ -73,7 +73,7 @@ func etcdConnect(target, ns string, _ int) (*faultsuite.Client, error) {
 // etcdHoldStrategy is a strategy on sp (the space of the etcd
 // coordinator) whose Release keeps the ID taken for hold (0: the default
 // hold; negative: none).
-func etcdHoldStrategy(t *testing.T, sp *faultsuite.Space, hold time.Duration) lease.Strategy {
+func etcdHoldStrategy(t *testing.T, sp *faultsuite.Space, hold time.Duration) driver.Strategy {
 	t.Helper()
 	c, err := clientv3.New(clientv3.Config{Endpoints: []string{sp.Target}, DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
 	if err != nil {

@@ -1,4 +1,4 @@
-package lease
+package driver
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 
 // Reclaimer is an optional capability of a [Strategy]: taking back a lease
 // this process held before it restarted, from the machine ID and token it
-// persisted (see Options.StateFile), so a crash loop does not drain the
+// persisted (see lease.Options.StateFile), so a crash loop does not drain the
 // pool of machine IDs.
 //
 // Reclaim renews l for d given only l.MachineID and l.Token (the other

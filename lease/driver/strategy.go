@@ -1,44 +1,9 @@
-package lease
+package driver
 
 import (
 	"context"
 	"time"
 )
-
-// Lease is what a [Strategy] hands out: a machine ID and the proof that the
-// caller owns it until the coordinator's TTL runs out.
-//
-// The manager treats Token as opaque; a strategy puts whatever it needs to
-// renew and release in it (a random token, a row version, a key name).
-type Lease struct {
-	// MachineID is the leased machine ID, 0..511.
-	MachineID int
-	// Token proves ownership to the coordinator. Opaque to the manager.
-	Token string
-	// TTL is the lifetime the coordinator granted, counted from when the
-	// request was sent (the manager measures it on its own monotonic clock).
-	TTL time.Duration
-	// PrevExpiry is the coordinator-clock expiry of the previous holder of
-	// this machine ID, when the coordinator reports one (SQL: the row's old
-	// expires_at). Zero when unknown or never held. The manager's hand-off
-	// guard uses it so the new holder never emits a timestamp the previous
-	// holder could have emitted.
-	PrevExpiry time.Time
-	// CoordinatorNow is the coordinator's clock when it granted or renewed
-	// the lease, zero when unknown.
-	CoordinatorNow time.Time
-	// ReleaseHold is how long the coordinator keeps a machine ID taken
-	// after its holder releases it (Strategy.Release), before anyone can
-	// acquire it again; 0 when a release frees it at once. It describes
-	// the strategy's configuration, not this lease: a strategy reports the
-	// same value on every Lease it returns (Acquire, Renew, Reclaim), and
-	// every holder sharing a namespace must release the same way. The
-	// manager's hand-off guard uses it when the strategy reports
-	// CoordinatorNow but no PrevExpiry (Redis): an ID found free was
-	// either expired or released at least ReleaseHold earlier (see
-	// handoffNotBefore in timing.go). Negative counts as 0.
-	ReleaseHold time.Duration
-}
 
 // Strategy hands out machine-ID leases. Every call takes a context that
 // bounds it; a strategy must return promptly when the context ends, and
@@ -47,7 +12,7 @@ type Lease struct {
 // (a hung driver, a busy wait): it stops waiting at the deadline and, once
 // such a call returns, releases whatever lease it may have left behind.
 //
-// Errors are classified with the package's sentinels:
+// Errors are classified with this package's sentinels:
 //   - [ErrLost]: the coordinator positively says the lease is not ours.
 //   - [ErrRetry]: the outcome is unknown (timeout, connection error, pool
 //     exhaustion); the operation may or may not have been applied.
@@ -82,8 +47,8 @@ type Strategy interface {
 }
 
 // DurationDefaulter is an optional capability of a [Strategy]: the lease
-// duration the manager requests when Options.LeaseDuration is zero, in
-// place of [DefaultLeaseDuration].
+// duration the manager requests when its options leave the duration zero
+// (lease.Options.LeaseDuration), in place of [DefaultLeaseDuration].
 //
 // A strategy whose coordinator is the application's own database returns
 // [DefaultDBLeaseDuration] (1 h): an outage of that database stops the
