@@ -182,7 +182,7 @@ func TestActivateFailureIsConfigError(t *testing.T) {
 }
 
 func TestOptionsValidation(t *testing.T) {
-	ids, err := nonce.New(nonce.Config{AwaitLease: true})
+	ids, err := nonce.New(nonce.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

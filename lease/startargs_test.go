@@ -16,7 +16,7 @@ import (
 // argument, not panics, and claim nothing.
 func TestStartRejectsBadArguments(t *testing.T) {
 	var typedNil *nonce.Factory
-	generating, err := nonce.New(nonce.Config{})
+	generating, err := nonce.New(nonce.Config{Fixed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestStartRejectsBadArguments(t *testing.T) {
 				s = f
 			}
 			if c.fs == nil {
-				ids, err := nonce.New(nonce.Config{AwaitLease: true})
+				ids, err := nonce.New(nonce.Config{})
 				if err != nil {
 					t.Fatal(err)
 				}

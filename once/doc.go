@@ -6,15 +6,15 @@
 // OrgID are distinct types that the compiler keeps apart; new IDs come from
 // the nonce factory set with [SetGenerator] (one a lease manager protects):
 //
-//	type userKind struct{}
+//	type userSpec struct{}
 //
-//	func (userKind) Options() once.Options {
+//	func (userSpec) Options() once.Options {
 //		return once.Options{Prefix: "usr_", Mask: true}
 //	}
 //
-//	type UserID = once.Typed[userKind]
+//	type UserID = once.Typed[userSpec]
 //
-//	once.SetGenerator(ids)                 // a *nonce.Factory
+//	once.DefaultBinding().Set(ids)                 // a *nonce.Factory
 //	if err := once.Check(UserID{}); err != nil { ... } // invalid options, at startup
 //	id, err := once.NewAs[UserID]()        // an error, never a zero ID, while no lease is held
 //	id, err = once.ParseAs[UserID]("usr_zAjhfZyAAAE")

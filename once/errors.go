@@ -66,7 +66,7 @@ func inType(err error, typ string) error {
 
 // errNoGenerator is returned when no factory is bound.
 var errNoGenerator = &idError{kind: ErrNoGenerator,
-	msg: "once: no generator: call once.SetGenerator or bind one with Options.Generator"}
+	msg: "once: no generator: call once.DefaultBinding().Set or bind one with Options.Generator"}
 
 // noKeyError is returned when masking and the bound factory has no key.
 func noKeyError(cause error) error {

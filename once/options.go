@@ -171,7 +171,7 @@ type Kind interface {
 }
 
 // Check validates the options of ID types at startup: pass kinds
-// (userKind{}) or IDs (UserID{}). It returns nil or the [ErrConfig] errors
+// (userSpec{}) or IDs (UserID{}). It returns nil or the [ErrConfig] errors
 // of all invalid ones joined, each naming its type and option; a nil or
 // pointer argument is such an error too, naming its position.
 func Check(kinds ...Kind) error {

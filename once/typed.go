@@ -11,11 +11,11 @@ import (
 // struct type with an Options method. Distinct kinds make distinct ID types
 // that cannot be mixed up:
 //
-//	type userKind struct{}
+//	type userSpec struct{}
 //
-//	func (userKind) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
+//	func (userSpec) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
 //
-//	type UserID = once.Typed[userKind]
+//	type UserID = once.Typed[userSpec]
 //
 // K{}.Options() is called once, on the type's first use; it must return the
 // same options every time (bind a factory that is set later through a

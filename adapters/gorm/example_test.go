@@ -17,11 +17,11 @@ import (
 	"github.com/once-go/once/once"
 )
 
-type customerKind struct{}
+type customerSpec struct{}
 
-func (customerKind) Options() once.Options { return once.Options{Prefix: "cus_"} }
+func (customerSpec) Options() once.Options { return once.Options{Prefix: "cus_"} }
 
-type CustomerID = once.Typed[customerKind]
+type CustomerID = once.Typed[customerSpec]
 
 type Customer struct {
 	ID   CustomerID
@@ -30,9 +30,9 @@ type Customer struct {
 
 func Example() {
 	// In production a lease manager activates the factory (AwaitLease).
-	f, _ := nonce.New(nonce.Config{MachineID: 1})
-	once.SetGenerator(f)
-	defer once.SetGenerator(nil)
+	f, _ := nonce.New(nonce.Config{Fixed: true, MachineID: 1})
+	once.DefaultBinding().Set(f)
+	defer once.DefaultBinding().Set(nil)
 
 	sqlDB, _ := sql.Open("sqlite", "file:oncegorm-example?mode=memory&cache=shared")
 	defer sqlDB.Close()
@@ -60,9 +60,9 @@ func Example() {
 // the client; the plugin refuses it. An import keeps its keys by opting
 // in for its creates.
 func ExampleWithPresetIDs() {
-	f, _ := nonce.New(nonce.Config{MachineID: 1})
-	once.SetGenerator(f)
-	defer once.SetGenerator(nil)
+	f, _ := nonce.New(nonce.Config{Fixed: true, MachineID: 1})
+	once.DefaultBinding().Set(f)
+	defer once.DefaultBinding().Set(nil)
 	ctx := context.Background()
 
 	sqlDB, _ := sql.Open("sqlite", "file:oncegorm-preset-example?mode=memory&cache=shared")

@@ -41,7 +41,7 @@ type leaseView struct {
 }
 
 func newLeaseWatch() (*leaseWatch, error) {
-	f, err := nonce.New(nonce.Config{AwaitLease: true})
+	f, err := nonce.New(nonce.Config{})
 	if err != nil {
 		return nil, fmt.Errorf("the lease's nonce factory: %w", err)
 	}

@@ -32,7 +32,7 @@ func TestLeaseEvents(t *testing.T) {
 	ch := make(chan lease.Event, 5)
 	var dropped atomic.Int64
 	feed := feedLease(ch, &dropped)
-	f, err := nonce.New(nonce.Config{AwaitLease: true})
+	f, err := nonce.New(nonce.Config{})
 	require.NoError(t, err)
 	m, err := lease.Start(t.Context(), leasetest.NewMemory(512), lease.Options{
 		Factories: []*nonce.Factory{f},

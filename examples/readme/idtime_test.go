@@ -25,14 +25,14 @@ func (c *clock) Set(t time.Time) { c.mu.Lock(); c.now = t; c.mu.Unlock() }
 // ID types of the time test, bound to the test's factory.
 var timeGen once.Binding
 
-type counterKind struct{}
+type counterSpec struct{}
 
-func (counterKind) Options() once.Options { return once.Options{Prefix: "cnt_", Generator: &timeGen} }
+func (counterSpec) Options() once.Options { return once.Options{Prefix: "cnt_", Generator: &timeGen} }
 
-type sortableKind struct{}
+type sortableSpec struct{}
 
-func (sortableKind) Options() once.Options {
-	return once.Options{Prefix: "srt_", Nonce: once.Sortable, Generator: &timeGen}
+func (sortableSpec) Options() once.Options {
+	return once.Options{Prefix: "srt_", Nonce: nonce.Sortable, Generator: &timeGen}
 }
 
 // TestIDTime pins what the README, docs/ids.md and docs/sql.md say an ID's
@@ -43,7 +43,7 @@ func (sortableKind) Options() once.Options {
 func TestIDTime(t *testing.T) {
 	start := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	c := &clock{now: start}
-	f, err := nonce.New(nonce.Config{MachineID: 5, AwaitLease: true, Now: c.Now})
+	f, err := nonce.New(nonce.Config{Now: c.Now})
 	require.NoError(t, err)
 	prev := timeGen.Factory()
 	timeGen.Set(f)
@@ -52,17 +52,17 @@ func TestIDTime(t *testing.T) {
 
 	// Ten counter IDs over 8 s, and ten sortable ones beside them.
 	type made struct {
-		counter  once.Typed[counterKind]
-		sortable once.Typed[sortableKind]
+		counter  once.Typed[counterSpec]
+		sortable once.Typed[sortableSpec]
 		at       time.Time
 	}
 	var ids []made
 	for i := range 10 {
 		at := start.Add(time.Duration(i) * 889 * time.Millisecond).Add(123 * time.Microsecond)
 		c.Set(at)
-		cid, err := once.NewAs[once.Typed[counterKind]]()
+		cid, err := once.NewAs[once.Typed[counterSpec]]()
 		require.NoError(t, err)
-		sid, err := once.NewAs[once.Typed[sortableKind]]()
+		sid, err := once.NewAs[once.Typed[sortableSpec]]()
 		require.NoError(t, err)
 		ids = append(ids, made{cid, sid, at})
 	}
@@ -84,7 +84,7 @@ func TestIDTime(t *testing.T) {
 	c.Set(at)
 	var last time.Time
 	for range 3 * 8192 {
-		id, err := once.NewAs[once.Typed[counterKind]]()
+		id, err := once.NewAs[once.Typed[counterSpec]]()
 		require.NoError(t, err)
 		ct, err := once.TimeOf(id)
 		require.NoError(t, err)

@@ -6,27 +6,28 @@ import (
 	"time"
 
 	"github.com/once-go/once/migrations"
+	"github.com/once-go/once/nonce"
 	"github.com/once-go/once/once"
 )
 
 // The time bounds of docs/ids.md and the SQL functions of docs/sql.md;
 // their test (timebounds_test.go) runs them.
 
-// orderKind declares OrderID, made as sortable nonces: the time inside an
+// orderSpec declares OrderID, made as sortable nonces: the time inside an
 // order's ID is when it was placed.
-type orderKind struct{}
+type orderSpec struct{}
 
-func (orderKind) Options() once.Options { return once.Options{Prefix: "ord_", Nonce: once.Sortable} }
+func (orderSpec) Options() once.Options { return once.Options{Prefix: "ord_", Nonce: nonce.Sortable} }
 
 // OrderID is the ID of table orders (id bigint primary key).
-type OrderID = once.Typed[orderKind]
+type OrderID = once.Typed[orderSpec]
 
 // ordersOn returns the orders placed on day (UTC) in ID order, with the
 // time each was placed.
 func ordersOn(ctx context.Context, db *sql.DB, day time.Time) (ids []OrderID, placed []time.Time, err error) {
 	// readme:begin time-bounds
 	// Imports: "github.com/once-go/once/once".
-	// OrderID is made as sortable nonces (Options{Nonce: once.Sortable}).
+	// OrderID is made as sortable nonces (Options{Nonce: nonce.Sortable}).
 	lo, hi, err := once.IDRange[OrderID](day, day.AddDate(0, 0, 1)) // [from, to)
 	if err != nil {
 		return nil, nil, err // once.ErrTimeRange: before 2025 or after 2164, or from >= to

@@ -35,7 +35,7 @@ func (fixedSeven) Release(context.Context, driver.Lease) error { return nil }
 // A strategy implements driver.Strategy; an application hands it to
 // lease.Start.
 func Example() {
-	f, err := nonce.New(nonce.Config{AwaitLease: true})
+	f, err := nonce.New(nonce.Config{})
 	if err != nil {
 		panic(err)
 	}

@@ -39,7 +39,7 @@ func Example() {
 	if err := s.Check(ctx); err != nil { // unreachable: ErrRetry; no permission: ErrConfig
 		log.Fatal(err)
 	}
-	f, _ := nonce.New(nonce.Config{AwaitLease: true})
+	f, _ := nonce.New(nonce.Config{})
 	m, err := lease.Start(ctx, s, lease.Options{Factories: []*nonce.Factory{f}})
 	if err != nil {
 		log.Fatal(err)

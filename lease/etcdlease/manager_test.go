@@ -37,7 +37,7 @@ func TestManagerEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := nonce.New(nonce.Config{AwaitLease: true})
+	f, err := nonce.New(nonce.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

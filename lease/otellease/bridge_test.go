@@ -114,7 +114,7 @@ func TestBridge(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The bubble's clock starts in 2000, before the default epoch.
-		f, err := nonce.New(nonce.Config{AwaitLease: true, Epoch: time.Date(1999, 1, 1, 0, 0, 0, 0, time.UTC)})
+		f, err := nonce.New(nonce.Config{Epoch: time.Date(1999, 1, 1, 0, 0, 0, 0, time.UTC)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -27,7 +27,7 @@ func Example() {
 	}
 	defer bridge.Close()
 
-	f, _ := nonce.New(nonce.Config{AwaitLease: true})
+	f, _ := nonce.New(nonce.Config{})
 	ctx := context.Background()
 	m, err := lease.Start(ctx, s, lease.Options{
 		Factories: []*nonce.Factory{f},

@@ -271,7 +271,7 @@ func TestCopiedStateFileHelper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := nonce.New(nonce.Config{AwaitLease: true})
+	f, err := nonce.New(nonce.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ type holding struct {
 // ends.
 func startHolder(t *testing.T, s driver.Strategy, timeout time.Duration) (holding, error) {
 	t.Helper()
-	f, err := nonce.New(nonce.Config{AwaitLease: true})
+	f, err := nonce.New(nonce.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
