@@ -65,9 +65,9 @@ func (f *Factory) Activate(machineID int, notBefore, validUntil time.Time) error
 
 // Enable re-enables the current lease after a Disable (the same lease was
 // renewed): counters continue where they were. validUntil is the new
-// deadline (zero: none). Errors (ErrDisabled): no lease to resume (New
-// with AwaitLease and no Activate yet, or a failed Activate), or validUntil
-// has already passed.
+// deadline (zero: none). Errors (ErrDisabled): no lease to resume (no
+// Activate yet on a factory that is not Fixed, or a failed Activate), or
+// validUntil has already passed.
 func (f *Factory) Enable(validUntil time.Time) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

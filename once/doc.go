@@ -2,21 +2,22 @@
 // struct field: a plain bigint in the database, a short, optionally prefixed
 // and masked string in the application and its JSON API.
 //
-// A typed ID carries its options in a zero-size kind type, so UserID and
+// A typed ID carries its options in a zero-size spec type, so UserID and
 // OrgID are distinct types that the compiler keeps apart; new IDs come from
-// the nonce factory set with [SetGenerator] (one a lease manager protects):
+// the nonce factory bound to [DefaultBinding] (one a lease manager
+// protects):
 //
-//	type userKind struct{}
+//	type userSpec struct{}
 //
-//	func (userKind) Options() once.Options {
+//	func (userSpec) Options() once.Options {
 //		return once.Options{Prefix: "usr_", Mask: true}
 //	}
 //
-//	type UserID = once.Typed[userKind]
+//	type UserID = once.Typed[userSpec]
 //
-//	once.SetGenerator(ids)                 // a *nonce.Factory
+//	once.DefaultBinding().Set(ids)                      // ids: a *nonce.Factory
 //	if err := once.Check(UserID{}); err != nil { ... } // invalid options, at startup
-//	id, err := once.NewAs[UserID]()        // an error, never a zero ID, while no lease is held
+//	id, err := once.NewAs[UserID]()                     // an error, never a zero ID, while no lease is held
 //	id, err = once.ParseAs[UserID]("usr_zAjhfZyAAAE")
 //
 // The in-memory value is the stored 64-bit value (the plaintext when masked),

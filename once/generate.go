@@ -10,7 +10,7 @@ import (
 
 // A Binding names the nonce factory that ID types draw new values and their
 // masking cipher from. Bind a type explicitly with Options.Generator; types
-// without one use the process default ([SetGenerator]). The factory can be
+// without one use the process default, [DefaultBinding]. The factory can be
 // set or replaced at any time (e.g. once the key is loaded), also after the
 // type's options were cached. The zero Binding is unbound; it is safe for
 // concurrent use.
@@ -36,21 +36,22 @@ func (b *Binding) Factory() *nonce.Factory {
 	return b.f.Load()
 }
 
-// defaultBinding is the process default generator: the package's one piece
-// of mutable state.
+// defaultBinding is the process default: the package's one piece of
+// mutable state.
 var defaultBinding Binding
 
-// SetGenerator sets the process default generator: the factory that [New]
-// and every ID type without its own Options.Generator draw new IDs and the
-// masking cipher from. The application (or its lease set-up) calls it at
-// startup with a factory that the lease manager activates; nil unsets it.
-func SetGenerator(f *nonce.Factory) { defaultBinding.Set(f) }
+// DefaultBinding returns the binding that [New] and every ID type whose
+// Options.Generator is nil draw new IDs and the masking cipher from. The
+// application (or its lease set-up) binds it at startup to a factory that a
+// lease manager activates:
+//
+//	once.DefaultBinding().Set(ids) // ids: a *nonce.Factory
+//
+// Set(nil) unbinds it.
+func DefaultBinding() *Binding { return &defaultBinding }
 
-// DefaultGenerator returns the factory set with [SetGenerator], or nil.
-func DefaultGenerator() *nonce.Factory { return defaultBinding.Factory() }
-
-// New returns a new ID from the default generator (a counter nonce). It
-// returns an error, never a zero ID, while no generator is set
+// New returns a new ID from the default binding's factory (a counter
+// nonce). It returns an error, never a zero ID, while no factory is bound
 // ([ErrNoGenerator]) or the factory holds no lease (nonce.ErrDisabled).
 func New() (ID, error) {
 	v, err := plain.newValue()
@@ -71,7 +72,7 @@ func (o Options) New() (ID, error) {
 // once instead of on every call: for code that draws many IDs of a type it
 // knows only at run time, such as the ORM adapters filling a batch (a
 // typed ID known at compile time has [NewAs]). Invalid options are its
-// error. The function reads o.Generator (or the default generator) on each
+// error. The function reads o.Generator (or the default binding) on each
 // call, as New does, and is safe for concurrent use.
 func (o Options) NewFunc() (func() (ID, error), error) {
 	c, err := o.resolve()
@@ -136,9 +137,9 @@ func (c *codec) newValueSlow() (uint64, error) {
 		var v uint64
 		var err error
 		switch c.nonce {
-		case Sortable:
+		case nonce.Sortable:
 			v, err = f.Sortable64()
-		case Encrypted:
+		case nonce.Encrypted:
 			v, err = f.Encrypted64()
 		default:
 			v, err = f.Counter64()
