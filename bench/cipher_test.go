@@ -34,8 +34,8 @@ func BenchmarkCipher64(b *testing.B) {
 // difference, and one uncontended atomic add (atomic-add), the floor of any
 // counter shared by goroutines: the unit of the NewAs target (at most 1.6x).
 func BenchmarkNonce(b *testing.B) {
-	counter := idleFactory(nonce.Config{})
-	encrypted := idleFactory(nonce.Config{})
+	counter := idleFactory(nonce.Config{Fixed: true})
+	encrypted := idleFactory(nonce.Config{Fixed: true})
 	var word struct {
 		_ [64]byte
 		atomic.Uint64

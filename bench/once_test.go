@@ -44,11 +44,11 @@ func idleFactory(cfg nonce.Config) *nonce.Factory {
 }
 
 var (
-	counterGen   = once.Bind(idleFactory(nonce.Config{}))
-	sortableGen  = once.Bind(mustFactory(nonce.Config{}))
-	encryptedGen = once.Bind(idleFactory(nonce.Config{})) // Blowfish, the default 64-bit cipher, over counter nonces
-	speckGen     = once.Bind(mustFactory(nonce.Config{Cipher64: nonce.Speck}))
-	blowfishGen  = once.Bind(mustFactory(nonce.Config{Cipher64: nonce.Blowfish}))
+	counterGen   = once.Bind(idleFactory(nonce.Config{Fixed: true}))
+	sortableGen  = once.Bind(mustFactory(nonce.Config{Fixed: true}))
+	encryptedGen = once.Bind(idleFactory(nonce.Config{Fixed: true})) // Blowfish, the default 64-bit cipher, over counter nonces
+	speckGen     = once.Bind(mustFactory(nonce.Config{Fixed: true, Cipher64: nonce.Speck}))
+	blowfishGen  = once.Bind(mustFactory(nonce.Config{Fixed: true, Cipher64: nonce.Blowfish}))
 )
 
 // sustainedGen is rebound to a fresh factory at the start of each
@@ -57,41 +57,41 @@ var (
 var sustainedGen = new(once.Binding)
 
 type (
-	counterKind        struct{}
-	sustainedKind      struct{}
-	sortableKind       struct{}
-	encryptedKind      struct{}
-	prefixedKind       struct{}
-	maskedKind         struct{}
-	maskedBlowfishKind struct{}
+	counterSpec        struct{}
+	sustainedSpec      struct{}
+	sortableSpec       struct{}
+	encryptedSpec      struct{}
+	prefixedSpec       struct{}
+	maskedSpec         struct{}
+	maskedBlowfishSpec struct{}
 )
 
-func (counterKind) Options() once.Options {
-	return once.Options{Nonce: once.Counter, Generator: counterGen}
+func (counterSpec) Options() once.Options {
+	return once.Options{Nonce: nonce.Counter, Generator: counterGen}
 }
-func (sustainedKind) Options() once.Options {
-	return once.Options{Nonce: once.Counter, Generator: sustainedGen}
+func (sustainedSpec) Options() once.Options {
+	return once.Options{Nonce: nonce.Counter, Generator: sustainedGen}
 }
-func (sortableKind) Options() once.Options {
-	return once.Options{Nonce: once.Sortable, Generator: sortableGen}
+func (sortableSpec) Options() once.Options {
+	return once.Options{Nonce: nonce.Sortable, Generator: sortableGen}
 }
-func (encryptedKind) Options() once.Options {
-	return once.Options{Nonce: once.Encrypted, Generator: encryptedGen}
+func (encryptedSpec) Options() once.Options {
+	return once.Options{Nonce: nonce.Encrypted, Generator: encryptedGen}
 }
-func (prefixedKind) Options() once.Options { return once.Options{Prefix: "user_"} }
-func (maskedKind) Options() once.Options   { return once.Options{Mask: true, Generator: speckGen} }
-func (maskedBlowfishKind) Options() once.Options {
+func (prefixedSpec) Options() once.Options { return once.Options{Prefix: "user_"} }
+func (maskedSpec) Options() once.Options   { return once.Options{Mask: true, Generator: speckGen} }
+func (maskedBlowfishSpec) Options() once.Options {
 	return once.Options{Mask: true, Generator: blowfishGen}
 }
 
 type (
-	counterID        = once.Typed[counterKind]
-	sustainedID      = once.Typed[sustainedKind]
-	sortableID       = once.Typed[sortableKind]
-	encryptedID      = once.Typed[encryptedKind]
-	prefixedID       = once.Typed[prefixedKind]
-	maskedID         = once.Typed[maskedKind]
-	maskedBlowfishID = once.Typed[maskedBlowfishKind]
+	counterID        = once.Typed[counterSpec]
+	sustainedID      = once.Typed[sustainedSpec]
+	sortableID       = once.Typed[sortableSpec]
+	encryptedID      = once.Typed[encryptedSpec]
+	prefixedID       = once.Typed[prefixedSpec]
+	maskedID         = once.Typed[maskedSpec]
+	maskedBlowfishID = once.Typed[maskedBlowfishSpec]
 )
 
 // nonceCeiling is the sustained cap of 64-bit counter and sortable nonces:
@@ -132,7 +132,7 @@ func onceGenerate() []impl {
 			}
 		}},
 		{"once-counter-sustained", func(b *testing.B) {
-			sustainedGen.Set(mustFactory(nonce.Config{}))
+			sustainedGen.Set(mustFactory(nonce.Config{Fixed: true}))
 			b.ReportAllocs()
 			for b.Loop() {
 				sinkSustained, sinkErr = once.NewAs[sustainedID]()
@@ -185,7 +185,7 @@ func onceGenerateParallel() []impl {
 			})
 		}},
 		{"once-counter-sustained", func(b *testing.B) {
-			sustainedGen.Set(mustFactory(nonce.Config{}))
+			sustainedGen.Set(mustFactory(nonce.Config{Fixed: true}))
 			b.ReportAllocs()
 			b.RunParallel(func(pb *testing.PB) {
 				var last sustainedID
@@ -213,7 +213,7 @@ type onceInputs struct {
 }
 
 var ours = sync.OnceValue(func() *onceInputs {
-	f := mustFactory(nonce.Config{})
+	f := mustFactory(nonce.Config{Fixed: true})
 	in := new(onceInputs)
 	for i := range n {
 		v, err := f.Counter64()

@@ -20,7 +20,7 @@ import (
 func Example() {
 	os.Setenv("EXAMPLE_POD_NAME", "web-3") // set by Kubernetes (Downward API)
 
-	f, err := nonce.New(nonce.Config{AwaitLease: true})
+	f, err := nonce.New(nonce.Config{})
 	if err != nil {
 		panic(err)
 	}
@@ -49,7 +49,7 @@ func Example() {
 // LeaseLost returns, OnLost learns why, and a dynamic strategy's manager
 // acquires a new lease.
 func ExampleManager_LeaseLost() {
-	f, _ := nonce.New(nonce.Config{AwaitLease: true})
+	f, _ := nonce.New(nonce.Config{})
 	lost := make(chan error, 1)
 	m, err := lease.Start(context.Background(), leasetest.NewMemory(512), lease.Options{
 		Factories: []lease.Factory{f},
@@ -74,7 +74,7 @@ func ExampleManager_LeaseLost() {
 // deterministic strategy's manager is closed.
 func ExampleManager_Done() {
 	os.Setenv("EXAMPLE_POD_NAME", "web-0")
-	f, _ := nonce.New(nonce.Config{AwaitLease: true})
+	f, _ := nonce.New(nonce.Config{})
 	m, err := lease.Start(context.Background(), envlease.New("EXAMPLE_POD_NAME", 0), lease.Options{
 		Factories: []lease.Factory{f},
 		Logger:    quiet,
@@ -93,7 +93,7 @@ func ExampleManager_Done() {
 // their IDs. Stop accepting and drain first, then Close the manager (new
 // IDs stop, the machine ID is released), then close the database.
 func ExampleStart_shutdown() {
-	ids, _ := nonce.New(nonce.Config{AwaitLease: true})
+	ids, _ := nonce.New(nonce.Config{})
 	ctx, sigterm := context.WithCancel(context.Background())
 	m, err := lease.Start(ctx, leasetest.NewMemory(512), lease.Options{
 		Factories: []lease.Factory{ids},

@@ -110,7 +110,7 @@ var bubbleEpoch = time.Date(1999, 1, 1, 0, 0, 0, 0, time.UTC)
 // clock carries a timestamp after that expiry plus the skew allowance.
 func TestHandoffGuardRealFactory(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f, err := nonce.New(nonce.Config{AwaitLease: true, Epoch: bubbleEpoch})
+		f, err := nonce.New(nonce.Config{Epoch: bubbleEpoch})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,7 +148,7 @@ func TestHandoffGuardRealFactory(t *testing.T) {
 // still stops exactly at the end of the safe window, by its own deadline.
 func TestRealFactoryDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f, err := nonce.New(nonce.Config{AwaitLease: true, Epoch: bubbleEpoch})
+		f, err := nonce.New(nonce.Config{Epoch: bubbleEpoch})
 		if err != nil {
 			t.Fatal(err)
 		}

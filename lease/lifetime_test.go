@@ -27,7 +27,7 @@ func TestStartContextBoundsStartOnly(t *testing.T) {
 				return f.mem.Renew(ctx, l, d)
 			}
 		})
-		ids, err := nonce.New(nonce.Config{AwaitLease: true, Epoch: bubbleEpoch})
+		ids, err := nonce.New(nonce.Config{Epoch: bubbleEpoch})
 		if err != nil {
 			t.Fatal(err)
 		}

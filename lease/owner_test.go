@@ -20,7 +20,7 @@ import (
 // the first manager is closed, the factory may be protected again.
 func TestFactoryOfLiveManagerRefused(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		ids, err := nonce.New(nonce.Config{AwaitLease: true, Epoch: bubbleEpoch})
+		ids, err := nonce.New(nonce.Config{Epoch: bubbleEpoch})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +89,7 @@ func TestFactoryOfLiveManagerRefused(t *testing.T) {
 // its manager, which lets go of the factory.
 func TestFactoryFreedByFinalLoss(t *testing.T) {
 	t.Setenv("TEST_POD_NAME", "web-7")
-	ids, err := nonce.New(nonce.Config{AwaitLease: true})
+	ids, err := nonce.New(nonce.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

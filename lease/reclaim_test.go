@@ -77,7 +77,7 @@ func TestReclaimNeverRepeatsPreviousIncarnation(t *testing.T) {
 				r := newRig(t, 512)
 				r.opts.StateFile = filepath.Join(t.TempDir(), "lease.json")
 				reportingReclaim(r, 0)
-				old, err := nonce.New(nonce.Config{AwaitLease: true, Epoch: bubbleEpoch, Now: func() time.Time { return time.Now().Add(ahead) }})
+				old, err := nonce.New(nonce.Config{Epoch: bubbleEpoch, Now: func() time.Time { return time.Now().Add(ahead) }})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -99,7 +99,7 @@ func TestReclaimNeverRepeatsPreviousIncarnation(t *testing.T) {
 				crash(t, r, m)
 				*step = ahead // the boot clock ran on; the wall clock went back
 
-				fresh, err := nonce.New(nonce.Config{AwaitLease: true, Epoch: bubbleEpoch})
+				fresh, err := nonce.New(nonce.Config{Epoch: bubbleEpoch})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -173,7 +173,7 @@ func TestReclaimSameBootStartsAtOnce(t *testing.T) {
 	r := newRig(t, 512)
 	r.opts.StateFile = filepath.Join(t.TempDir(), "lease.json")
 	reportingReclaim(r, 0)
-	old, err := nonce.New(nonce.Config{AwaitLease: true})
+	old, err := nonce.New(nonce.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestReclaimSameBootStartsAtOnce(t *testing.T) {
 	}
 	crash(t, r, m)
 
-	fresh, err := nonce.New(nonce.Config{AwaitLease: true})
+	fresh, err := nonce.New(nonce.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

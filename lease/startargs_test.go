@@ -17,7 +17,7 @@ import (
 // argument, not panics, and claim nothing.
 func TestStartRejectsBadArguments(t *testing.T) {
 	var typedNil *nonce.Factory
-	generating, err := nonce.New(nonce.Config{})
+	generating, err := nonce.New(nonce.Config{Fixed: true})
 	if err != nil {
 		t.Fatal(err)
 	}

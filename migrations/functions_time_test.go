@@ -173,7 +173,7 @@ func TestFunctionsPartitionPruning(t *testing.T) {
 			ids := make([]once.ID, 3)
 			for i, m := range months[:3] {
 				at := m.AddDate(0, 0, 9).Add(12 * time.Hour)
-				f, err := nonce.New(nonce.Config{MachineID: 7, Now: func() time.Time { return at }})
+				f, err := nonce.New(nonce.Config{Fixed: true, MachineID: 7, Now: func() time.Time { return at }})
 				require.NoError(t, err)
 				v, err := f.Sortable64()
 				require.NoError(t, err)

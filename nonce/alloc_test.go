@@ -32,7 +32,7 @@ func TestZeroAllocs(t *testing.T) {
 		}
 	}
 	// Error paths of the generators do not allocate either.
-	f := mustNew(t, Config{AwaitLease: true})
+	f := mustNew(t, Config{})
 	for _, g := range generators(f) {
 		if n := testing.AllocsPerRun(100, func() { _, _ = g.call() }); n != 0 {
 			t.Errorf("disabled %s: %v allocs per call", g.name, n)

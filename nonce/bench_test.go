@@ -62,7 +62,7 @@ func benchGen[T any](b *testing.B, gen func() (T, error)) {
 
 // factory returns a fresh factory with every cipher of the given names.
 func benchFactory(b *testing.B, now func() time.Time, c64, c96, c128 Cipher) *Factory {
-	return mustNew(b, Config{MachineID: 1, BaseKey: testBaseKey, Now: now,
+	return mustNew(b, Config{Fixed: true, MachineID: 1, BaseKey: testBaseKey, Now: now,
 		Cipher64: c64, Cipher96: c96, Cipher128: c128})
 }
 
@@ -152,12 +152,12 @@ func BenchmarkCipher(b *testing.B) {
 // call reads the clock once, with the factory's default clock (monotonic
 // time.Since) or, in the below-ceiling benchmark, the accelerated test clock.
 func BenchmarkClockRead(b *testing.B) {
-	f := mustNew(b, Config{})
+	f := mustNew(b, Config{Fixed: true})
 	st := f.state.Load()
 	b.Run("default", func(b *testing.B) {
 		benchGen(b, func() (int64, error) { return f.elapsed(st), nil })
 	})
-	g := mustNew(b, Config{Now: fastClock()})
+	g := mustNew(b, Config{Fixed: true, Now: fastClock()})
 	gst := g.state.Load()
 	b.Run("accelerated", func(b *testing.B) {
 		benchGen(b, func() (int64, error) { return g.elapsed(gst), nil })

@@ -17,22 +17,22 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		cfg  Config
 		msg  string
 	}{
-		{"machine -1", Config{MachineID: -1}, "machine ID"},
-		{"machine 512", Config{MachineID: 512}, "machine ID"},
-		{"short base key", Config{BaseKey: secret}, "at least 32 bytes"},
-		{"aes for 64", Config{BaseKey: testBaseKey, Cipher64: AES}, "not available for 64-bit"},
-		{"aes for 96", Config{BaseKey: testBaseKey, Cipher96: AES}, "not available for 96-bit"},
-		{"blowfish for 128", Config{BaseKey: testBaseKey, Cipher128: Blowfish}, "not available for 128-bit"},
-		{"des3 for 128", Config{Cipher128: DES3}, "not available for 128-bit"},
-		{"unknown cipher", Config{Cipher64: Cipher(99)}, "cipher(99)"},
-		{"Key64 length", Config{Key64: secret[:15]}, "Key64"},
-		{"Key64 des3 length", Config{Cipher64: DES3, Key64: secret[:16]}, "24 bytes"},
-		{"Key96 speck length", Config{Cipher96: Speck, Key96: secret[:16]}, "18 bytes"},
-		{"Key128 length", Config{Key128: secret[:16]}, "32 bytes"},
-		{"base kind", Config{EncryptedBase: Kind(7)}, "base kind"},
-		{"epoch in the future", Config{Now: clk.Now, Epoch: testStart.Add(time.Hour)}, "before the epoch"},
-		{"epoch overflow", Config{Now: clk.Now, Epoch: testStart.Add(-(1<<42 + 1) * time.Millisecond)}, "overflow"},
-		{"epoch overflow awaiting", Config{Now: clk.Now, AwaitLease: true, Epoch: testStart.Add(-(1 << 42) * time.Millisecond)}, "overflow"},
+		{"machine -1", Config{Fixed: true, MachineID: -1}, "machine ID"},
+		{"machine 512", Config{Fixed: true, MachineID: 512}, "machine ID"},
+		{"short base key", Config{Fixed: true, BaseKey: secret}, "at least 32 bytes"},
+		{"aes for 64", Config{Fixed: true, BaseKey: testBaseKey, Cipher64: AES}, "not available for 64-bit"},
+		{"aes for 96", Config{Fixed: true, BaseKey: testBaseKey, Cipher96: AES}, "not available for 96-bit"},
+		{"blowfish for 128", Config{Fixed: true, BaseKey: testBaseKey, Cipher128: Blowfish}, "not available for 128-bit"},
+		{"des3 for 128", Config{Fixed: true, Cipher128: DES3}, "not available for 128-bit"},
+		{"unknown cipher", Config{Fixed: true, Cipher64: Cipher(99)}, "cipher(99)"},
+		{"Key64 length", Config{Fixed: true, Key64: secret[:15]}, "Key64"},
+		{"Key64 des3 length", Config{Fixed: true, Cipher64: DES3, Key64: secret[:16]}, "24 bytes"},
+		{"Key96 speck length", Config{Fixed: true, Cipher96: Speck, Key96: secret[:16]}, "18 bytes"},
+		{"Key128 length", Config{Fixed: true, Key128: secret[:16]}, "32 bytes"},
+		{"base kind", Config{Fixed: true, EncryptedBase: Kind(7)}, "base kind"},
+		{"epoch in the future", Config{Fixed: true, Now: clk.Now, Epoch: testStart.Add(time.Hour)}, "before the epoch"},
+		{"epoch overflow", Config{Fixed: true, Now: clk.Now, Epoch: testStart.Add(-(1<<42 + 1) * time.Millisecond)}, "overflow"},
+		{"epoch overflow awaiting", Config{Now: clk.Now, Epoch: testStart.Add(-(1 << 42) * time.Millisecond)}, "overflow"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := New(tc.cfg)
@@ -53,7 +53,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 func TestEpochJustInRange(t *testing.T) {
 	clk := newFakeClock(testStart)
 	epoch := testStart.Add(-(1<<42 - 2) * time.Millisecond)
-	f := mustNew(t, Config{Now: clk.Now, Epoch: epoch})
+	f := mustNew(t, Config{Fixed: true, Now: clk.Now, Epoch: epoch})
 	v, err := f.Counter64()
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +72,7 @@ func TestEpochJustInRange(t *testing.T) {
 }
 
 func TestNoKey(t *testing.T) {
-	f := mustNew(t, Config{})
+	f := mustNew(t, Config{Fixed: true})
 	if f.Cipher64() != nil {
 		t.Fatal("Cipher64() != nil without key material")
 	}
@@ -97,7 +97,7 @@ func TestNoKey(t *testing.T) {
 	}
 
 	// A 64-bit override alone gives 64-bit encryption only.
-	g := mustNew(t, Config{Cipher64: Speck, Key64: make([]byte, 16)})
+	g := mustNew(t, Config{Fixed: true, Cipher64: Speck, Key64: make([]byte, 16)})
 	if _, err := g.Encrypted64(); err != nil {
 		t.Fatal(err)
 	}
@@ -110,8 +110,8 @@ func TestNoKey(t *testing.T) {
 // for its size only.
 func TestOverrideWinsOverDerived(t *testing.T) {
 	key := bytes.Repeat([]byte{7}, 16)
-	derived := mustNew(t, Config{BaseKey: testBaseKey})
-	over := mustNew(t, Config{BaseKey: testBaseKey, Key64: key})
+	derived := mustNew(t, Config{Fixed: true, BaseKey: testBaseKey})
+	over := mustNew(t, Config{Fixed: true, BaseKey: testBaseKey, Key64: key})
 	direct, _ := NewBlock64(Blowfish, key)
 	a, _ := over.Encrypt64(12345)
 	b, _ := derived.Encrypt64(12345)
@@ -177,7 +177,7 @@ func TestSplit64(t *testing.T) {
 	// Zero epoch means the default one, and a factory's values split back
 	// into its clock, machine ID and counter.
 	clk := newFakeClock(testStart.Add(1234 * time.Microsecond))
-	f := mustNew(t, Config{MachineID: 400, Now: clk.Now})
+	f := mustNew(t, Config{Fixed: true, MachineID: 400, Now: clk.Now})
 	f.Counter64()
 	v, _ := f.Counter64()
 	p := Split64(v, timeZero)

@@ -9,7 +9,7 @@ import (
 
 func TestCounter64BurstKeepsTimestampAndCountsUp(t *testing.T) {
 	clk := newFakeClock(testStart)
-	f := mustNew(t, Config{MachineID: 37, Now: clk.Now})
+	f := mustNew(t, Config{Fixed: true, MachineID: 37, Now: clk.Now})
 	start := clk.ms()
 	for i := range uint64(8192) {
 		v, err := f.Counter64()
@@ -25,7 +25,7 @@ func TestCounter64BurstKeepsTimestampAndCountsUp(t *testing.T) {
 
 func TestCounter64CarriesIntoTimestamp(t *testing.T) {
 	clk := newFakeClock(testStart)
-	f := mustNew(t, Config{MachineID: 5, Now: clk.Now})
+	f := mustNew(t, Config{Fixed: true, MachineID: 5, Now: clk.Now})
 	start := clk.ms()
 	clk.Advance(3 * time.Millisecond) // three saved-up milliseconds
 	var prev uint64
@@ -56,7 +56,7 @@ func TestCounterWaitsForClock(t *testing.T) {
 			clk := newFakeClock(testStart)
 			// Activate with notBefore one ms ahead: every size must wait,
 			// not only the 64-bit one whose counter exhausts.
-			f := mustNew(t, Config{MachineID: 9, Now: clk.Now, AwaitLease: true})
+			f := mustNew(t, Config{Now: clk.Now})
 			next := time.Unix(0, clk.ns.Load()).Add(time.Millisecond)
 			if err := f.Activate(9, next, time.Time{}); err != nil {
 				t.Fatal(err)
@@ -103,7 +103,7 @@ func TestCounterWaitsForClock(t *testing.T) {
 
 func TestCounter64WaitsWhenExhausted(t *testing.T) {
 	clk := newFakeClock(testStart)
-	f := mustNew(t, Config{MachineID: 1, Now: clk.Now})
+	f := mustNew(t, Config{Fixed: true, MachineID: 1, Now: clk.Now})
 	start := clk.ms()
 	for range 8192 {
 		if _, err := f.Counter64(); err != nil {
@@ -138,7 +138,7 @@ func TestCounter64WaitsWhenExhausted(t *testing.T) {
 
 func TestCounter96And128Layout(t *testing.T) {
 	clk := newFakeClock(testStart)
-	f := mustNew(t, Config{MachineID: 511, Now: clk.Now})
+	f := mustNew(t, Config{Fixed: true, MachineID: 511, Now: clk.Now})
 	start := clk.ms()
 	for i := range uint64(10000) {
 		b96, err := f.Counter96()
@@ -163,7 +163,7 @@ func TestCounter96And128Layout(t *testing.T) {
 // TestCounter96WrapsIntoTimestamp drives the 96-bit word to a 45-bit wrap.
 func TestCounter96WrapsIntoTimestamp(t *testing.T) {
 	clk := newFakeClock(testStart)
-	f := mustNew(t, Config{MachineID: 3, Now: clk.Now})
+	f := mustNew(t, Config{Fixed: true, MachineID: 3, Now: clk.Now})
 	start := clk.ms()
 	clk.Advance(time.Millisecond)
 	f.state.Load().c96.Store(1<<45 - 1)
@@ -183,7 +183,7 @@ func TestCounter96WrapsIntoTimestamp(t *testing.T) {
 func TestRateLimitUnderSynctest(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
-		f := mustNew(t, Config{MachineID: 1, Epoch: start.Add(-time.Hour)})
+		f := mustNew(t, Config{Fixed: true, MachineID: 1, Epoch: start.Add(-time.Hour)})
 		var c, s uint64
 		for range 3*8192 + 1 {
 			var err error

@@ -17,7 +17,7 @@ func ExampleFactory_Counter64() {
 	// A fixed clock makes the output reproducible; production code leaves
 	// Now nil.
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	f, err := nonce.New(nonce.Config{MachineID: 7, Now: func() time.Time { return now }})
+	f, err := nonce.New(nonce.Config{Fixed: true, MachineID: 7, Now: func() time.Time { return now }})
 	if err != nil {
 		panic(err)
 	}
@@ -34,6 +34,7 @@ func ExampleFactory_Counter64() {
 
 func ExampleFactory_Encrypt64() {
 	f, err := nonce.New(nonce.Config{
+		Fixed:   true,
 		BaseKey: []byte("an example key of at least 32 bytes"),
 		// Cipher64 zero: Blowfish, key derived with the label "blowfish_64".
 	})
@@ -59,7 +60,7 @@ func ExampleNewBlock64() {
 
 func ExampleFactory_Activate() {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	f, _ := nonce.New(nonce.Config{AwaitLease: true, Now: func() time.Time { return now }})
+	f, _ := nonce.New(nonce.Config{Now: func() time.Time { return now }})
 	_, err := f.Sortable64()
 	fmt.Println(err)
 

@@ -22,7 +22,7 @@ func TestLaneLayout(t *testing.T) {
 	if lane.Slow == nil {
 		t.Fatal("lane.Slow not set")
 	}
-	f := mustNew(t, Config{MachineID: 7})
+	f := mustNew(t, Config{Fixed: true, MachineID: 7})
 	if got, want := lane.Current(unsafe.Pointer(f)), &f.state.Load().Lane; got != want {
 		t.Fatalf("lane.Current = %p, want %p", got, want)
 	}
@@ -38,7 +38,7 @@ func TestLaneLayout(t *testing.T) {
 // path (each millisecond's 8,193rd draw is ahead of the last clock reading).
 func TestLaneMatchesCounter64(t *testing.T) {
 	clk := newFakeClock(testStart)
-	f := mustNew(t, Config{Now: clk.Now, MachineID: 5})
+	f := mustNew(t, Config{Now: clk.Now, Fixed: true, MachineID: 5})
 	slow := 0
 	viaLane := func() (uint64, error) {
 		l := lane.Current(unsafe.Pointer(f))
@@ -52,7 +52,7 @@ func TestLaneMatchesCounter64(t *testing.T) {
 		slow++
 		return lane.Slow(unsafe.Pointer(f), l, v)
 	}
-	ref := mustNew(t, Config{Now: clk.Now, MachineID: 5})
+	ref := mustNew(t, Config{Now: clk.Now, Fixed: true, MachineID: 5})
 	for i := range 3 * 8192 {
 		draw := f.Counter64
 		if i%3 != 0 {

@@ -65,7 +65,7 @@ func wantAllWork(t *testing.T, f *Factory) {
 }
 
 func TestAwaitLeaseStartsDisabled(t *testing.T) {
-	f := mustNew(t, Config{BaseKey: testBaseKey, AwaitLease: true})
+	f := mustNew(t, Config{BaseKey: testBaseKey})
 	wantAllDisabled(t, f, "awaiting a lease")
 	if err := f.Enable(timeZero); !errors.Is(err, ErrDisabled) {
 		t.Fatalf("Enable before Activate: %v, want ErrDisabled", err)
@@ -86,7 +86,7 @@ func TestAwaitLeaseStartsDisabled(t *testing.T) {
 
 func TestDisableEnableKeepsCounters(t *testing.T) {
 	clk := newFakeClock(testStart)
-	f := mustNew(t, Config{BaseKey: testBaseKey, Now: clk.Now, MachineID: 6})
+	f := mustNew(t, Config{BaseKey: testBaseKey, Now: clk.Now, Fixed: true, MachineID: 6})
 	wantAllWork(t, f)
 	before, _ := f.Counter64()
 	f.Disable()
@@ -104,7 +104,7 @@ func TestDisableEnableKeepsCounters(t *testing.T) {
 
 func TestActivateErrors(t *testing.T) {
 	clk := newFakeClock(testStart)
-	f := mustNew(t, Config{BaseKey: testBaseKey, Now: clk.Now})
+	f := mustNew(t, Config{Fixed: true, BaseKey: testBaseKey, Now: clk.Now})
 	for _, id := range []int{-1, 512, 1 << 20} {
 		if err := f.Activate(id, timeZero, timeZero); !errors.Is(err, ErrConfig) {
 			t.Errorf("Activate(%d): %v, want ErrConfig", id, err)
@@ -125,7 +125,7 @@ func TestActivateErrors(t *testing.T) {
 // with no generator reading the clock and no lease manager involved.
 func TestDeadlineTimer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := mustNew(t, Config{BaseKey: testBaseKey, Epoch: time.Now().Add(-time.Hour), AwaitLease: true})
+		f := mustNew(t, Config{BaseKey: testBaseKey, Epoch: time.Now().Add(-time.Hour)})
 		if err := f.Activate(3, timeZero, time.Now().Add(time.Second)); err != nil {
 			t.Fatal(err)
 		}
@@ -149,7 +149,7 @@ func TestDeadlineTimer(t *testing.T) {
 
 func TestExtendMovesDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := mustNew(t, Config{BaseKey: testBaseKey, Epoch: time.Now().Add(-time.Hour), AwaitLease: true})
+		f := mustNew(t, Config{BaseKey: testBaseKey, Epoch: time.Now().Add(-time.Hour)})
 		if err := f.Activate(3, timeZero, time.Now().Add(time.Second)); err != nil {
 			t.Fatal(err)
 		}
@@ -182,7 +182,7 @@ func TestExtendMovesDeadline(t *testing.T) {
 func TestExpiryDetectedByGenerators(t *testing.T) {
 	t.Run("sortable", func(t *testing.T) {
 		clk := newFakeClock(testStart)
-		f := mustNew(t, Config{BaseKey: testBaseKey, Now: clk.Now, AwaitLease: true})
+		f := mustNew(t, Config{BaseKey: testBaseKey, Now: clk.Now})
 		if err := f.Activate(1, timeZero, clk.Now().Add(time.Hour)); err != nil {
 			t.Fatal(err)
 		}
@@ -195,7 +195,7 @@ func TestExpiryDetectedByGenerators(t *testing.T) {
 	})
 	t.Run("counter slow path", func(t *testing.T) {
 		clk := newFakeClock(testStart)
-		f := mustNew(t, Config{BaseKey: testBaseKey, Now: clk.Now, AwaitLease: true})
+		f := mustNew(t, Config{BaseKey: testBaseKey, Now: clk.Now})
 		if err := f.Activate(1, timeZero, clk.Now().Add(time.Hour)); err != nil {
 			t.Fatal(err)
 		}
@@ -217,7 +217,7 @@ func TestExpiryDetectedByGenerators(t *testing.T) {
 // factory is disabled.
 func TestDisableStopsWaitingGenerators(t *testing.T) {
 	clk := newFakeClock(testStart)
-	f := mustNew(t, Config{BaseKey: testBaseKey, Now: clk.Now, AwaitLease: true})
+	f := mustNew(t, Config{BaseKey: testBaseKey, Now: clk.Now})
 	if err := f.Activate(1, clk.Now().Add(time.Hour), timeZero); err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func TestDisableStopsWaitingGenerators(t *testing.T) {
 // went back, and notBefore is honoured.
 func TestReactivationNeverRepeatsTimestamps(t *testing.T) {
 	clk := newFakeClock(testStart)
-	f := mustNew(t, Config{BaseKey: testBaseKey, Now: clk.Now, MachineID: 1})
+	f := mustNew(t, Config{BaseKey: testBaseKey, Now: clk.Now, Fixed: true, MachineID: 1})
 	t0 := clk.ms()
 	clk.Advance(5 * time.Millisecond)
 	var hi uint64
@@ -317,7 +317,7 @@ func firstTimestamps(t *testing.T, f *Factory) []uint64 {
 // drew before the Activate must be below the new lease's start.
 func TestInFlightCallsAcrossActivate(t *testing.T) {
 	clk := newFakeClock(testStart)
-	f := mustNew(t, Config{Now: clk.Now, MachineID: 2})
+	f := mustNew(t, Config{Now: clk.Now, Fixed: true, MachineID: 2})
 	old := f.state.Load()
 	// Drawn before the Activate, emitted after it (still in flight).
 	old.c128.Add(1) // a Counter128 value with ts old.initAt

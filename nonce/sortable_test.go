@@ -7,7 +7,7 @@ import (
 
 func TestSortable64FollowsClock(t *testing.T) {
 	clk := newFakeClock(testStart.Add(300 * time.Microsecond))
-	f := mustNew(t, Config{MachineID: 77, Now: clk.Now})
+	f := mustNew(t, Config{Fixed: true, MachineID: 77, Now: clk.Now})
 	for step := range 5 {
 		now := clk.ms()
 		for i := range uint64(100) {
@@ -27,7 +27,7 @@ func TestSortable64FollowsClock(t *testing.T) {
 
 func TestSortable64CapPerMillisecond(t *testing.T) {
 	clk := newFakeClock(testStart)
-	f := mustNew(t, Config{MachineID: 2, Now: clk.Now})
+	f := mustNew(t, Config{Fixed: true, MachineID: 2, Now: clk.Now})
 	clk.Advance(time.Millisecond) // the first millisecond of a factory is its start
 	now := clk.ms()
 	var prev uint64
@@ -66,7 +66,7 @@ func TestSortable64CapPerMillisecond(t *testing.T) {
 // counting past 8,192 within one millisecond.
 func TestSortableWideNotCappedAt8192(t *testing.T) {
 	clk := newFakeClock(testStart)
-	f := mustNew(t, Config{MachineID: 300, Now: clk.Now})
+	f := mustNew(t, Config{Fixed: true, MachineID: 300, Now: clk.Now})
 	clk.Advance(time.Millisecond)
 	now := clk.ms()
 	for i := range uint64(20000) {
@@ -96,7 +96,7 @@ func TestSortableWideNotCappedAt8192(t *testing.T) {
 // before its lease's start, even when the clock reads earlier.
 func TestSortableNeverBeforeStart(t *testing.T) {
 	clk := newFakeClock(testStart)
-	f := mustNew(t, Config{Now: clk.Now, AwaitLease: true})
+	f := mustNew(t, Config{Now: clk.Now})
 	nb := time.Unix(0, clk.ns.Load()).Add(2 * time.Millisecond)
 	if err := f.Activate(4, nb, time.Time{}); err != nil {
 		t.Fatal(err)

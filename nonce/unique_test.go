@@ -89,7 +89,7 @@ func TestUniqueConcurrent(t *testing.T) {
 		g96  func() ([12]byte, error)
 		g128 func() ([16]byte, error)
 	}
-	plain := mustNew(t, Config{MachineID: 12})
+	plain := mustNew(t, Config{Fixed: true, MachineID: 12})
 	cases := []struct {
 		name    string
 		s       sizes
@@ -109,7 +109,7 @@ func TestUniqueConcurrent(t *testing.T) {
 		{"des3", DES3, DES3, AES, Counter},
 		{"default-sortable", CipherDefault, CipherDefault, CipherDefault, Sortable},
 	} {
-		f := mustNew(t, Config{MachineID: 12, BaseKey: testBaseKey,
+		f := mustNew(t, Config{Fixed: true, MachineID: 12, BaseKey: testBaseKey,
 			Cipher64: c.c64, Cipher96: c.c96, Cipher128: c.c128, EncryptedBase: c.base})
 		cases = append(cases, struct {
 			name    string
@@ -138,7 +138,7 @@ func TestUniqueConcurrent(t *testing.T) {
 func TestUniqueAcrossLeases(t *testing.T) {
 	for _, kind := range []string{"counter64", "sortable64", "counter96", "counter128", "sortable128"} {
 		t.Run(kind, func(t *testing.T) {
-			f := mustNew(t, Config{MachineID: 8})
+			f := mustNew(t, Config{Fixed: true, MachineID: 8})
 			// All kinds are compared as their first 64 bits plus a digest
 			// of the rest, which keeps one slice type.
 			gens := map[string]func() ([16]byte, error){

@@ -18,7 +18,7 @@ func TestAllocs(t *testing.T) {
 	ms := m.String()
 	buf := make([]byte, 0, 64)
 	j := []byte(`"usr_M48oJk4HnzE"`)
-	hexID := once.Typed[hexDBKind](id)
+	hexID := once.Typed[hexDBSpec](id)
 	hexSrc := []byte("usr_338f28264e079f31")
 	var src any = int64(v)
 

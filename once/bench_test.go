@@ -15,21 +15,21 @@ import (
 var blowfishBinding, speckBinding, des3Binding once.Binding
 
 type (
-	blowfishKind struct{}
-	speckKind    struct{}
-	des3Kind     struct{}
-	BlowfishID   = once.Typed[blowfishKind]
-	SpeckID      = once.Typed[speckKind]
-	DES3ID       = once.Typed[des3Kind]
+	blowfishSpec struct{}
+	speckSpec    struct{}
+	des3Spec     struct{}
+	BlowfishID   = once.Typed[blowfishSpec]
+	SpeckID      = once.Typed[speckSpec]
+	DES3ID       = once.Typed[des3Spec]
 )
 
-func (blowfishKind) Options() once.Options {
+func (blowfishSpec) Options() once.Options {
 	return once.Options{Prefix: "usr_", Mask: true, Generator: &blowfishBinding}
 }
-func (speckKind) Options() once.Options {
+func (speckSpec) Options() once.Options {
 	return once.Options{Prefix: "usr_", Mask: true, Generator: &speckBinding}
 }
-func (des3Kind) Options() once.Options {
+func (des3Spec) Options() once.Options {
 	return once.Options{Prefix: "usr_", Mask: true, Generator: &des3Binding}
 }
 
@@ -290,9 +290,9 @@ func BenchmarkJSON(b *testing.B) {
 	})
 }
 
-type hexDBKind struct{}
+type hexDBSpec struct{}
 
-func (hexDBKind) Options() once.Options {
+func (hexDBSpec) Options() once.Options {
 	return once.Options{Prefix: "usr_", DBFormat: once.Hex, PersistPrefix: true}
 }
 
@@ -304,7 +304,7 @@ func BenchmarkSQL(b *testing.B) {
 	texts := make([]any, benchN)
 	for i, id := range ids {
 		ints[i] = id.Int64()
-		texts[i], _ = once.Typed[hexDBKind](id).Value()
+		texts[i], _ = once.Typed[hexDBSpec](id).Value()
 		texts[i] = []byte(texts[i].(string))
 	}
 	b.Run("scan-int64-plain", func(b *testing.B) {
@@ -336,7 +336,7 @@ func BenchmarkSQL(b *testing.B) {
 	b.Run("scan-bytes-hex-persisted", func(b *testing.B) {
 		m := meter(b)
 		defer m.done()
-		var id once.Typed[hexDBKind]
+		var id once.Typed[hexDBSpec]
 		i := 0
 		for b.Loop() {
 			m.tick()
@@ -372,19 +372,19 @@ func BenchmarkSQL(b *testing.B) {
 		i := 0
 		for b.Loop() {
 			m.tick()
-			sinkValue, _ = once.Typed[hexDBKind](ids[i%benchN]).Value()
+			sinkValue, _ = once.Typed[hexDBSpec](ids[i%benchN]).Value()
 			i++
 		}
 	})
 }
 
 func BenchmarkNew(b *testing.B) {
-	f, err := nonce.New(nonce.Config{})
+	f, err := nonce.New(nonce.Config{Fixed: true})
 	if err != nil {
 		b.Fatal(err)
 	}
-	once.SetGenerator(f)
-	defer once.SetGenerator(nil)
+	once.DefaultBinding().Set(f)
+	defer once.DefaultBinding().Set(nil)
 	m := meter(b)
 	defer m.done()
 	for b.Loop() {

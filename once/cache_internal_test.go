@@ -7,9 +7,9 @@ import (
 	"testing"
 )
 
-type benchCacheKind struct{}
+type benchCacheSpec struct{}
 
-func (benchCacheKind) Options() Options { return Options{Prefix: "usr_"} }
+func (benchCacheSpec) Options() Options { return Options{Prefix: "usr_"} }
 
 // cowCodecs is the plain alternative to the slot table in cache.go: a
 // copy-on-write map keyed by reflect.Type, read with one atomic load.
@@ -44,7 +44,7 @@ var sinkCodec *codec
 // BenchmarkCodecLookup compares the slot table (codecFor, what the typed
 // methods use) with a copy-on-write map, alone and inside ParseAs.
 func BenchmarkCodecLookup(b *testing.B) {
-	type T = Typed[benchCacheKind]
+	type T = Typed[benchCacheSpec]
 	const in = "usr_M48oJk4HnzE"
 	b.Run("slots", func(b *testing.B) {
 		for b.Loop() {

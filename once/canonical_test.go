@@ -8,14 +8,14 @@ import (
 )
 
 type (
-	hexKind      struct{}
-	hex32Kind    struct{}
-	unsignedKind struct{}
+	hexSpec      struct{}
+	hex32Spec    struct{}
+	unsignedSpec struct{}
 )
 
-func (hexKind) Options() once.Options      { return once.Options{Format: once.Hex} }
-func (hex32Kind) Options() once.Options    { return once.Options{Format: once.Hex32} }
-func (unsignedKind) Options() once.Options { return once.Options{Format: once.Unsigned} }
+func (hexSpec) Options() once.Options      { return once.Options{Format: once.Hex} }
+func (hex32Spec) Options() once.Options    { return once.Options{Format: once.Hex32} }
+func (unsignedSpec) Options() once.Options { return once.Options{Format: once.Unsigned} }
 
 // TestOneSpelling: every ID type parses only its own canonical spelling, in
 // ParseAs, Parse, UnmarshalText and UnmarshalJSON; the canonical one parses.
@@ -32,13 +32,13 @@ func TestOneSpelling(t *testing.T) {
 			[]string{"cc08e17d9c800001", "pg4e2vcsg0002", "CC08E17D9C800001"}},
 		{parseWith[UserID], unmarshalWith[UserID], jsonWith[UserID], "usr_zAjhfZyAAAE",
 			[]string{"usr_cc08e17d9c800001", "usr_pg4e2vcsg0002", "usr_CC08E17D9C800001", "usr_PG4E2VCSG0002"}},
-		{parseWith[once.Typed[hexKind]], unmarshalWith[once.Typed[hexKind]], jsonWith[once.Typed[hexKind]], "cc08e17d9c800001",
+		{parseWith[once.Typed[hexSpec]], unmarshalWith[once.Typed[hexSpec]], jsonWith[once.Typed[hexSpec]], "cc08e17d9c800001",
 			[]string{"CC08E17D9C800001", "Cc08e17d9c800001", "zAjhfZyAAAE", "pg4e2vcsg0002"}},
-		{parseWith[once.Typed[hex32Kind]], unmarshalWith[once.Typed[hex32Kind]], jsonWith[once.Typed[hex32Kind]], "pg4e2vcsg0002",
+		{parseWith[once.Typed[hex32Spec]], unmarshalWith[once.Typed[hex32Spec]], jsonWith[once.Typed[hex32Spec]], "pg4e2vcsg0002",
 			[]string{"PG4E2VCSG0002", "zAjhfZyAAAE", "cc08e17d9c800001"}},
-		{parseWith[once.Typed[signedKind]], unmarshalWith[once.Typed[signedKind]], jsonWith[once.Typed[signedKind]], "-3744495160545771519",
+		{parseWith[once.Typed[signedSpec]], unmarshalWith[once.Typed[signedSpec]], jsonWith[once.Typed[signedSpec]], "-3744495160545771519",
 			[]string{"14702248913163780097", "-03744495160545771519"}},
-		{parseWith[once.Typed[unsignedKind]], unmarshalWith[once.Typed[unsignedKind]], jsonWith[once.Typed[unsignedKind]], "14702248913163780097",
+		{parseWith[once.Typed[unsignedSpec]], unmarshalWith[once.Typed[unsignedSpec]], jsonWith[once.Typed[unsignedSpec]], "14702248913163780097",
 			[]string{"-3744495160545771519", "+14702248913163780097", "014702248913163780097"}},
 	}
 	for _, c := range cases {
@@ -61,27 +61,27 @@ func TestOneSpelling(t *testing.T) {
 	signed := []string{"+1", "01", "-0", "00", "9223372036854775808", "-9223372036854775809", "18446744073709551615"}
 	unsigned := []string{"+1", "01", "-1", "-0", "18446744073709551616"}
 	for _, s := range signed {
-		if got, err := parseWith[once.Typed[signedKind]](s); !errors.Is(err, once.ErrInvalid) {
+		if got, err := parseWith[once.Typed[signedSpec]](s); !errors.Is(err, once.ErrInvalid) {
 			t.Errorf("signed parse(%q) = %d, %v; want ErrInvalid", s, int64(got), err)
 		}
 	}
 	for _, s := range unsigned {
-		if got, err := parseWith[once.Typed[unsignedKind]](s); !errors.Is(err, once.ErrInvalid) {
+		if got, err := parseWith[once.Typed[unsignedSpec]](s); !errors.Is(err, once.ErrInvalid) {
 			t.Errorf("unsigned parse(%q) = %d, %v; want ErrInvalid", s, got, err)
 		}
 	}
 	for _, s := range []string{"1", "-1", "9223372036854775807", "-9223372036854775808"} {
-		if id, err := once.ParseAs[once.Typed[signedKind]](s); err != nil || id.String() != s {
+		if id, err := once.ParseAs[once.Typed[signedSpec]](s); err != nil || id.String() != s {
 			t.Errorf("signed parse(%q) = %v, %v", s, id, err)
 		}
 	}
 	// JSON numbers for unprefixed decimal types follow the same rules.
 	for _, s := range []string{"-0", "18446744073709551615", "9223372036854775808"} {
-		if err := jsonWith[once.Typed[signedKind]]([]byte(s)); !errors.Is(err, once.ErrInvalid) {
+		if err := jsonWith[once.Typed[signedSpec]]([]byte(s)); !errors.Is(err, once.ErrInvalid) {
 			t.Errorf("signed UnmarshalJSON(%s) = %v; want ErrInvalid", s, err)
 		}
 	}
-	if err := jsonWith[once.Typed[unsignedKind]]([]byte("-1")); !errors.Is(err, once.ErrInvalid) {
+	if err := jsonWith[once.Typed[unsignedSpec]]([]byte("-1")); !errors.Is(err, once.ErrInvalid) {
 		t.Errorf("unsigned UnmarshalJSON(-1) = %v; want ErrInvalid", err)
 	}
 }
@@ -104,7 +104,7 @@ func jsonWith[T once.IDType](b []byte) error {
 // TestCheckNil: Check reports nil and nil-pointer arguments as errors that
 // name the argument, never panics.
 func TestCheckNil(t *testing.T) {
-	for name, k := range map[string]once.Kind{"nil": nil, "*ID": (*once.ID)(nil), "*UserID": (*UserID)(nil), "*userKind": (*userKind)(nil)} {
+	for name, k := range map[string]once.Spec{"nil": nil, "*ID": (*once.ID)(nil), "*UserID": (*UserID)(nil), "*userSpec": (*userSpec)(nil)} {
 		var err error
 		func() {
 			defer func() {
@@ -112,7 +112,7 @@ func TestCheckNil(t *testing.T) {
 					t.Errorf("Check(%s) panicked: %v", name, r)
 				}
 			}()
-			err = once.Check(userKind{}, k)
+			err = once.Check(userSpec{}, k)
 		}()
 		if !errors.Is(err, once.ErrConfig) {
 			t.Errorf("Check(%s) = %v; want ErrConfig", name, err)

@@ -11,23 +11,23 @@ import (
 	"github.com/once-go/once/once"
 )
 
-// accountKind declares the options of AccountID: prefixed url64 text, a
+// accountSpec declares the options of AccountID: prefixed url64 text, a
 // bigint in the database.
-type accountKind struct{}
+type accountSpec struct{}
 
-func (accountKind) Options() once.Options { return once.Options{Prefix: "acct_"} }
+func (accountSpec) Options() once.Options { return once.Options{Prefix: "acct_"} }
 
 // AccountID is the ID type of accounts.
-type AccountID = once.Typed[accountKind]
+type AccountID = once.Typed[accountSpec]
 
-// customerKind declares CustomerID: prefixed and masked with the cipher of
+// customerSpec declares CustomerID: prefixed and masked with the cipher of
 // the default generator.
-type customerKind struct{}
+type customerSpec struct{}
 
-func (customerKind) Options() once.Options { return once.Options{Prefix: "cus_", Mask: true} }
+func (customerSpec) Options() once.Options { return once.Options{Prefix: "cus_", Mask: true} }
 
 // CustomerID is the ID type of customers.
-type CustomerID = once.Typed[customerKind]
+type CustomerID = once.Typed[customerSpec]
 
 // exampleKey is a fixed base key for the examples (use a secret of at least
 // 32 random bytes).
@@ -95,12 +95,12 @@ func Example_typed() {
 }
 
 func Example_masked() {
-	f, err := nonce.New(nonce.Config{BaseKey: exampleKey}) // Blowfish by default
+	f, err := nonce.New(nonce.Config{Fixed: true, BaseKey: exampleKey}) // Blowfish by default
 	if err != nil {
 		panic(err)
 	}
-	once.SetGenerator(f)
-	defer once.SetGenerator(nil)
+	once.DefaultBinding().Set(f)
+	defer once.DefaultBinding().Set(nil)
 
 	c := CustomerID(once.FromUint64(1))
 	dbValue, _ := c.Value()
@@ -161,12 +161,12 @@ func ExampleNewAs() {
 	// A factory with an injected clock (tests); in production the lease
 	// manager activates a factory with a leased machine ID.
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	f, err := nonce.New(nonce.Config{MachineID: 7, Now: func() time.Time { return at }})
+	f, err := nonce.New(nonce.Config{Fixed: true, MachineID: 7, Now: func() time.Time { return at }})
 	if err != nil {
 		panic(err)
 	}
-	once.SetGenerator(f)
-	defer once.SetGenerator(nil)
+	once.DefaultBinding().Set(f)
+	defer once.DefaultBinding().Set(nil)
 
 	id, err := once.NewAs[AccountID]()
 	if err != nil {
@@ -180,12 +180,12 @@ func ExampleNewAs() {
 
 func ExampleOptions_NewFunc() {
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	f, err := nonce.New(nonce.Config{MachineID: 7, Now: func() time.Time { return at }})
+	f, err := nonce.New(nonce.Config{Fixed: true, MachineID: 7, Now: func() time.Time { return at }})
 	if err != nil {
 		panic(err)
 	}
-	once.SetGenerator(f)
-	defer once.SetGenerator(nil)
+	once.DefaultBinding().Set(f)
+	defer once.DefaultBinding().Set(nil)
 
 	// Options checked once; each call draws like Options.New.
 	newID, err := AccountID{}.Options().NewFunc()
@@ -204,16 +204,16 @@ func ExampleOptions_NewFunc() {
 	// 1
 }
 
-type badKind struct{}
+type badSpec struct{}
 
-func (badKind) Options() once.Options { return once.Options{Prefix: "acct", PersistPrefix: true} }
+func (badSpec) Options() once.Options { return once.Options{Prefix: "acct", PersistPrefix: true} }
 
 func ExampleCheck() {
 	// At startup: report invalid options before the first request.
-	err := once.Check(AccountID{}, CustomerID{}, badKind{})
+	err := once.Check(AccountID{}, CustomerID{}, badSpec{})
 	fmt.Println(errors.Is(err, once.ErrConfig), err)
 	// Output:
-	// true once: invalid options of once_test.badKind: PersistPrefix needs a text or raw DBFormat, not signed
+	// true once: invalid options of once_test.badSpec: PersistPrefix needs a text or raw DBFormat, not signed
 }
 
 func ExampleOptions_ParseAny() {

@@ -158,7 +158,7 @@ func FuzzRoundTrip(f *testing.F) {
 			t.Fatalf("%+v: Scan(Value %#v) = %v, %v", o, dv, back, err)
 		}
 		// Typed JSON round trip (fixed types).
-		for _, data := range [][]byte{mustJSON(t, UserID(id)), mustJSON(t, id), mustJSON(t, once.Typed[signedKind](id))} {
+		for _, data := range [][]byte{mustJSON(t, UserID(id)), mustJSON(t, id), mustJSON(t, once.Typed[signedSpec](id))} {
 			if !bytes.HasPrefix(data, []byte(`"`)) {
 				t.Fatalf("JSON %s is not a string", data)
 			}
@@ -226,9 +226,9 @@ func FuzzUnmarshalJSON(f *testing.F) {
 				t.Fatalf("%q -> %v -> %v, %v", data, u, back, err)
 			}
 		}
-		var n once.Typed[signedKind]
+		var n once.Typed[signedSpec]
 		if err := n.UnmarshalJSON(data); err == nil {
-			var back once.Typed[signedKind]
+			var back once.Typed[signedSpec]
 			if err := back.UnmarshalJSON(mustJSON(t, n)); err != nil || back != n {
 				t.Fatalf("%q -> %v -> %v, %v", data, n, back, err)
 			}

@@ -25,9 +25,9 @@ func (c *stepClock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
 
 var laneBinding once.Binding
 
-type laneKind struct{}
+type laneSpec struct{}
 
-func (laneKind) Options() once.Options { return once.Options{Generator: &laneBinding} }
+func (laneSpec) Options() once.Options { return once.Options{Generator: &laneBinding} }
 
 // TestNewMatchesCounter64 draws through NewAs and New (which inline the
 // counter's fast path) and a NewFunc of the same options, and compares
@@ -36,19 +36,19 @@ func (laneKind) Options() once.Options { return once.Options{Generator: &laneBin
 // millisecond's 8,193rd draw).
 func TestNewMatchesCounter64(t *testing.T) {
 	clk := newStepClock(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC))
-	f, err := nonce.New(nonce.Config{MachineID: 300, Now: clk.Now})
+	f, err := nonce.New(nonce.Config{Fixed: true, MachineID: 300, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := nonce.New(nonce.Config{MachineID: 300, Now: clk.Now})
+	ref, err := nonce.New(nonce.Config{Fixed: true, MachineID: 300, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	laneBinding.Set(f)
 	defer laneBinding.Set(nil)
-	once.SetGenerator(f)
-	defer once.SetGenerator(nil)
-	newFunc, err := laneKind{}.Options().NewFunc()
+	once.DefaultBinding().Set(f)
+	defer once.DefaultBinding().Set(nil)
+	newFunc, err := laneSpec{}.Options().NewFunc()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestNewMatchesCounter64(t *testing.T) {
 		var got uint64
 		switch i % 3 {
 		case 0:
-			id, err := once.NewAs[once.Typed[laneKind]]()
+			id, err := once.NewAs[once.Typed[laneSpec]]()
 			if err != nil {
 				t.Fatalf("NewAs %d: %v", i, err)
 			}
@@ -92,22 +92,22 @@ func TestNewMatchesCounter64(t *testing.T) {
 func TestNewSkipsZero(t *testing.T) {
 	epoch := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for name, draw := range map[string]func() (uint64, error){
-		"NewAs": func() (uint64, error) { id, err := once.NewAs[once.Typed[laneKind]](); return id.Uint64(), err },
+		"NewAs": func() (uint64, error) { id, err := once.NewAs[once.Typed[laneSpec]](); return id.Uint64(), err },
 		"New":   func() (uint64, error) { id, err := once.New(); return id.Uint64(), err },
 	} {
-		f, err := nonce.New(nonce.Config{Epoch: epoch, Now: fixedClock(epoch)})
+		f, err := nonce.New(nonce.Config{Fixed: true, Epoch: epoch, Now: fixedClock(epoch)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		laneBinding.Set(f)
-		once.SetGenerator(f)
+		once.DefaultBinding().Set(f)
 		v, err := draw()
 		if err != nil || v != 1 {
 			t.Errorf("%s at the epoch = %#x, %v; want 0x1 (0 skipped)", name, v, err)
 		}
 	}
 	laneBinding.Set(nil)
-	once.SetGenerator(nil)
+	once.DefaultBinding().Set(nil)
 }
 
 // TestNewSlowPathError: a draw that is ahead of the clock when the lease
@@ -115,7 +115,7 @@ func TestNewSkipsZero(t *testing.T) {
 // wrapped like every generator error.
 func TestNewSlowPathError(t *testing.T) {
 	clk := newStepClock(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC))
-	f, err := nonce.New(nonce.Config{AwaitLease: true, Now: clk.Now})
+	f, err := nonce.New(nonce.Config{Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,12 +125,12 @@ func TestNewSlowPathError(t *testing.T) {
 	laneBinding.Set(f)
 	defer laneBinding.Set(nil)
 	for i := range 8192 { // the first millisecond's budget
-		if _, err := once.NewAs[once.Typed[laneKind]](); err != nil {
+		if _, err := once.NewAs[once.Typed[laneSpec]](); err != nil {
 			t.Fatalf("draw %d: %v", i, err)
 		}
 	}
 	clk.Advance(2 * time.Second)
-	id, err := once.NewAs[once.Typed[laneKind]]()
+	id, err := once.NewAs[once.Typed[laneSpec]]()
 	if !errors.Is(err, nonce.ErrDisabled) || !id.IsZero() || !strings.HasPrefix(err.Error(), "once: generating an ID: ") {
 		t.Fatalf("NewAs after the deadline = %v, %v; want a zero ID and a wrapped nonce.ErrDisabled", id, err)
 	}
@@ -143,20 +143,20 @@ func TestNewAllocs(t *testing.T) {
 		t.Skip("coverage counters change allocation behaviour")
 	}
 	clk := newStepClock(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC))
-	f, err := nonce.New(nonce.Config{MachineID: 2, Now: clk.Now})
+	f, err := nonce.New(nonce.Config{Fixed: true, MachineID: 2, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	laneBinding.Set(f)
 	defer laneBinding.Set(nil)
-	once.SetGenerator(f)
-	defer once.SetGenerator(nil)
-	newFunc, err := laneKind{}.Options().NewFunc()
+	once.DefaultBinding().Set(f)
+	defer once.DefaultBinding().Set(nil)
+	newFunc, err := laneSpec{}.Options().NewFunc()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, draw := range map[string]func(){
-		"NewAs":   func() { _, _ = once.NewAs[once.Typed[laneKind]]() },
+		"NewAs":   func() { _, _ = once.NewAs[once.Typed[laneSpec]]() },
 		"New":     func() { _, _ = once.New() },
 		"NewFunc": func() { _, _ = newFunc() },
 	} {
@@ -178,7 +178,7 @@ func TestNewAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(5, func() {
 		clk.Advance(time.Millisecond)
 		for range 8192 {
-			if _, err := once.NewAs[once.Typed[laneKind]](); err != nil {
+			if _, err := once.NewAs[once.Typed[laneSpec]](); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -203,7 +203,7 @@ func TestNewFuncErrors(t *testing.T) {
 	if _, err := draw(); !errors.Is(err, once.ErrNoGenerator) {
 		t.Errorf("no generator: %v, want ErrNoGenerator", err)
 	}
-	f, err := nonce.New(nonce.Config{MachineID: 9})
+	f, err := nonce.New(nonce.Config{Fixed: true, MachineID: 9})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,14 +23,14 @@ type (
 
 func (genCounter) Options() once.Options { return once.Options{Prefix: "c_", Generator: &genBinding} }
 func (genSortable) Options() once.Options {
-	return once.Options{Nonce: once.Sortable, Generator: &genBinding}
+	return once.Options{Nonce: nonce.Sortable, Generator: &genBinding}
 }
 func (genEncrypted) Options() once.Options {
-	return once.Options{Nonce: once.Encrypted, Generator: &genBinding}
+	return once.Options{Nonce: nonce.Encrypted, Generator: &genBinding}
 }
 
 func TestNewWithoutGenerator(t *testing.T) {
-	once.SetGenerator(nil)
+	once.DefaultBinding().Set(nil)
 	id, err := once.New()
 	if !errors.Is(err, once.ErrNoGenerator) || !id.IsZero() {
 		t.Errorf("New without generator = %v, %v", id, err)
@@ -43,13 +43,13 @@ func TestNewWithoutGenerator(t *testing.T) {
 }
 
 func TestNewAwaitingLease(t *testing.T) {
-	f, err := nonce.New(nonce.Config{AwaitLease: true})
+	f, err := nonce.New(nonce.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	once.SetGenerator(f)
-	defer once.SetGenerator(nil)
-	if once.DefaultGenerator() != f {
+	once.DefaultBinding().Set(f)
+	defer once.DefaultBinding().Set(nil)
+	if once.DefaultBinding().Factory() != f {
 		t.Fatal("DefaultGenerator")
 	}
 	id, err := once.New()
@@ -74,7 +74,7 @@ func TestNewAwaitingLease(t *testing.T) {
 
 func TestNewKinds(t *testing.T) {
 	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	f, err := nonce.New(nonce.Config{MachineID: 9, Now: fixedClock(at), BaseKey: testBaseKey})
+	f, err := nonce.New(nonce.Config{Fixed: true, MachineID: 9, Now: fixedClock(at), BaseKey: testBaseKey})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,16 +105,16 @@ func TestNewKinds(t *testing.T) {
 		t.Errorf("encrypted ID does not decrypt to a nonce of machine 9: %v", err)
 	}
 	// The default generator is not used by a type with its own binding.
-	once.SetGenerator(nil)
+	once.DefaultBinding().Set(nil)
 	if _, err := once.NewAs[once.Typed[genCounter]](); err != nil {
 		t.Errorf("bound type used the default generator: %v", err)
 	}
 	// Options.New for run-time options.
-	if id, err := (once.Options{Nonce: once.Sortable, Generator: once.Bind(f)}).New(); err != nil || id.IsZero() {
+	if id, err := (once.Options{Nonce: nonce.Sortable, Generator: once.Bind(f)}).New(); err != nil || id.IsZero() {
 		t.Errorf("Options.New = %v, %v", id, err)
 	}
 	// Encrypted without key material.
-	plainF, _ := nonce.New(nonce.Config{})
+	plainF, _ := nonce.New(nonce.Config{Fixed: true})
 	genBinding.Set(plainF)
 	if id, err := once.NewAs[once.Typed[genEncrypted]](); !errors.Is(err, nonce.ErrNoKey) || !id.IsZero() {
 		t.Errorf("encrypted without key = %v, %v", id, err)
@@ -122,12 +122,12 @@ func TestNewKinds(t *testing.T) {
 }
 
 func TestNewConcurrentUnique(t *testing.T) {
-	f, err := nonce.New(nonce.Config{MachineID: 1})
+	f, err := nonce.New(nonce.Config{Fixed: true, MachineID: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	once.SetGenerator(f)
-	defer once.SetGenerator(nil)
+	once.DefaultBinding().Set(f)
+	defer once.DefaultBinding().Set(nil)
 	const goroutines, each = 8, 2000
 	var mu sync.Mutex
 	seen := make(map[UserID]bool, goroutines*each)

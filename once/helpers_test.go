@@ -89,7 +89,7 @@ var testBaseKey = []byte("0123456789abcdef0123456789abcdef")
 // cipher.
 func keyFactory(t testing.TB, key []byte, c nonce.Cipher) *nonce.Factory {
 	t.Helper()
-	f, err := nonce.New(nonce.Config{BaseKey: key, Cipher64: c})
+	f, err := nonce.New(nonce.Config{Fixed: true, BaseKey: key, Cipher64: c})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,27 +101,27 @@ func keyFactory(t testing.TB, key []byte, c nonce.Cipher) *nonce.Factory {
 var maskBinding once.Binding
 
 type (
-	userKind   struct{}
-	orgKind    struct{}
-	maskedKind struct{} // url64, masked, bound to maskBinding
+	userSpec   struct{}
+	orgSpec    struct{}
+	maskedSpec struct{} // url64, masked, bound to maskBinding
 	maskedHex  struct{} // hex, masked, bound to maskBinding
-	signedKind struct{} // signed, unprefixed: JSON numbers allowed
+	signedSpec struct{} // signed, unprefixed: JSON numbers allowed
 	unsignedDB struct{} // unsigned in the database
 )
 
-func (userKind) Options() once.Options { return once.Options{Prefix: "usr_"} }
-func (orgKind) Options() once.Options  { return once.Options{Prefix: "org_", Format: once.Hex32} }
-func (maskedKind) Options() once.Options {
+func (userSpec) Options() once.Options { return once.Options{Prefix: "usr_"} }
+func (orgSpec) Options() once.Options  { return once.Options{Prefix: "org_", Format: once.Hex32} }
+func (maskedSpec) Options() once.Options {
 	return once.Options{Mask: true, Generator: &maskBinding}
 }
 func (maskedHex) Options() once.Options {
 	return once.Options{Format: once.Hex, Mask: true, Generator: &maskBinding}
 }
-func (signedKind) Options() once.Options { return once.Options{Format: once.Signed} }
+func (signedSpec) Options() once.Options { return once.Options{Format: once.Signed} }
 func (unsignedDB) Options() once.Options { return once.Options{DBFormat: once.Unsigned} }
 
 type (
-	UserID   = once.Typed[userKind]
-	OrgID    = once.Typed[orgKind]
-	MaskedID = once.Typed[maskedKind]
+	UserID   = once.Typed[userSpec]
+	OrgID    = once.Typed[orgSpec]
+	MaskedID = once.Typed[maskedSpec]
 )

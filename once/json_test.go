@@ -9,9 +9,9 @@ import (
 	"github.com/once-go/once/once"
 )
 
-type quoteKind struct{}
+type quoteSpec struct{}
 
-func (quoteKind) Options() once.Options { return once.Options{Prefix: `q"\<_`} }
+func (quoteSpec) Options() once.Options { return once.Options{Prefix: `q"\<_`} }
 
 type signedPrefixed struct{}
 
@@ -24,14 +24,14 @@ func TestJSON(t *testing.T) {
 		Plain once.ID                 `json:"plain"`
 		Ptr   *UserID                 `json:"ptr"`
 		Null  sql.Null[UserID]        `json:"null"`
-		Num   once.Typed[signedKind]  `json:"num"`
-		Quote once.Typed[quoteKind]   `json:"quote"`
+		Num   once.Typed[signedSpec]  `json:"num"`
+		Quote once.Typed[quoteSpec]   `json:"quote"`
 		Many  map[UserID]once.ID      `json:"many"`
-		Opt   *once.Typed[signedKind] `json:"opt,omitempty"`
+		Opt   *once.Typed[signedSpec] `json:"opt,omitempty"`
 	}
 	id := once.FromUint64(0x338f28264e079f31)
-	m := model{ID: UserID(id), Org: OrgID(id), Plain: id, Num: once.Typed[signedKind](once.FromInt64(-5)),
-		Quote: once.Typed[quoteKind](id), Many: map[UserID]once.ID{UserID(id): id}}
+	m := model{ID: UserID(id), Org: OrgID(id), Plain: id, Num: once.Typed[signedSpec](once.FromInt64(-5)),
+		Quote: once.Typed[quoteSpec](id), Many: map[UserID]once.ID{UserID(id): id}}
 	data, err := json.Marshal(m)
 	if err != nil {
 		t.Fatal(err)

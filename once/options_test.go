@@ -15,7 +15,7 @@ func TestOptionsCheck(t *testing.T) {
 		want string // in the message; "" = valid
 	}{
 		{once.Options{}, ""},
-		{once.Options{Prefix: "usr_", Format: once.Hex32, DBFormat: once.Raw, PersistPrefix: true, Mask: true, Nonce: once.Sortable}, ""},
+		{once.Options{Prefix: "usr_", Format: once.Hex32, DBFormat: once.Raw, PersistPrefix: true, Mask: true, Nonce: nonce.Sortable}, ""},
 		{once.Options{Prefix: `a"b\c`}, ""},
 		{once.Options{Prefix: "us r_"}, "Prefix"},
 		{once.Options{Prefix: "usr\t"}, "Prefix"},
@@ -28,7 +28,7 @@ func TestOptionsCheck(t *testing.T) {
 		{once.Options{PersistPrefix: true}, "PersistPrefix"},
 		{once.Options{Prefix: "u_", PersistPrefix: true}, "PersistPrefix"},
 		{once.Options{Prefix: "u_", PersistPrefix: true, DBFormat: once.Unsigned}, "PersistPrefix"},
-		{once.Options{Mask: true, Nonce: once.Encrypted}, "Mask"},
+		{once.Options{Mask: true, Nonce: nonce.Encrypted}, "Mask"},
 	}
 	for _, c := range cases {
 		err := c.opts.Check()
@@ -70,38 +70,38 @@ func TestParseFormat(t *testing.T) {
 	if _, err := once.ParseFormat("base64"); !errors.Is(err, once.ErrConfig) {
 		t.Errorf("ParseFormat(base64) err = %v", err)
 	}
-	if once.Format(99).String() != "format(99)" || once.NonceKind(9).String() != "nonce(9)" || once.Encrypted.String() != "encrypted" {
+	if once.Format(99).String() != "format(99)" || nonce.Kind(9).String() != "nonce(9)" || nonce.Encrypted.String() != "encrypted" {
 		t.Error("String of enums")
 	}
 }
 
 type (
-	badPrefixKind struct{}
-	ptrKind       struct{}
-	fatKind       struct{ _ int }
+	badPrefixSpec struct{}
+	ptrSpec       struct{}
+	fatSpec       struct{ _ int }
 )
 
-func (badPrefixKind) Options() once.Options { return once.Options{Prefix: "bad prefix"} }
-func (*ptrKind) Options() once.Options      { return once.Options{} }
-func (fatKind) Options() once.Options       { return once.Options{} }
+func (badPrefixSpec) Options() once.Options { return once.Options{Prefix: "bad prefix"} }
+func (*ptrSpec) Options() once.Options      { return once.Options{} }
+func (fatSpec) Options() once.Options       { return once.Options{} }
 
 func TestTypedConfigErrors(t *testing.T) {
-	type BadID = once.Typed[badPrefixKind]
-	err := once.Check(userKind{}, OrgID{}, badPrefixKind{}, BadID{}, &ptrKind{}, fatKind{}, once.ID{})
+	type BadID = once.Typed[badPrefixSpec]
+	err := once.Check(userSpec{}, OrgID{}, badPrefixSpec{}, BadID{}, &ptrSpec{}, fatSpec{}, once.ID{})
 	if !errors.Is(err, once.ErrConfig) {
 		t.Fatalf("Check: %v", err)
 	}
 	msg := err.Error()
-	for _, want := range []string{"once_test.badPrefixKind", "once.Typed[github.com/once-go/once/once_test.badPrefixKind]",
-		"*once_test.ptrKind", "once_test.fatKind", `Prefix "bad prefix" contains a space`} {
+	for _, want := range []string{"once_test.badPrefixSpec", "once.Typed[github.com/once-go/once/once_test.badPrefixSpec]",
+		"*once_test.ptrSpec", "once_test.fatSpec", `Prefix "bad prefix" contains a space`} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("Check message lacks %q:\n%s", want, msg)
 		}
 	}
-	if strings.Contains(msg, "userKind") || strings.Contains(msg, "orgKind") {
+	if strings.Contains(msg, "userSpec") || strings.Contains(msg, "orgSpec") {
 		t.Errorf("valid kinds reported:\n%s", msg)
 	}
-	if err := once.Check(userKind{}, UserID{}, OrgID{}, once.ID{}); err != nil {
+	if err := once.Check(userSpec{}, UserID{}, OrgID{}, once.ID{}); err != nil {
 		t.Errorf("Check of valid kinds: %v", err)
 	}
 
@@ -118,7 +118,7 @@ func TestTypedConfigErrors(t *testing.T) {
 	_, checks["Value"] = b.Value()
 	_, checks["NewAs"] = once.NewAs[BadID]()
 	for op, err := range checks {
-		if !errors.Is(err, once.ErrConfig) || !strings.Contains(err.Error(), "badPrefixKind") {
+		if !errors.Is(err, once.ErrConfig) || !strings.Contains(err.Error(), "badPrefixSpec") {
 			t.Errorf("%s: %v", op, err)
 		}
 	}
@@ -127,13 +127,13 @@ func TestTypedConfigErrors(t *testing.T) {
 	}
 
 	// Pointer and non-zero-size kinds are rejected, never called on nil.
-	if _, err := once.ParseAs[once.Typed[*ptrKind]]("AAAAAAAAAAA"); !errors.Is(err, once.ErrConfig) {
+	if _, err := once.ParseAs[once.Typed[*ptrSpec]]("AAAAAAAAAAA"); !errors.Is(err, once.ErrConfig) {
 		t.Errorf("pointer kind: %v", err)
 	}
-	if _, err := once.ParseAs[once.Typed[fatKind]]("AAAAAAAAAAA"); !errors.Is(err, once.ErrConfig) {
+	if _, err := once.ParseAs[once.Typed[fatSpec]]("AAAAAAAAAAA"); !errors.Is(err, once.ErrConfig) {
 		t.Errorf("non-zero-size kind: %v", err)
 	}
-	if _, err := once.ParseAs[once.Typed[once.Kind]]("AAAAAAAAAAA"); !errors.Is(err, once.ErrConfig) {
+	if _, err := once.ParseAs[once.Typed[once.Spec]]("AAAAAAAAAAA"); !errors.Is(err, once.ErrConfig) {
 		t.Errorf("interface kind: %v", err)
 	}
 }
@@ -148,7 +148,7 @@ func TestTypedIDs(t *testing.T) {
 	if once.ID(u) != id || once.ID(o) != once.ID(u) || u.Uint64() != id.Uint64() || u.Int64() != id.Int64() {
 		t.Error("conversions")
 	}
-	if u.Options().Prefix != "usr_" || (UserID{}).Options() != (userKind{}).Options() || !(UserID{}).IsZero() {
+	if u.Options().Prefix != "usr_" || (UserID{}).Options() != (userSpec{}).Options() || !(UserID{}).IsZero() {
 		t.Error("Options/IsZero")
 	}
 	// A UserID does not parse as an OrgID.
@@ -192,7 +192,7 @@ func TestMaskWithoutGenerator(t *testing.T) {
 		t.Errorf("String without generator = %q (must not show the stored value)", s)
 	}
 	// A factory without key material: ErrNoGenerator and nonce.ErrNoKey.
-	f, err := nonce.New(nonce.Config{})
+	f, err := nonce.New(nonce.Config{Fixed: true})
 	if err != nil {
 		t.Fatal(err)
 	}

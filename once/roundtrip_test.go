@@ -87,9 +87,9 @@ func TestRoundTripTyped(t *testing.T) {
 		checkTyped(t, UserID(once.FromUint64(v)))
 		checkTyped(t, OrgID(once.FromUint64(v)))
 		checkTyped(t, MaskedID(once.FromUint64(v)))
-		checkTyped(t, once.Typed[signedKind](once.FromUint64(v)))
+		checkTyped(t, once.Typed[signedSpec](once.FromUint64(v)))
 		checkTyped(t, once.Typed[unsignedDB](once.FromUint64(v)))
-		checkTyped(t, once.Typed[hexDBKind](once.FromUint64(v)))
+		checkTyped(t, once.Typed[hexDBSpec](once.FromUint64(v)))
 		checkTyped(t, once.FromUint64(v))
 	}
 }

@@ -282,7 +282,7 @@ func TestSchemaDocument(t *testing.T) {
 		t.Errorf("Extension() = %v", ext)
 	}
 
-	for _, k := range []once.Kind{UserID{}, userKind{}} {
+	for _, k := range []once.Spec{UserID{}, userSpec{}} {
 		s, err := once.SchemaOf(k)
 		want, _ := once.Options{Prefix: "usr_"}.Schema()
 		if err != nil || s != want {
@@ -294,11 +294,11 @@ func TestSchemaDocument(t *testing.T) {
 	}
 
 	for _, bad := range []struct {
-		k    once.Kind
+		k    once.Spec
 		want string
 	}{
-		{once.Typed[badSchemaKind]{}, "Typed[github.com/once-go/once/once_test.badSchemaKind]"},
-		{badSchemaKind{}, "badSchemaKind"},
+		{once.Typed[badSchemaSpec]{}, "Typed[github.com/once-go/once/once_test.badSchemaSpec]"},
+		{badSchemaSpec{}, "badSchemaSpec"},
 		{nil, "argument 0 is nil"},
 	} {
 		if _, err := once.SchemaOf(bad.k); !errors.Is(err, once.ErrConfig) || !strings.Contains(err.Error(), bad.want) || !strings.Contains(err.Error(), "Format raw") && bad.k != nil {
@@ -310,9 +310,9 @@ func TestSchemaDocument(t *testing.T) {
 	}
 }
 
-type badSchemaKind struct{}
+type badSchemaSpec struct{}
 
-func (badSchemaKind) Options() once.Options { return once.Options{Format: once.Raw} }
+func (badSchemaSpec) Options() once.Options { return once.Options{Format: once.Raw} }
 
 // FuzzSchemaPattern: on any string, every pattern agrees with its strict
 // parser (see schemaCase.check).

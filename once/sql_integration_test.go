@@ -182,7 +182,7 @@ func createTable(t *testing.T, d dialect, col string) string {
 // sqlCase stores and loads IDs of kind K in a column of type col: NOT NULL
 // into T, nullable through sql.Null[T] and *T, queried with arguments and
 // (MySQL) without.
-func sqlCase[K once.Kind](t *testing.T, d dialect, col string) {
+func sqlCase[K once.Spec](t *testing.T, d dialect, col string) {
 	type T = once.Typed[K]
 	opts := (*new(K)).Options()
 	table := createTable(t, d, col)

@@ -5,17 +5,18 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/once-go/once/nonce"
 	"github.com/once-go/once/once"
 )
 
-// orderKind declares OrderID: prefixed, made as sortable nonces, so the
+// orderSpec declares OrderID: prefixed, made as sortable nonces, so the
 // timestamp of an order's ID is when it was placed.
-type orderKind struct{}
+type orderSpec struct{}
 
-func (orderKind) Options() once.Options { return once.Options{Prefix: "ord_", Nonce: once.Sortable} }
+func (orderSpec) Options() once.Options { return once.Options{Prefix: "ord_", Nonce: nonce.Sortable} }
 
 // OrderID is the ID type of orders.
-type OrderID = once.Typed[orderKind]
+type OrderID = once.Typed[orderSpec]
 
 func ExampleTimeOf() {
 	id := once.MustParseAs[OrderID]("ord_A4MobG9AAAE")

@@ -14,29 +14,29 @@ import (
 var tbBinding once.Binding
 
 type (
-	tbSortKind     struct{} // sortable, signed bigint (the default DBFormat)
-	tbUnsignedKind struct{} // sortable, BIGINT UNSIGNED
-	tbURL64DBKind  struct{} // url64 text in the database
-	tbEncKind      struct{} // encrypted nonces: no timestamp
-	tbBoundKind    struct{} // bound to tbBinding
-	tbBadKind      struct{} // invalid options
+	tbSortSpec     struct{} // sortable, signed bigint (the default DBFormat)
+	tbUnsignedSpec struct{} // sortable, BIGINT UNSIGNED
+	tbURL64DBSpec  struct{} // url64 text in the database
+	tbEncSpec      struct{} // encrypted nonces: no timestamp
+	tbBoundSpec    struct{} // bound to tbBinding
+	tbBadSpec      struct{} // invalid options
 )
 
 type (
-	tbSortID     = once.Typed[tbSortKind]
-	tbUnsignedID = once.Typed[tbUnsignedKind]
+	tbSortID     = once.Typed[tbSortSpec]
+	tbUnsignedID = once.Typed[tbUnsignedSpec]
 )
 
-func (tbSortKind) Options() once.Options { return once.Options{Prefix: "ord_", Nonce: once.Sortable} }
-func (tbUnsignedKind) Options() once.Options {
-	return once.Options{Nonce: once.Sortable, DBFormat: once.Unsigned}
+func (tbSortSpec) Options() once.Options { return once.Options{Prefix: "ord_", Nonce: nonce.Sortable} }
+func (tbUnsignedSpec) Options() once.Options {
+	return once.Options{Nonce: nonce.Sortable, DBFormat: once.Unsigned}
 }
-func (tbURL64DBKind) Options() once.Options { return once.Options{DBFormat: once.URL64} }
-func (tbEncKind) Options() once.Options     { return once.Options{Nonce: once.Encrypted} }
-func (tbBoundKind) Options() once.Options {
-	return once.Options{Nonce: once.Sortable, Generator: &tbBinding}
+func (tbURL64DBSpec) Options() once.Options { return once.Options{DBFormat: once.URL64} }
+func (tbEncSpec) Options() once.Options     { return once.Options{Nonce: nonce.Encrypted} }
+func (tbBoundSpec) Options() once.Options {
+	return once.Options{Nonce: nonce.Sortable, Generator: &tbBinding}
 }
-func (tbBadKind) Options() once.Options { return once.Options{PersistPrefix: true} }
+func (tbBadSpec) Options() once.Options { return once.Options{PersistPrefix: true} }
 
 var (
 	tbEpoch = nonce.DefaultEpoch()
@@ -258,7 +258,7 @@ func TestIDRangeEdges(t *testing.T) {
 			t.Errorf("IDRange(%v, %v) = %d, %d, %v: want an interval of signed values", c[0], c[1], lo.Int64(), hi.Int64(), err)
 		}
 	}
-	if _, _, err := once.IDRange[once.Typed[tbURL64DBKind]](ms(1), ms(2)); !errors.Is(err, once.ErrConfig) || !strings.Contains(err.Error(), "url64") {
+	if _, _, err := once.IDRange[once.Typed[tbURL64DBSpec]](ms(1), ms(2)); !errors.Is(err, once.ErrConfig) || !strings.Contains(err.Error(), "url64") {
 		t.Errorf("IDRange with DBFormat url64 = %v, want ErrConfig", err)
 	}
 }
@@ -275,22 +275,22 @@ func TestTimeBoundsRefuse(t *testing.T) {
 			}
 		}
 	}
-	type enc = once.Typed[tbEncKind]
+	type enc = once.Typed[tbEncSpec]
 	_, e1 := once.TimeOf(enc(once.FromUint64(1 << 40)))
 	_, e2 := once.MinID[enc](at)
 	_, e3 := once.MaxID[enc](at)
 	_, _, e4 := once.IDRange[enc](at, at.Add(time.Hour))
 	check("encrypted", once.ErrConfig, e1, e2, e3, e4)
 
-	type bad = once.Typed[tbBadKind]
+	type bad = once.Typed[tbBadSpec]
 	_, e1 = once.TimeOf(bad(once.FromUint64(1 << 40)))
 	_, e2 = once.MinID[bad](at)
 	check("invalid options", once.ErrConfig, e1, e2)
 
 	// A factory with another epoch: refused while bound, fine with the
 	// default epoch.
-	type bound = once.Typed[tbBoundKind]
-	f, err := nonce.New(nonce.Config{Epoch: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)})
+	type bound = once.Typed[tbBoundSpec]
+	f, err := nonce.New(nonce.Config{Fixed: true, Epoch: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +302,7 @@ func TestTimeBoundsRefuse(t *testing.T) {
 	if !strings.Contains(e1.Error(), "2020-01-01T00:00:00Z") {
 		t.Errorf("message does not name the factory's epoch: %v", e1)
 	}
-	f, err = nonce.New(nonce.Config{})
+	f, err = nonce.New(nonce.Config{Fixed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,13 +315,13 @@ func TestTimeBoundsRefuse(t *testing.T) {
 // TestTimeOfNewSortable: a sortable ID's time is when it was made.
 func TestTimeOfNewSortable(t *testing.T) {
 	at := time.Date(2026, 3, 4, 5, 6, 7, 891_234_567, time.UTC)
-	f, err := nonce.New(nonce.Config{MachineID: 3, Now: func() time.Time { return at }})
+	f, err := nonce.New(nonce.Config{Fixed: true, MachineID: 3, Now: func() time.Time { return at }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tbBinding.Set(f)
 	defer tbBinding.Set(nil)
-	id, err := once.NewAs[once.Typed[tbBoundKind]]()
+	id, err := once.NewAs[once.Typed[tbBoundSpec]]()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +329,7 @@ func TestTimeOfNewSortable(t *testing.T) {
 	if err != nil || !got.Equal(at.Truncate(time.Millisecond)) {
 		t.Fatalf("TimeOf(new ID) = %v, %v; want %v", got, err, at.Truncate(time.Millisecond))
 	}
-	lo, hi, err := once.IDRange[once.Typed[tbBoundKind]](at.Add(-time.Second), at.Add(time.Second))
+	lo, hi, err := once.IDRange[once.Typed[tbBoundSpec]](at.Add(-time.Second), at.Add(time.Second))
 	if err != nil || id.Uint64() < lo.Uint64() || id.Uint64() > hi.Uint64() {
 		t.Fatalf("IDRange around its creation = %#x, %#x, %v; id %#x outside", lo.Uint64(), hi.Uint64(), err, id.Uint64())
 	}

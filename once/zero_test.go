@@ -24,7 +24,7 @@ func TestZeroSpelling(t *testing.T) {
 		MarshalJSON() ([]byte, error)
 		AppendText([]byte) ([]byte, error)
 		String() string
-	}{once.ID{}, UserID{}, OrgID{}, MaskedID{}, once.Typed[signedKind]{}} {
+	}{once.ID{}, UserID{}, OrgID{}, MaskedID{}, once.Typed[signedSpec]{}} {
 		b, err := m.MarshalText()
 		check("MarshalText", b, err)
 		b, err = m.AppendText([]byte{})
@@ -74,7 +74,7 @@ func TestZeroSpelling(t *testing.T) {
 			t.Errorf("unmarshal %s err = %v, want ErrInvalid", s, err)
 		}
 	}
-	var n once.Typed[signedKind]
+	var n once.Typed[signedSpec]
 	for _, s := range []string{`0`, `"0"`, `"-0"`} {
 		if err := n.UnmarshalJSON([]byte(s)); !errors.Is(err, once.ErrInvalid) {
 			t.Errorf("signed UnmarshalJSON(%s) err = %v, want ErrInvalid", s, err)
@@ -90,7 +90,7 @@ func TestZeroDatabase(t *testing.T) {
 		"ID":       func() (any, error) { return once.ID{}.Value() },
 		"UserID":   func() (any, error) { return UserID{}.Value() },
 		"unsigned": func() (any, error) { return once.Typed[unsignedDB]{}.Value() },
-		"hex text": func() (any, error) { return once.Typed[hexDBKind]{}.Value() },
+		"hex text": func() (any, error) { return once.Typed[hexDBSpec]{}.Value() },
 	}
 	for name, f := range values {
 		if v, err := f(); !errors.Is(err, once.ErrInvalid) || v != nil {
@@ -103,7 +103,7 @@ func TestZeroDatabase(t *testing.T) {
 	}
 	var id once.ID
 	var u UserID
-	var h once.Typed[hexDBKind]
+	var h once.Typed[hexDBSpec]
 	for _, src := range []any{int64(0), []byte("0"), "0"} {
 		if err := id.Scan(src); !errors.Is(err, once.ErrInvalid) {
 			t.Errorf("ID.Scan(%#v) err = %v", src, err)

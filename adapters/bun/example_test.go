@@ -14,11 +14,11 @@ import (
 	"github.com/once-go/once/once"
 )
 
-type itemKind struct{}
+type itemSpec struct{}
 
-func (itemKind) Options() once.Options { return once.Options{Prefix: "itm_"} }
+func (itemSpec) Options() once.Options { return once.Options{Prefix: "itm_"} }
 
-type ItemID = once.Typed[itemKind]
+type ItemID = once.Typed[itemSpec]
 
 type Item struct {
 	bun.BaseModel `bun:"table:items"`
@@ -32,9 +32,9 @@ func (i *Item) BeforeAppendModel(ctx context.Context, q bun.Query) error {
 
 func Example() {
 	// In production a lease manager activates the factory (AwaitLease).
-	f, _ := nonce.New(nonce.Config{MachineID: 1})
-	once.SetGenerator(f)
-	defer once.SetGenerator(nil)
+	f, _ := nonce.New(nonce.Config{Fixed: true, MachineID: 1})
+	once.DefaultBinding().Set(f)
+	defer once.DefaultBinding().Set(nil)
 	ctx := context.Background()
 
 	sqlDB, _ := sql.Open("sqlite", "file:oncebun-example?mode=memory&cache=shared")

@@ -12,36 +12,36 @@ import (
 )
 
 type (
-	UserKind     struct{}
-	UnsignedKind struct{}
-	RawKind      struct{}
-	RawPfxKind   struct{}
-	URL64Kind    struct{}
-	HexPfxKind   struct{}
-	Hex32Kind    struct{}
-	BadKind      struct{}
-	hiddenKind   struct{}
+	UserSpec     struct{}
+	UnsignedSpec struct{}
+	RawSpec      struct{}
+	RawPfxSpec   struct{}
+	URL64Spec    struct{}
+	HexPfxSpec   struct{}
+	Hex32Spec    struct{}
+	BadSpec      struct{}
+	hiddenSpec   struct{}
 )
 
-func (UserKind) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
-func (UnsignedKind) Options() once.Options {
+func (UserSpec) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
+func (UnsignedSpec) Options() once.Options {
 	return once.Options{Format: once.Unsigned, DBFormat: once.Unsigned}
 }
-func (RawKind) Options() once.Options { return once.Options{DBFormat: once.Raw} }
-func (RawPfxKind) Options() once.Options {
+func (RawSpec) Options() once.Options { return once.Options{DBFormat: once.Raw} }
+func (RawPfxSpec) Options() once.Options {
 	return once.Options{Prefix: "r_", DBFormat: once.Raw, PersistPrefix: true}
 }
-func (URL64Kind) Options() once.Options { return once.Options{Prefix: "u_", DBFormat: once.URL64} }
-func (HexPfxKind) Options() once.Options {
+func (URL64Spec) Options() once.Options { return once.Options{Prefix: "u_", DBFormat: once.URL64} }
+func (HexPfxSpec) Options() once.Options {
 	return once.Options{Prefix: "hx_", Format: once.Hex, DBFormat: once.Hex, PersistPrefix: true}
 }
-func (Hex32Kind) Options() once.Options {
+func (Hex32Spec) Options() once.Options {
 	return once.Options{Format: once.Hex32, DBFormat: once.Hex32}
 }
-func (BadKind) Options() once.Options    { return once.Options{PersistPrefix: true} }
-func (hiddenKind) Options() once.Options { return once.Options{} }
+func (BadSpec) Options() once.Options    { return once.Options{PersistPrefix: true} }
+func (hiddenSpec) Options() once.Options { return once.Options{} }
 
-type UserID = once.Typed[UserKind]
+type UserID = once.Typed[UserSpec]
 
 func types(pg, my, lite string) map[string]string {
 	return map[string]string{dialect.Postgres: pg, dialect.MySQL: my, dialect.SQLite: lite}
@@ -54,13 +54,13 @@ func TestSchemaTypes(t *testing.T) {
 		want  map[string]string
 	}{
 		{oncent.Field[once.ID]("a"), "once.ID", types("bigint", "bigint", "integer")},
-		{oncent.Field[UserID]("a"), "once.Typed[enttestkind.UserKind]", types("bigint", "bigint", "integer")},
-		{oncent.Field[once.Typed[UnsignedKind]]("a"), "once.Typed[enttestkind.UnsignedKind]", types("numeric(20)", "bigint unsigned", "text")},
-		{oncent.Field[once.Typed[RawKind]]("a"), "once.Typed[enttestkind.RawKind]", types("bytea", "binary(8)", "blob")},
-		{oncent.Field[once.Typed[RawPfxKind]]("a"), "once.Typed[enttestkind.RawPfxKind]", types("bytea", "binary(10)", "blob")},
-		{oncent.Field[once.Typed[URL64Kind]]("a"), "once.Typed[enttestkind.URL64Kind]", types("varchar(11)", "varbinary(11)", "text")},
-		{oncent.Field[once.Typed[HexPfxKind]]("a"), "once.Typed[enttestkind.HexPfxKind]", types("varchar(19)", "varbinary(19)", "text")},
-		{oncent.Field[once.Typed[Hex32Kind]]("a"), "once.Typed[enttestkind.Hex32Kind]", types("varchar(13)", "varbinary(13)", "text")},
+		{oncent.Field[UserID]("a"), "once.Typed[enttestkind.UserSpec]", types("bigint", "bigint", "integer")},
+		{oncent.Field[once.Typed[UnsignedSpec]]("a"), "once.Typed[enttestkind.UnsignedSpec]", types("numeric(20)", "bigint unsigned", "text")},
+		{oncent.Field[once.Typed[RawSpec]]("a"), "once.Typed[enttestkind.RawSpec]", types("bytea", "binary(8)", "blob")},
+		{oncent.Field[once.Typed[RawPfxSpec]]("a"), "once.Typed[enttestkind.RawPfxSpec]", types("bytea", "binary(10)", "blob")},
+		{oncent.Field[once.Typed[URL64Spec]]("a"), "once.Typed[enttestkind.URL64Spec]", types("varchar(11)", "varbinary(11)", "text")},
+		{oncent.Field[once.Typed[HexPfxSpec]]("a"), "once.Typed[enttestkind.HexPfxSpec]", types("varchar(19)", "varbinary(19)", "text")},
+		{oncent.Field[once.Typed[Hex32Spec]]("a"), "once.Typed[enttestkind.Hex32Spec]", types("varchar(13)", "varbinary(13)", "text")},
 	} {
 		d := c.f.Descriptor()
 		assert.NoError(t, d.Err, c.ident)
@@ -105,9 +105,9 @@ func TestConfigErrors(t *testing.T) {
 		want string
 		also error
 	}{
-		{oncent.Field[once.Typed[hiddenKind]]("id"), "oncent: field id: kind type github.com/once-go/once/adapters/ent_test.hiddenKind is not exported", nil},
-		{oncent.Field[once.Typed[BadKind]]("author_id"), "oncent: field author_id: ", once.ErrConfig},
-		{oncent.ID[once.Typed[BadKind]](), "oncent: field id: ", once.ErrConfig},
+		{oncent.Field[once.Typed[hiddenSpec]]("id"), "oncent: field id: kind type github.com/once-go/once/adapters/ent_test.hiddenSpec is not exported", nil},
+		{oncent.Field[once.Typed[BadSpec]]("author_id"), "oncent: field author_id: ", once.ErrConfig},
+		{oncent.ID[once.Typed[BadSpec]](), "oncent: field id: ", once.ErrConfig},
 	} {
 		err := c.f.Descriptor().Err
 		if assert.ErrorIs(t, err, oncent.ErrConfig, c.want) {

@@ -50,13 +50,13 @@ type otherMutation struct{ ent.Mutation }
 // generator sets the default generator until the test ends.
 func generator(t *testing.T, activated bool) {
 	t.Helper()
-	f, err := nonce.New(nonce.Config{MachineID: 7, AwaitLease: true})
+	f, err := nonce.New(nonce.Config{})
 	require.NoError(t, err)
 	if activated {
 		require.NoError(t, f.Activate(7, time.Time{}, time.Time{}))
 	}
-	once.SetGenerator(f)
-	t.Cleanup(func() { once.SetGenerator(nil) })
+	once.DefaultBinding().Set(f)
+	t.Cleanup(func() { once.DefaultBinding().Set(nil) })
 }
 
 // mutate runs m through the hook; reached reports whether the next
@@ -107,7 +107,7 @@ func TestHookErrors(t *testing.T) {
 		want error
 	}{
 		{"no lease", func(t *testing.T) { generator(t, false) }, nonce.ErrDisabled},
-		{"no generator", func(t *testing.T) { once.SetGenerator(nil) }, once.ErrNoGenerator},
+		{"no generator", func(t *testing.T) { once.DefaultBinding().Set(nil) }, once.ErrNoGenerator},
 	} {
 		c.set(t)
 		m := &mutation{op: ent.OpCreate}

@@ -14,11 +14,11 @@ import (
 	"github.com/once-go/once/once"
 )
 
-type customerKind struct{}
+type customerSpec struct{}
 
-func (customerKind) Options() once.Options { return once.Options{Prefix: "cus_"} }
+func (customerSpec) Options() once.Options { return once.Options{Prefix: "cus_"} }
 
-type CustomerID = once.Typed[customerKind]
+type CustomerID = once.Typed[customerSpec]
 
 type Customer struct {
 	ID   CustomerID
@@ -27,9 +27,9 @@ type Customer struct {
 
 func Example() {
 	// In production a lease manager activates the factory (AwaitLease).
-	f, _ := nonce.New(nonce.Config{MachineID: 1})
-	once.SetGenerator(f)
-	defer once.SetGenerator(nil)
+	f, _ := nonce.New(nonce.Config{Fixed: true, MachineID: 1})
+	once.DefaultBinding().Set(f)
+	defer once.DefaultBinding().Set(nil)
 
 	sqlDB, _ := sql.Open("sqlite", "file:oncegorm-example?mode=memory&cache=shared")
 	defer sqlDB.Close()

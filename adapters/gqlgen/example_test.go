@@ -11,12 +11,12 @@ import (
 	"github.com/once-go/once/once"
 )
 
-type orderKind struct{}
+type orderSpec struct{}
 
-func (orderKind) Options() once.Options { return once.Options{Prefix: "ord_"} }
+func (orderSpec) Options() once.Options { return once.Options{Prefix: "ord_"} }
 
 // OrderID is the ID type of orders.
-type OrderID = once.Typed[orderKind]
+type OrderID = once.Typed[orderSpec]
 
 // MarshalOrderID and UnmarshalOrderID are what gqlgen.yml's
 // "model: <package>.OrderID" binds the OrderID scalar to.

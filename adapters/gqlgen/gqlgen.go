@@ -7,14 +7,14 @@
 // gqlgen binds a scalar to a pair of functions named after the model
 // (function-based marshalers take precedence over the type of that name).
 // Declare them beside the ID type, one pair per type. gqlgen writes the
-// alias out (once.Typed[ids.UserKind]) in the code it generates, so the kind
+// alias out (once.Typed[ids.UserSpec]) in the code it generates, so the kind
 // type must be exported:
 //
-//	type UserKind struct{}
+//	type UserSpec struct{}
 //
-//	func (UserKind) Options() once.Options { return once.Options{Prefix: "usr_"} }
+//	func (UserSpec) Options() once.Options { return once.Options{Prefix: "usr_"} }
 //
-//	type UserID = once.Typed[UserKind]
+//	type UserID = once.Typed[UserSpec]
 //
 //	func MarshalUserID(id UserID) graphql.ContextMarshaler { return oncegql.Marshal(id) }
 //

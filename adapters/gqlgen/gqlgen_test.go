@@ -16,27 +16,27 @@ import (
 	"github.com/once-go/once/once"
 )
 
-type userKind struct{}
+type userSpec struct{}
 
-func (userKind) Options() once.Options { return once.Options{Prefix: "usr_"} }
+func (userSpec) Options() once.Options { return once.Options{Prefix: "usr_"} }
 
-type UserID = once.Typed[userKind]
+type UserID = once.Typed[userSpec]
 
-type quoteKind struct{}
+type quoteSpec struct{}
 
-func (quoteKind) Options() once.Options { return once.Options{Prefix: `q"\_`, Format: once.Signed} }
+func (quoteSpec) Options() once.Options { return once.Options{Prefix: `q"\_`, Format: once.Signed} }
 
-type maskedKind struct{}
+type maskedSpec struct{}
 
 var binding once.Binding
 
-func (maskedKind) Options() once.Options {
+func (maskedSpec) Options() once.Options {
 	return once.Options{Prefix: "m_", Mask: true, Generator: &binding}
 }
 
-type rawKind struct{}
+type rawSpec struct{}
 
-func (rawKind) Options() once.Options { return once.Options{Format: once.Raw} }
+func (rawSpec) Options() once.Options { return once.Options{Format: once.Raw} }
 
 func marshal[T once.IDType](id T) (string, error) {
 	var b bytes.Buffer
@@ -52,7 +52,7 @@ func TestMarshal(t *testing.T) {
 	got, err := marshal(id)
 	assert.NoError(t, err, "Marshal")
 	assert.Equal(t, `"usr_zAjhfZyAAAE"`, got, "Marshal")
-	q := once.Typed[quoteKind](once.FromUint64(1 << 63))
+	q := once.Typed[quoteSpec](once.FromUint64(1 << 63))
 	got, err = marshal(q)
 	assert.NoError(t, err, "Marshal of %q", q.String())
 	var s string
@@ -62,9 +62,9 @@ func TestMarshal(t *testing.T) {
 	got, err = marshal(UserID{})
 	assert.ErrorIs(t, err, once.ErrInvalid, "Marshal of the zero ID")
 	assert.Empty(t, got, "Marshal of the zero ID")
-	_, err = marshal(once.Typed[maskedKind](once.FromUint64(1)))
+	_, err = marshal(once.Typed[maskedSpec](once.FromUint64(1)))
 	assert.ErrorIs(t, err, once.ErrNoGenerator, "Marshal of a masked ID without a generator")
-	_, err = marshal(once.Typed[rawKind](once.FromUint64(1)))
+	_, err = marshal(once.Typed[rawSpec](once.FromUint64(1)))
 	assert.ErrorIs(t, err, once.ErrConfig, "Marshal of a raw-format ID")
 }
 
@@ -82,22 +82,22 @@ func TestUnmarshal(t *testing.T) {
 		assert.ErrorIs(t, err, once.ErrInvalid, "Unmarshal(%#v) = %v", v, id)
 		assert.True(t, id.IsZero(), "Unmarshal(%#v) = %v, %v; want the zero ID", v, id, err)
 	}
-	_, err = oncegql.Unmarshal[once.Typed[rawKind]](ctx, "AAAAAAAAAAE")
+	_, err = oncegql.Unmarshal[once.Typed[rawSpec]](ctx, "AAAAAAAAAAE")
 	assert.ErrorIs(t, err, once.ErrConfig, "Unmarshal into a raw-format type")
 }
 
 // TestMasked: with a generator bound, a masked ID round-trips.
 func TestMasked(t *testing.T) {
-	f, err := nonce.New(nonce.Config{BaseKey: []byte("0123456789abcdef0123456789abcdef")})
+	f, err := nonce.New(nonce.Config{Fixed: true, BaseKey: []byte("0123456789abcdef0123456789abcdef")})
 	require.NoError(t, err)
 	binding.Set(f)
 	defer binding.Set(nil)
-	id := once.Typed[maskedKind](once.FromUint64(7))
+	id := once.Typed[maskedSpec](once.FromUint64(7))
 	got, err := marshal(id)
 	require.NoError(t, err, "Marshal")
 	require.NotEqual(t, `"m_AAAAAAAAAAc"`, got, "Marshal: the ID is not masked")
 	s, _ := strconv.Unquote(got)
-	back, err := oncegql.Unmarshal[once.Typed[maskedKind]](context.Background(), s)
+	back, err := oncegql.Unmarshal[once.Typed[maskedSpec]](context.Background(), s)
 	assert.NoError(t, err, "Unmarshal(%s)", got)
 	assert.Equal(t, id, back, "Unmarshal(%s) = %v, want %v", got, back, id)
 }

@@ -12,12 +12,12 @@ import (
 	"github.com/once-go/once/once"
 )
 
-type orderKind struct{}
+type orderSpec struct{}
 
-func (orderKind) Options() once.Options { return once.Options{Prefix: "ord_", Mask: true} }
+func (orderSpec) Options() once.Options { return once.Options{Prefix: "ord_", Mask: true} }
 
 // OrderID is a masked ID type.
-type OrderID = once.Typed[orderKind]
+type OrderID = once.Typed[orderSpec]
 
 type getOrderInput struct {
 	ID OrderID `path:"id"`

@@ -18,21 +18,21 @@ import (
 	"github.com/once-go/once/once"
 )
 
-type userKind struct{}
+type userSpec struct{}
 
-func (userKind) Options() once.Options { return once.Options{Prefix: "usr_"} }
+func (userSpec) Options() once.Options { return once.Options{Prefix: "usr_"} }
 
-type UserID = once.Typed[userKind]
+type UserID = once.Typed[userSpec]
 
-type hexKind struct{}
+type hexSpec struct{}
 
-func (hexKind) Options() once.Options { return once.Options{Prefix: "tag_", Format: once.Hex} }
+func (hexSpec) Options() once.Options { return once.Options{Prefix: "tag_", Format: once.Hex} }
 
-type TagID = once.Typed[hexKind]
+type TagID = once.Typed[hexSpec]
 
-type rawKind struct{}
+type rawSpec struct{}
 
-func (rawKind) Options() once.Options { return once.Options{Format: once.Raw} }
+func (rawSpec) Options() once.Options { return once.Options{Format: once.Raw} }
 
 type Item struct {
 	Owner   UserID  `json:"owner"`
@@ -157,7 +157,7 @@ func TestValidation(t *testing.T) {
 // nothing is registered.
 func TestRegisterErrors(t *testing.T) {
 	r := huma.NewMapRegistry("#/components/schemas/", huma.DefaultSchemaNamer)
-	err := oncehuma.Register[once.Typed[rawKind]](r)
+	err := oncehuma.Register[once.Typed[rawSpec]](r)
 	if assert.ErrorIs(t, err, once.ErrConfig, "Register of a raw-format type") {
 		assert.True(t, strings.HasPrefix(err.Error(), "oncehuma: "), "Register of a raw-format type: %v, want the prefix %q", err, "oncehuma: ")
 	}

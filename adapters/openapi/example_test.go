@@ -9,14 +9,14 @@ import (
 	"github.com/once-go/once/once"
 )
 
-type invoiceKind struct{}
+type invoiceSpec struct{}
 
-func (invoiceKind) Options() once.Options {
+func (invoiceSpec) Options() once.Options {
 	return once.Options{Prefix: "inv_", Format: once.Hex32, Mask: true}
 }
 
 // InvoiceID is a masked hex32 ID type.
-type InvoiceID = once.Typed[invoiceKind]
+type InvoiceID = once.Typed[invoiceSpec]
 
 // Generate the schema of a Go type whose fields are IDs.
 func ExampleCustomizer() {

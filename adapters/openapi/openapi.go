@@ -22,7 +22,7 @@ import (
 )
 
 var (
-	kindType            = reflect.TypeFor[once.Kind]()
+	kindType            = reflect.TypeFor[once.Spec]()
 	textMarshalerType   = reflect.TypeFor[encoding.TextMarshaler]()
 	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
@@ -38,7 +38,7 @@ func Customizer(_ string, t reflect.Type, _ reflect.StructTag, schema *openapi3.
 	if !isID(t) {
 		return nil
 	}
-	s, err := once.SchemaOf(reflect.Zero(t).Interface().(once.Kind))
+	s, err := once.SchemaOf(reflect.Zero(t).Interface().(once.Spec))
 	if err != nil {
 		return fmt.Errorf("onceopenapi: %w", err)
 	}

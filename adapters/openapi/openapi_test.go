@@ -14,21 +14,21 @@ import (
 	"github.com/once-go/once/once"
 )
 
-type userKind struct{}
+type userSpec struct{}
 
-func (userKind) Options() once.Options { return once.Options{Prefix: "usr_"} }
+func (userSpec) Options() once.Options { return once.Options{Prefix: "usr_"} }
 
-type UserID = once.Typed[userKind]
+type UserID = once.Typed[userSpec]
 
-type signedKind struct{}
+type signedSpec struct{}
 
-func (signedKind) Options() once.Options { return once.Options{Prefix: "n", Format: once.Signed} }
+func (signedSpec) Options() once.Options { return once.Options{Prefix: "n", Format: once.Signed} }
 
-type NumID = once.Typed[signedKind]
+type NumID = once.Typed[signedSpec]
 
-type rawKind struct{}
+type rawSpec struct{}
 
-func (rawKind) Options() once.Options { return once.Options{Format: once.Raw} }
+func (rawSpec) Options() once.Options { return once.Options{Format: once.Raw} }
 
 // Embedded is a type of its own that embeds an ID, spelled the same.
 type Embedded struct{ UserID }
@@ -133,11 +133,11 @@ func (m ecmaMatcher) MatchString(s string) bool {
 // generation with once.ErrConfig naming the type.
 func TestCustomizerError(t *testing.T) {
 	type bad struct {
-		ID once.Typed[rawKind] `json:"id"`
+		ID once.Typed[rawSpec] `json:"id"`
 	}
 	_, err := openapi3gen.NewSchemaRefForValue(&bad{}, nil, openapi3gen.SchemaCustomizer(onceopenapi.Customizer))
 	if assert.ErrorIs(t, err, once.ErrConfig) {
-		assert.ErrorContains(t, err, "rawKind")
+		assert.ErrorContains(t, err, "rawSpec")
 		assert.True(t, strings.HasPrefix(err.Error(), "onceopenapi: "), "err = %v, want the prefix %q", err, "onceopenapi: ")
 	}
 }

@@ -16,11 +16,11 @@ import (
 	"github.com/once-go/once/once"
 )
 
-type userKind struct{}
+type userSpec struct{}
 
-func (userKind) Options() once.Options { return once.Options{Prefix: "usr_"} }
+func (userSpec) Options() once.Options { return once.Options{Prefix: "usr_"} }
 
-type UserID = once.Typed[userKind]
+type UserID = once.Typed[userSpec]
 
 // conn connects to PostgreSQL with a table of the test's own: a key, a
 // nullable ID and a text column.

@@ -12,11 +12,11 @@ import (
 	"github.com/once-go/once/once"
 )
 
-type orderKind struct{}
+type orderSpec struct{}
 
-func (orderKind) Options() once.Options { return once.Options{Prefix: "ord_"} }
+func (orderSpec) Options() once.Options { return once.Options{Prefix: "ord_"} }
 
-type OrderID = once.Typed[orderKind]
+type OrderID = once.Typed[orderSpec]
 
 type Order struct {
 	ID   OrderID `db:"id"`
@@ -25,9 +25,9 @@ type Order struct {
 
 func Example() {
 	// In production a lease manager activates the factory (AwaitLease).
-	f, _ := nonce.New(nonce.Config{MachineID: 1})
-	once.SetGenerator(f)
-	defer once.SetGenerator(nil)
+	f, _ := nonce.New(nonce.Config{Fixed: true, MachineID: 1})
+	once.DefaultBinding().Set(f)
+	defer once.DefaultBinding().Set(nil)
 	ctx := context.Background()
 
 	db := sqlx.MustOpen("sqlite", "file:oncesqlx-example?mode=memory&cache=shared")

@@ -287,7 +287,7 @@ func fieldsOf(t reflect.Type) []autoField {
 // "varchar(11) character set ascii collate ascii_bin", ... per DB format.
 // A nil db or id, a driver name it does not know (pgx, postgres, mysql,
 // sqlite, sqlite3 are known) and invalid options are [ErrConfig].
-func ColumnType(db *sqlx.DB, id once.Kind) (string, error) {
+func ColumnType(db *sqlx.DB, id once.Spec) (string, error) {
 	if db == nil {
 		return "", configError("ColumnType: db is nil")
 	}

@@ -30,7 +30,7 @@ func TestIn(t *testing.T) {
 	ctx := context.Background()
 	at.Each(t, func(t *testing.T, db at.DB) {
 		e := open(t, db)
-		col := func(k once.Kind) string {
+		col := func(k once.Spec) string {
 			typ, err := oncesqlx.ColumnType(e.x, k)
 			require.NoError(t, err)
 			return typ

@@ -43,7 +43,7 @@ func open(t *testing.T, db at.DB) *env {
 	t.Helper()
 	driver := map[idfield.Dialect]string{idfield.Postgres: "pgx", idfield.MySQL: "mysql", idfield.SQLite: "sqlite"}[db.Dialect]
 	x := sqlx.NewDb(db.SQL, driver)
-	colType := func(k once.Kind) string {
+	colType := func(k once.Spec) string {
 		t.Helper()
 		typ, err := oncesqlx.ColumnType(x, k)
 		require.NoError(t, err)

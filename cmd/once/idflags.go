@@ -154,7 +154,7 @@ func (k *keyFlags) factory(id int) (*nonce.Factory, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := nonce.Config{MachineID: id, Cipher64: c}
+	cfg := nonce.Config{Fixed: true, MachineID: id, Cipher64: c}
 	if k.given() {
 		if cfg.BaseKey, err = k.baseKey(); err != nil {
 			return nil, err

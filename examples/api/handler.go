@@ -14,11 +14,11 @@ import (
 )
 
 // UserID is shown as "usr_" + 11 characters, masked; stored as a bigint.
-type UserID = once.Typed[userKind]
+type UserID = once.Typed[userSpec]
 
-type userKind struct{}
+type userSpec struct{}
 
-func (userKind) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
+func (userSpec) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
 
 // User is what the API sends and stores.
 type User struct {

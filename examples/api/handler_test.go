@@ -24,12 +24,12 @@ import (
 // binds it as the default generator for the test.
 func leased(t *testing.T) *nonce.Factory {
 	key := sha256.Sum256([]byte("api handler test"))
-	f, err := nonce.New(nonce.Config{MachineID: 3, BaseKey: key[:], AwaitLease: true})
+	f, err := nonce.New(nonce.Config{BaseKey: key[:]})
 	require.NoError(t, err)
 	require.NoError(t, f.Activate(3, time.Time{}, time.Time{}))
-	prev := once.DefaultGenerator()
-	once.SetGenerator(f)
-	t.Cleanup(func() { once.SetGenerator(prev) })
+	prev := once.DefaultBinding().Factory()
+	once.DefaultBinding().Set(f)
+	t.Cleanup(func() { once.DefaultBinding().Set(prev) })
 	return f
 }
 

@@ -61,11 +61,11 @@ func run(ctx context.Context, out io.Writer, getenv func(string) string) (err er
 		key = exampledb.DemoKey
 		fmt.Fprintln(out, exampledb.DemoKeyNote)
 	}
-	ids, err := nonce.New(nonce.Config{BaseKey: []byte(key), AwaitLease: true})
+	ids, err := nonce.New(nonce.Config{BaseKey: []byte(key)})
 	if err != nil {
 		return fmt.Errorf("ONCE_KEY: %w", err)
 	}
-	once.SetGenerator(ids)
+	once.DefaultBinding().Set(ids)
 	if err := once.Check(UserID{}); err != nil {
 		return err
 	}

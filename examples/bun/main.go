@@ -26,14 +26,14 @@ import (
 )
 
 type (
-	userKind struct{}
-	postKind struct{}
-	UserID   = once.Typed[userKind]
-	PostID   = once.Typed[postKind]
+	userSpec struct{}
+	postSpec struct{}
+	UserID   = once.Typed[userSpec]
+	PostID   = once.Typed[postSpec]
 )
 
-func (userKind) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
-func (postKind) Options() once.Options { return once.Options{Prefix: "pst_", Mask: true} }
+func (userSpec) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
+func (postSpec) Options() once.Options { return once.Options{Prefix: "pst_", Mask: true} }
 
 type User struct {
 	bun.BaseModel `bun:"table:bun_example_users"`

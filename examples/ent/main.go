@@ -92,12 +92,12 @@ func run(ctx context.Context, out io.Writer, url, leaseTable string) (err error)
 	if len(key) == 0 {
 		key = []byte(demoKey)
 	}
-	factory, err := nonce.New(nonce.Config{BaseKey: key, AwaitLease: true}) // generates once a lease is held
+	factory, err := nonce.New(nonce.Config{BaseKey: key}) // generates once a lease is held
 	if err != nil {
 		return err
 	}
-	once.SetGenerator(factory)
-	defer once.SetGenerator(nil)
+	once.DefaultBinding().Set(factory)
+	defer once.DefaultBinding().Set(nil)
 	if err := once.Check(ids.UserID{}, ids.PostID{}); err != nil {
 		return err
 	}

@@ -75,13 +75,13 @@ var key = []byte("once ent example tests, fixed key, 32+ bytes")
 // (activated) or waits for one (not activated) until the test ends.
 func generator(t *testing.T, activated bool) *nonce.Factory {
 	t.Helper()
-	f, err := nonce.New(nonce.Config{MachineID: 7, BaseKey: key, AwaitLease: true})
+	f, err := nonce.New(nonce.Config{BaseKey: key})
 	require.NoError(t, err, "nonce.New")
 	if activated {
 		require.NoError(t, f.Activate(7, time.Time{}, time.Time{}), "Activate")
 	}
-	once.SetGenerator(f)
-	t.Cleanup(func() { once.SetGenerator(nil) })
+	once.DefaultBinding().Set(f)
+	t.Cleanup(func() { once.DefaultBinding().Set(nil) })
 	return f
 }
 
@@ -238,7 +238,7 @@ func TestNoID(t *testing.T) {
 		}{
 			{"never activated", func(t *testing.T) { generator(t, false) }, nonce.ErrDisabled},
 			{"disabled", func(t *testing.T) { generator(t, true).Disable() }, nonce.ErrDisabled},
-			{"no generator", func(t *testing.T) { once.SetGenerator(nil) }, once.ErrNoGenerator},
+			{"no generator", func(t *testing.T) { once.DefaultBinding().Set(nil) }, once.ErrNoGenerator},
 		} {
 			t.Run(cs.name, func(t *testing.T) {
 				cs.set(t)

@@ -21,15 +21,15 @@ import (
 )
 
 type (
-	userKind struct{}
-	postKind struct{}
+	userSpec struct{}
+	postSpec struct{}
 	// UserID and PostID cannot be mixed up: the compiler keeps them apart.
-	UserID = once.Typed[userKind]
-	PostID = once.Typed[postKind]
+	UserID = once.Typed[userSpec]
+	PostID = once.Typed[postSpec]
 )
 
-func (userKind) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
-func (postKind) Options() once.Options { return once.Options{Prefix: "pst_", Mask: true} }
+func (userSpec) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
+func (postSpec) Options() once.Options { return once.Options{Prefix: "pst_", Mask: true} }
 
 type User struct {
 	ID    UserID `json:"id"`

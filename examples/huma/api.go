@@ -13,12 +13,12 @@ import (
 	"github.com/once-go/once/once"
 )
 
-type userKind struct{}
+type userSpec struct{}
 
-func (userKind) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
+func (userSpec) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
 
 // UserID is shown as "usr_" and 11 characters, masked; stored as a bigint.
-type UserID = once.Typed[userKind]
+type UserID = once.Typed[userSpec]
 
 // User is what the API stores and answers.
 type User struct {

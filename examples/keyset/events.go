@@ -11,6 +11,7 @@ import (
 
 	"github.com/once-go/once/examples/internal/exampledb"
 	"github.com/once-go/once/migrations"
+	"github.com/once-go/once/nonce"
 	"github.com/once-go/once/once"
 )
 
@@ -19,12 +20,12 @@ import (
 // as a sortable nonce: the stored values increase with creation time, so
 // ORDER BY id is creation order (to the millisecond, across machines) and
 // the timestamp inside an ID is when it was made.
-type EventID = once.Typed[eventKind]
+type EventID = once.Typed[eventSpec]
 
-type eventKind struct{}
+type eventSpec struct{}
 
-func (eventKind) Options() once.Options {
-	return once.Options{Prefix: "evt_", Mask: true, Nonce: once.Sortable}
+func (eventSpec) Options() once.Options {
+	return once.Options{Prefix: "evt_", Mask: true, Nonce: nonce.Sortable}
 }
 
 // Event is a row of the events table.

@@ -95,10 +95,10 @@ func (c *clock) set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 func handlerStore(t *testing.T, t0 time.Time) (*httptest.Server, []Event) {
 	t.Helper()
 	c := &clock{t: t0}
-	f, err := nonce.New(nonce.Config{MachineID: 3, BaseKey: []byte(exampledb.DemoKey), Now: c.now})
+	f, err := nonce.New(nonce.Config{Fixed: true, MachineID: 3, BaseKey: []byte(exampledb.DemoKey), Now: c.now})
 	require.NoError(t, err)
-	once.SetGenerator(f)
-	t.Cleanup(func() { once.SetGenerator(nil) })
+	once.DefaultBinding().Set(f)
+	t.Cleanup(func() { once.DefaultBinding().Set(nil) })
 	store := &Store{db: &exampledb.DB{SQL: testenv.SQLite(t), Dialect: migrations.SQLite}}
 	require.NoError(t, store.Migrate(t.Context()))
 	var events []Event

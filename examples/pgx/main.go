@@ -30,12 +30,12 @@ import (
 	"github.com/once-go/once/once"
 )
 
-type userKind struct{}
+type userSpec struct{}
 
-func (userKind) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
+func (userSpec) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
 
 // UserID is shown as "usr_" + 11 characters, masked; stored as a bigint.
-type UserID = once.Typed[userKind]
+type UserID = once.Typed[userSpec]
 
 // demoKey masks IDs when ONCE_KEY is not set. It is public: masked IDs
 // made with it hide nothing.
@@ -86,7 +86,7 @@ func run(ctx context.Context, out io.Writer, url, key, table string) (err error)
 	if key == "" {
 		key = demoKey
 	}
-	ids, err := nonce.New(nonce.Config{AwaitLease: true, BaseKey: []byte(key)}) // ONCE_KEY's raw bytes
+	ids, err := nonce.New(nonce.Config{BaseKey: []byte(key)}) // ONCE_KEY's raw bytes
 	if err != nil {
 		return fmt.Errorf("ONCE_KEY: %w", err)
 	}
@@ -107,8 +107,8 @@ func run(ctx context.Context, out io.Writer, url, key, table string) (err error)
 		defer cancel()
 		err = errors.Join(err, m.Close(cctx))
 	}()
-	once.SetGenerator(ids)
-	defer once.SetGenerator(nil)
+	once.DefaultBinding().Set(ids)
+	defer once.DefaultBinding().Set(nil)
 
 	if _, err := pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+table+` (id bigint PRIMARY KEY, email text NOT NULL)`); err != nil {
 		return err

@@ -18,12 +18,12 @@ import (
 	"github.com/once-go/once/once"
 )
 
-type textKind struct{}
+type textSpec struct{}
 
-func (textKind) Options() once.Options { return once.Options{Prefix: "t_", DBFormat: once.URL64} }
+func (textSpec) Options() once.Options { return once.Options{Prefix: "t_", DBFormat: once.URL64} }
 
 // TextID is stored as its url64 text.
-type TextID = once.Typed[textKind]
+type TextID = once.Typed[textSpec]
 
 // pool opens a pgx pool on the test database with a table of its own
 // (id bigint key, a nullable bigint, a text ID) and a generator that holds
@@ -45,11 +45,11 @@ func pool(t *testing.T) (*pgxpool.Pool, string) {
 	_, err = p.Exec(ctx, `CREATE TABLE `+table+` (id bigint PRIMARY KEY, editor_id bigint, ref varchar(11) NOT NULL)`)
 	require.NoError(t, err)
 	t.Cleanup(func() { p.Exec(context.Background(), "DROP TABLE "+table) })
-	f, err := nonce.New(nonce.Config{MachineID: 3, BaseKey: []byte(demoKey), AwaitLease: true})
+	f, err := nonce.New(nonce.Config{BaseKey: []byte(demoKey)})
 	require.NoError(t, err)
 	require.NoError(t, f.Activate(3, time.Time{}, time.Time{}))
-	once.SetGenerator(f)
-	t.Cleanup(func() { once.SetGenerator(nil) })
+	once.DefaultBinding().Set(f)
+	t.Cleanup(func() { once.DefaultBinding().Set(nil) })
 	return p, table
 }
 

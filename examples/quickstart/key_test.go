@@ -18,9 +18,9 @@ import (
 
 var testGen once.Binding
 
-type rawKeyKind struct{}
+type rawKeySpec struct{}
 
-func (rawKeyKind) Options() once.Options {
+func (rawKeySpec) Options() once.Options {
 	return once.Options{Prefix: "usr_", Mask: true, Generator: &testGen}
 }
 
@@ -33,7 +33,7 @@ func TestKeyRawBytes(t *testing.T) {
 	var out bytes.Buffer
 	url := "sqlite:" + filepath.Join(t.TempDir(), "key.db")
 	require.NoError(t, run(context.Background(), &out, url, key, "key_users"), "output:\n%s", out.String())
-	f, err := nonce.New(nonce.Config{MachineID: 1, BaseKey: []byte(key)})
+	f, err := nonce.New(nonce.Config{Fixed: true, MachineID: 1, BaseKey: []byte(key)})
 	require.NoError(t, err)
 	testGen.Set(f)
 	rows := regexp.MustCompile(`(?m)^(\{.*\})\s+(-?\d+)$`).FindAllStringSubmatch(out.String(), -1)
@@ -43,7 +43,7 @@ func TestKeyRawBytes(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(r[1]), &u))
 		stored, err := strconv.ParseInt(r[2], 10, 64)
 		require.NoError(t, err)
-		want := once.Typed[rawKeyKind](once.FromInt64(stored)).String()
+		want := once.Typed[rawKeySpec](once.FromInt64(stored)).String()
 		assert.Equal(t, want, u.ID, "stored %d shown, want it masked with the raw ONCE_KEY bytes", stored)
 	}
 	assert.NotContains(t, out.String(), "NOTE", "demo-key note printed with ONCE_KEY set")

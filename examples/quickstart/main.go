@@ -38,11 +38,11 @@ import (
 
 // UserID is a typed ID: shown as "usr_" + 11 characters, masked (the text
 // does not reveal the counter behind it), stored as a plain bigint.
-type UserID = once.Typed[userKind]
+type UserID = once.Typed[userSpec]
 
-type userKind struct{}
+type userSpec struct{}
 
-func (userKind) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
+func (userSpec) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
 
 // User is a GORM model whose primary key is a UserID.
 type User struct {
@@ -104,7 +104,7 @@ func run(ctx context.Context, out io.Writer, databaseURL, key, table string) (er
 		fmt.Fprintln(out, "NOTE      ONCE_KEY is not set: IDs are masked with the public demo key and hide nothing.\n"+
 			"          Set ONCE_KEY to 32+ random bytes, used as is, e.g. export ONCE_KEY=$(openssl rand -hex 32)")
 	}
-	ids, err := nonce.New(nonce.Config{AwaitLease: true, BaseKey: baseKey})
+	ids, err := nonce.New(nonce.Config{BaseKey: baseKey})
 	if err != nil {
 		return fmt.Errorf("ONCE_KEY: %w", err)
 	}
@@ -127,8 +127,8 @@ func run(ctx context.Context, out io.Writer, databaseURL, key, table string) (er
 		err = errors.Join(err, m.Close(cctx))
 		fmt.Fprintln(out, "lease     released")
 	}()
-	once.SetGenerator(ids)
-	defer once.SetGenerator(nil)
+	once.DefaultBinding().Set(ids)
+	defer once.DefaultBinding().Set(nil)
 	fmt.Fprintf(out, "lease     machine ID %d (table %s)\n", m.MachineID(), migrations.DefaultTable)
 
 	// 4. GORM on the same pool, with the plugin that fills IDs before each

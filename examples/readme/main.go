@@ -106,11 +106,11 @@ func run(ctx context.Context, out io.Writer, args []string) (err error) {
 	if len(key) == 0 {
 		return errors.New("ONCE_KEY is not set (32+ bytes, e.g. $(openssl rand -hex 32))")
 	}
-	ids, err := nonce.New(nonce.Config{BaseKey: key, AwaitLease: true}) // generates once a lease is held
+	ids, err := nonce.New(nonce.Config{BaseKey: key}) // generates once a lease is held
 	if err != nil {
 		return err
 	}
-	once.SetGenerator(ids) // new IDs and masking for every ID type
+	once.DefaultBinding().Set(ids) // new IDs and masking for every ID type
 	if err := once.Check(UserID{}, PostID{}); err != nil {
 		return err // invalid ID options, reported at startup
 	}

@@ -3,20 +3,20 @@ package main
 // readme:begin models
 import "github.com/once-go/once/once"
 
-type userKind struct{}
+type userSpec struct{}
 
-func (userKind) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
+func (userSpec) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
 
-type postKind struct{}
+type postSpec struct{}
 
-func (postKind) Options() once.Options { return once.Options{Prefix: "pst_", Mask: true} }
+func (postSpec) Options() once.Options { return once.Options{Prefix: "pst_", Mask: true} }
 
 // A UserID is "usr_" and 11 masked characters in text and JSON, a bigint in
 // the table; the zero UserID ("no ID") is "" in JSON and has no database value.
 // A UserID where a PostID belongs does not compile.
 type (
-	UserID = once.Typed[userKind]
-	PostID = once.Typed[postKind]
+	UserID = once.Typed[userSpec]
+	PostID = once.Typed[postSpec]
 )
 
 // The tags serve GORM, bun (`bun:",pk"`) and sqlx (`db`); keep your ORM's.

@@ -131,10 +131,10 @@ func runProgram(t *testing.T, databaseURL string, args ...string) string {
 	t.Setenv("ORM", "")
 	var out bytes.Buffer
 	err := run(context.Background(), &out, args)
-	own, ferr := nonce.New(nonce.Config{BaseKey: []byte(testKey)})
+	own, ferr := nonce.New(nonce.Config{Fixed: true, BaseKey: []byte(testKey)})
 	require.NoError(t, ferr)
-	once.SetGenerator(own)
-	t.Cleanup(func() { once.SetGenerator(nil) })
+	once.DefaultBinding().Set(own)
+	t.Cleanup(func() { once.DefaultBinding().Set(nil) })
 	require.NoError(t, err, "run; output:\n%s", out.String())
 	t.Logf("output:\n%s", out.String())
 	return out.String()

@@ -6,20 +6,21 @@ import (
 	"time"
 
 	"github.com/once-go/once/migrations"
+	"github.com/once-go/once/nonce"
 	"github.com/once-go/once/once"
 )
 
 // The time bounds of docs/ids.md and the SQL functions of docs/sql.md;
 // their test (timebounds_test.go) runs them.
 
-// orderKind declares OrderID, made as sortable nonces: the time inside an
+// orderSpec declares OrderID, made as sortable nonces: the time inside an
 // order's ID is when it was placed.
-type orderKind struct{}
+type orderSpec struct{}
 
-func (orderKind) Options() once.Options { return once.Options{Prefix: "ord_", Nonce: once.Sortable} }
+func (orderSpec) Options() once.Options { return once.Options{Prefix: "ord_", Nonce: nonce.Sortable} }
 
 // OrderID is the ID of table orders (id bigint primary key).
-type OrderID = once.Typed[orderKind]
+type OrderID = once.Typed[orderSpec]
 
 // ordersOn returns the orders placed on day (UTC) in ID order, with the
 // time each was placed.

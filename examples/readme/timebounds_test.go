@@ -28,10 +28,10 @@ func TestTimeBoundsRegion(t *testing.T) {
 	times := []time.Time{day.Add(-time.Millisecond), day, day.Add(12 * time.Hour), day.Add(24*time.Hour - time.Millisecond), day.Add(24 * time.Hour)}
 	var mu sync.Mutex
 	now := times[0]
-	f, err := nonce.New(nonce.Config{MachineID: 9, Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now }})
+	f, err := nonce.New(nonce.Config{Fixed: true, MachineID: 9, Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now }})
 	require.NoError(t, err)
-	once.SetGenerator(f)
-	defer once.SetGenerator(nil)
+	once.DefaultBinding().Set(f)
+	defer once.DefaultBinding().Set(nil)
 
 	db := testenv.SQLite(t)
 	_, err = db.Exec("CREATE TABLE orders (id BIGINT PRIMARY KEY)")

@@ -27,11 +27,11 @@ import (
 // subscribing an email twice answers the same key, and a post whose
 // editor_id is "" in JSON is a 400.
 func TestUpsertSnippet(t *testing.T) {
-	f, err := nonce.New(nonce.Config{MachineID: 5, BaseKey: []byte(testKey), AwaitLease: true})
+	f, err := nonce.New(nonce.Config{BaseKey: []byte(testKey)})
 	require.NoError(t, err)
 	require.NoError(t, f.Activate(5, time.Time{}, time.Time{}))
-	once.SetGenerator(f)
-	t.Cleanup(func() { once.SetGenerator(nil) })
+	once.DefaultBinding().Set(f)
+	t.Cleanup(func() { once.DefaultBinding().Set(nil) })
 	ctx := context.Background()
 	for _, c := range []struct {
 		name string

@@ -80,11 +80,11 @@ func run(ctx context.Context, out io.Writer, url, key string) (err error) {
 		key = demoKey
 		fmt.Fprintln(out, "NOTE      ONCE_KEY is not set: IDs are masked with the public demo key.")
 	}
-	factory, err := nonce.New(nonce.Config{BaseKey: []byte(key), AwaitLease: true})
+	factory, err := nonce.New(nonce.Config{BaseKey: []byte(key)})
 	if err != nil {
 		return fmt.Errorf("ONCE_KEY: %w", err)
 	}
-	once.SetGenerator(factory)
+	once.DefaultBinding().Set(factory)
 	if err := once.Check(ids.UserID{}, ids.PostID{}); err != nil {
 		return err
 	}

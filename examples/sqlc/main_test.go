@@ -34,7 +34,7 @@ func TestRun(t *testing.T) {
 			url := testURL(t, engine)
 			var out bytes.Buffer
 			require.NoError(t, run(context.Background(), &out, url, ""), "output:\n%s", out.String())
-			t.Cleanup(func() { once.SetGenerator(nil) })
+			t.Cleanup(func() { once.DefaultBinding().Set(nil) })
 			lines := map[string][]string{}
 			for line := range strings.Lines(out.String()) {
 				label, rest, _ := strings.Cut(line, " ")
@@ -127,10 +127,10 @@ func openTest(t *testing.T, engine string) *sql.DB {
 	schema := map[migrations.Dialect]string{migrations.Postgres: postgresSchema, migrations.SQLite: sqliteSchema}[dialect]
 	_, err = db.Exec(schema)
 	require.NoError(t, err)
-	f, err := nonce.New(nonce.Config{MachineID: 1, BaseKey: []byte(demoKey)})
+	f, err := nonce.New(nonce.Config{Fixed: true, MachineID: 1, BaseKey: []byte(demoKey)})
 	require.NoError(t, err)
-	once.SetGenerator(f)
-	t.Cleanup(func() { once.SetGenerator(nil) })
+	once.DefaultBinding().Set(f)
+	t.Cleanup(func() { once.DefaultBinding().Set(nil) })
 	return db
 }
 

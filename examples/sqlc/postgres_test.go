@@ -70,7 +70,7 @@ func TestPostgresQueries(t *testing.T) {
 	_, err = q.CreatePost(ctx, postgres.InsertPostParams{AuthorID: stranger, Title: "orphan"})
 	assert.Error(t, err, "CreatePost with an author that does not exist: no error")
 	// Without a generator, Create fails and stores nothing.
-	once.SetGenerator(nil)
+	once.DefaultBinding().Set(nil)
 	_, err = q.CreateUser(ctx, postgres.InsertUserParams{Email: "late@example.com"})
 	assert.ErrorIs(t, err, once.ErrNoGenerator, "CreateUser without a generator")
 	assert.Equal(t, 2, count(t, db, "sqlc_users"), "users in the table")

@@ -75,7 +75,7 @@ func TestSQLiteQueries(t *testing.T) {
 		assert.Len(t, users, 2, "ListUsersByIDs")
 	}
 	// Without a generator, Create fails and stores nothing.
-	once.SetGenerator(nil)
+	once.DefaultBinding().Set(nil)
 	_, err = q.CreateUser(ctx, sqlite.InsertUserParams{Email: "late@example.com"})
 	assert.ErrorIs(t, err, once.ErrNoGenerator, "CreateUser without a generator")
 	assert.Equal(t, 2, count(t, db, "sqlc_users"), "users in the table")

@@ -20,11 +20,11 @@ import (
 	"github.com/once-go/once/once"
 )
 
-type userKind struct{}
+type userSpec struct{}
 
-func (userKind) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
+func (userSpec) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
 
-type UserID = once.Typed[userKind]
+type UserID = once.Typed[userSpec]
 
 type User struct {
 	ID    UserID `db:"id"`

@@ -25,7 +25,7 @@ func (f *failures) Errorf(format string, args ...any) {
 // leaseValue draws one value under machine ID id from a real factory.
 func leaseValue(t *testing.T, id int) uint64 {
 	t.Helper()
-	f, err := nonce.New(nonce.Config{AwaitLease: true})
+	f, err := nonce.New(nonce.Config{})
 	require.NoError(t, err)
 	require.NoError(t, f.Activate(id, time.Time{}, time.Now().Add(time.Minute)))
 	v, err := f.Sortable64()

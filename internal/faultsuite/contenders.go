@@ -53,7 +53,7 @@ func Contenders600(t *testing.T) {
 		)
 		for i := range contenders {
 			s := cl.mustStrategy(t, false)
-			f, err := nonce.New(nonce.Config{AwaitLease: true})
+			f, err := nonce.New(nonce.Config{})
 			if err != nil {
 				t.Fatal(err)
 			}

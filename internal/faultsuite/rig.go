@@ -88,7 +88,7 @@ type recFactory struct {
 
 // newRecFactory returns a recorded factory whose clock is off by skew.
 func newRecFactory(skew time.Duration) *recFactory {
-	cfg := nonce.Config{AwaitLease: true}
+	cfg := nonce.Config{}
 	if skew != 0 {
 		cfg.Now = func() time.Time { return time.Now().Add(skew) }
 	}

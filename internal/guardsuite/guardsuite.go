@@ -58,7 +58,7 @@ func start(t *testing.T, env string, coord guardlease.Coordinator, where string,
 	if err != nil {
 		t.Fatalf("guardlease.New: %v", err)
 	}
-	if p.f, err = nonce.New(nonce.Config{AwaitLease: true}); err != nil {
+	if p.f, err = nonce.New(nonce.Config{}); err != nil {
 		t.Fatal(err)
 	}
 	o := lease.Options{

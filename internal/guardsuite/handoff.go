@@ -39,7 +39,7 @@ func HandoffTimestamps(t *testing.T, coordinators []Coordinator) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f, err := nonce.New(nonce.Config{AwaitLease: true, Now: func() time.Time { return time.Now().Add(-50 * time.Millisecond) }})
+			f, err := nonce.New(nonce.Config{Now: func() time.Time { return time.Now().Add(-50 * time.Millisecond) }})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -40,7 +40,7 @@ func Example() {
 	if err := s.Check(ctx); err != nil { // unreachable: ErrRetry; no permission: ErrConfig
 		log.Fatal(err)
 	}
-	f, _ := nonce.New(nonce.Config{AwaitLease: true})
+	f, _ := nonce.New(nonce.Config{})
 	feed := leasenotice.NewFeed()
 	notices := feed.Subscribe(0)
 	m, err := lease.Start(ctx, s, lease.Options{Factories: []lease.Factory{f}, Events: feed.Hook})

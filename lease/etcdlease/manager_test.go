@@ -36,7 +36,7 @@ func TestManagerNotices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := nonce.New(nonce.Config{AwaitLease: true})
+	f, err := nonce.New(nonce.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

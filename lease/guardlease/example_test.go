@@ -50,7 +50,7 @@ func Example() {
 		if err != nil {
 			return nil, nil, err
 		}
-		f, err := nonce.New(nonce.Config{AwaitLease: true})
+		f, err := nonce.New(nonce.Config{})
 		if err != nil {
 			return nil, nil, err
 		}

@@ -82,7 +82,7 @@ func TestStartFails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, err := nonce.New(nonce.Config{AwaitLease: true})
+		f, err := nonce.New(nonce.Config{})
 		if err != nil {
 			t.Fatal(err)
 		}

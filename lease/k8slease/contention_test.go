@@ -194,7 +194,7 @@ func contendManagers(t *testing.T, cfg *rest.Config, ns string, n, free int) {
 	)
 	for _, s := range contenders(t, cfg, ns, n) {
 		wg.Go(func() {
-			f, err := nonce.New(nonce.Config{AwaitLease: true})
+			f, err := nonce.New(nonce.Config{})
 			if err != nil {
 				panic(err)
 			}

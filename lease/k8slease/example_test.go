@@ -19,7 +19,7 @@ func ExampleOpen() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	f, err := nonce.New(nonce.Config{BaseKey: []byte("32+ bytes of the application's key ..."), AwaitLease: true})
+	f, err := nonce.New(nonce.Config{BaseKey: []byte("32+ bytes of the application's key ...")})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -34,5 +34,5 @@ func ExampleOpen() {
 		log.Fatal(err) // lease.ErrConfig names a missing RBAC verb
 	}
 	defer m.Close(context.Background())
-	once.SetGenerator(f)
+	once.DefaultBinding().Set(f)
 }

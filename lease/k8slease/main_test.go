@@ -87,7 +87,7 @@ type skewedFactory struct {
 }
 
 func newSkewedFactory(skew time.Duration) *skewedFactory {
-	f, err := nonce.New(nonce.Config{AwaitLease: true, Now: func() time.Time { return time.Now().Add(skew) }})
+	f, err := nonce.New(nonce.Config{Now: func() time.Time { return time.Now().Add(skew) }})
 	if err != nil {
 		panic(err)
 	}

@@ -100,7 +100,7 @@ func TestRBAC(t *testing.T) {
 		if !errors.Is(err, lease.ErrConfig) || errors.Is(err, lease.ErrRetry) || !strings.Contains(err.Error(), want) {
 			t.Errorf("Acquire by %s: %v; want ErrConfig containing %q", c.who, err, want)
 		}
-		f, _ := nonce.New(nonce.Config{AwaitLease: true})
+		f, _ := nonce.New(nonce.Config{})
 		t0 := time.Now()
 		_, err = lease.Start(context.Background(), c.s, lease.Options{Factories: []lease.Factory{f}, LeaseDuration: time.Minute,
 			Logger: discardLogger()})

@@ -15,7 +15,7 @@ import (
 // keepalive_fired/succeeded/failed, lost, released) without ever blocking
 // the manager.
 func ExampleFeed() {
-	f, _ := nonce.New(nonce.Config{AwaitLease: true})
+	f, _ := nonce.New(nonce.Config{})
 	feed := leasenotice.NewFeed()
 	sub := feed.Subscribe(16)
 

@@ -26,7 +26,7 @@ func Example() {
 	}
 	defer bridge.Close()
 
-	f, _ := nonce.New(nonce.Config{AwaitLease: true})
+	f, _ := nonce.New(nonce.Config{})
 	ctx := context.Background()
 	m, err := lease.Start(ctx, leasetest.NewMemory(512), lease.Options{
 		Factories: []lease.Factory{f},

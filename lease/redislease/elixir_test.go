@@ -96,7 +96,7 @@ func TestElixirReleaseHandoff(t *testing.T) {
 		ctx := ctxT(t)
 
 		id, token := elixirAcquire(ctx, t, c, name, 60_000)
-		old, err := nonce.New(nonce.Config{MachineID: id, Now: func() time.Time { return time.Now().Add(ahead) }})
+		old, err := nonce.New(nonce.Config{Fixed: true, MachineID: id, Now: func() time.Time { return time.Now().Add(ahead) }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +114,7 @@ func TestElixirReleaseHandoff(t *testing.T) {
 		o := redislease.Options{Mode: redislease.ModeHash, Name: name, LowestFirst: true}
 		o.Sharing = redislease.SharedWithElixir
 		s := strategyOpts(t, c, o)
-		f, err := nonce.New(nonce.Config{AwaitLease: true})
+		f, err := nonce.New(nonce.Config{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -76,7 +76,7 @@ func Example_manager() {
 	if err != nil {
 		panic(err)
 	}
-	f, err := nonce.New(nonce.Config{AwaitLease: true})
+	f, err := nonce.New(nonce.Config{})
 	if err != nil {
 		panic(err)
 	}

@@ -22,7 +22,7 @@ type holding struct {
 // ends.
 func startHolder(t *testing.T, s lease.Strategy, timeout time.Duration) (holding, error) {
 	t.Helper()
-	f, err := nonce.New(nonce.Config{AwaitLease: true})
+	f, err := nonce.New(nonce.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

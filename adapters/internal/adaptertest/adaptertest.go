@@ -82,7 +82,7 @@ var key = sha256.Sum256([]byte("once adapter tests"))
 // one whose lease is held, for the duration of the test.
 func Leased(t testing.TB) *nonce.Factory {
 	t.Helper()
-	f, err := nonce.New(nonce.Config{MachineID: 7, BaseKey: key[:], AwaitLease: true})
+	f, err := nonce.New(nonce.Config{BaseKey: key[:]})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func Leased(t testing.TB) *nonce.Factory {
 // lease that never comes (AwaitLease, never activated).
 func Unleased(t testing.TB) *nonce.Factory {
 	t.Helper()
-	f, err := nonce.New(nonce.Config{MachineID: 7, BaseKey: key[:], AwaitLease: true})
+	f, err := nonce.New(nonce.Config{BaseKey: key[:]})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,61 +106,61 @@ func Unleased(t testing.TB) *nonce.Factory {
 }
 
 func bind(t testing.TB, f *nonce.Factory) {
-	prev, prevDefault := Gen.Factory(), once.DefaultGenerator()
+	prev, prevDefault := Gen.Factory(), once.DefaultBinding().Factory()
 	Gen.Set(f)
-	once.SetGenerator(f)
+	once.DefaultBinding().Set(f)
 	t.Cleanup(func() {
 		Gen.Set(prev)
-		once.SetGenerator(prevDefault)
+		once.DefaultBinding().Set(prevDefault)
 	})
 }
 
 // ID types of the tests: typed, masked and prefixed user and post IDs in the
 // default signed DB format, and one type per other DB format.
 type (
-	userKind     struct{}
-	postKind     struct{}
-	unsignedKind struct{}
-	rawKind      struct{}
-	rawPfxKind   struct{}
-	url64Kind    struct{}
-	hexPfxKind   struct{}
-	hex32Kind    struct{}
+	userSpec     struct{}
+	postSpec     struct{}
+	unsignedSpec struct{}
+	rawSpec      struct{}
+	rawPfxSpec   struct{}
+	url64Spec    struct{}
+	hexPfxSpec   struct{}
+	hex32Spec    struct{}
 )
 
-func (userKind) Options() once.Options {
+func (userSpec) Options() once.Options {
 	return once.Options{Prefix: "usr_", Mask: true, Generator: &Gen}
 }
-func (postKind) Options() once.Options {
+func (postSpec) Options() once.Options {
 	return once.Options{Prefix: "pst_", Mask: true, Generator: &Gen}
 }
-func (unsignedKind) Options() once.Options {
+func (unsignedSpec) Options() once.Options {
 	return once.Options{Format: once.Unsigned, DBFormat: once.Unsigned, Generator: &Gen}
 }
-func (rawKind) Options() once.Options { return once.Options{DBFormat: once.Raw, Generator: &Gen} }
-func (rawPfxKind) Options() once.Options {
+func (rawSpec) Options() once.Options { return once.Options{DBFormat: once.Raw, Generator: &Gen} }
+func (rawPfxSpec) Options() once.Options {
 	return once.Options{Prefix: "r_", DBFormat: once.Raw, PersistPrefix: true, Generator: &Gen}
 }
-func (url64Kind) Options() once.Options {
+func (url64Spec) Options() once.Options {
 	return once.Options{Prefix: "u_", DBFormat: once.URL64, Generator: &Gen}
 }
-func (hexPfxKind) Options() once.Options {
+func (hexPfxSpec) Options() once.Options {
 	return once.Options{Prefix: "hx_", Format: once.Hex, DBFormat: once.Hex, PersistPrefix: true, Generator: &Gen}
 }
-func (hex32Kind) Options() once.Options {
+func (hex32Spec) Options() once.Options {
 	return once.Options{Format: once.Hex32, DBFormat: once.Hex32, Generator: &Gen}
 }
 
 // Test ID types.
 type (
-	UserID     = once.Typed[userKind]
-	PostID     = once.Typed[postKind]
-	UnsignedID = once.Typed[unsignedKind]
-	RawID      = once.Typed[rawKind]
-	RawPfxID   = once.Typed[rawPfxKind]
-	URL64ID    = once.Typed[url64Kind]
-	HexPfxID   = once.Typed[hexPfxKind]
-	Hex32ID    = once.Typed[hex32Kind]
+	UserID     = once.Typed[userSpec]
+	PostID     = once.Typed[postSpec]
+	UnsignedID = once.Typed[unsignedSpec]
+	RawID      = once.Typed[rawSpec]
+	RawPfxID   = once.Typed[rawPfxSpec]
+	URL64ID    = once.Typed[url64Spec]
+	HexPfxID   = once.Typed[hexPfxSpec]
+	Hex32ID    = once.Typed[hex32Spec]
 )
 
 // Column is a column as the database catalog describes it.

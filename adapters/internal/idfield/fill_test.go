@@ -11,11 +11,11 @@ import (
 	"github.com/once-go/once/once"
 )
 
-type fillKind struct{}
+type fillSpec struct{}
 
-func (fillKind) Options() once.Options { return once.Options{Prefix: "fil_"} }
+func (fillSpec) Options() once.Options { return once.Options{Prefix: "fil_"} }
 
-type fillID = once.Typed[fillKind]
+type fillID = once.Typed[fillSpec]
 
 type fillRow struct {
 	ID     fillID
@@ -26,10 +26,10 @@ type fillRow struct {
 
 func setGenerator(t *testing.T) {
 	t.Helper()
-	f, err := nonce.New(nonce.Config{MachineID: 3})
+	f, err := nonce.New(nonce.Config{Fixed: true, MachineID: 3})
 	require.NoError(t, err)
-	once.SetGenerator(f)
-	t.Cleanup(func() { once.SetGenerator(nil) })
+	once.DefaultBinding().Set(f)
+	t.Cleanup(func() { once.DefaultBinding().Set(nil) })
 }
 
 // TestFillAndUndo: Fill sets zero IDs of each shape, keeps set ones, and

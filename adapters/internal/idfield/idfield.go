@@ -15,7 +15,7 @@ import (
 
 var (
 	idType   = reflect.TypeFor[once.ID]()
-	kindType = reflect.TypeFor[once.Kind]()
+	kindType = reflect.TypeFor[once.Spec]()
 	oncePkg  = idType.PkgPath()
 )
 
@@ -51,7 +51,7 @@ func Of(t reflect.Type) (*Type, bool) {
 	}
 	var it *Type
 	if t.Kind() == reflect.Struct && t.PkgPath() == oncePkg && t.Implements(kindType) && t.ConvertibleTo(idType) {
-		it = &Type{Type: t, Options: reflect.Zero(t).Interface().(once.Kind).Options()}
+		it = &Type{Type: t, Options: reflect.Zero(t).Interface().(once.Spec).Options()}
 		it.newID, _ = it.Options.NewFunc()
 	}
 	types.Store(t, it)

@@ -88,7 +88,7 @@ type nonceSource struct {
 }
 
 func newNonceSource(next func(*nonce.Factory) (uint64, error)) (keySource, error) {
-	f, err := nonce.New(nonce.Config{MachineID: 1, BaseKey: benchBaseKey})
+	f, err := nonce.New(nonce.Config{Fixed: true, MachineID: 1, BaseKey: benchBaseKey})
 	if err != nil {
 		return nil, err
 	}

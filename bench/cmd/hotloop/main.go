@@ -60,14 +60,14 @@ func main() {
 	// hour of saved-up counter budget, as bench's idleFactory.
 	var behind atomic.Int64
 	behind.Store(int64(time.Hour))
-	f, err := nonce.New(nonce.Config{MachineID: 1, Now: func() time.Time { return time.Now().Add(-time.Duration(behind.Load())) }})
+	f, err := nonce.New(nonce.Config{Fixed: true, MachineID: 1, Now: func() time.Time { return time.Now().Add(-time.Duration(behind.Load())) }})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hotloop:", err)
 		os.Exit(1)
 	}
 	behind.Store(0)
 	gen.Set(f)
-	once.SetGenerator(f)
+	once.DefaultBinding().Set(f)
 	if _, err := once.NewAs[ID](); err != nil { // and fill the codec cache
 		fmt.Fprintln(os.Stderr, "hotloop:", err)
 		os.Exit(1)

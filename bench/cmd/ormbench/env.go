@@ -23,11 +23,11 @@ import (
 // application takes a lease instead (see the README); a benchmark has no
 // other process generating in the same ID space.
 func setGenerator() error {
-	f, err := nonce.New(nonce.Config{MachineID: 1})
+	f, err := nonce.New(nonce.Config{Fixed: true, MachineID: 1})
 	if err != nil {
 		return err
 	}
-	once.SetGenerator(f)
+	once.DefaultBinding().Set(f)
 	return nil
 }
 

@@ -50,7 +50,7 @@ func TestRedisRestartKeepsHashLeases(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				f, err := nonce.New(nonce.Config{AwaitLease: true})
+				f, err := nonce.New(nonce.Config{})
 				if err != nil {
 					t.Fatal(err)
 				}

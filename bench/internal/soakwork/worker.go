@@ -41,11 +41,13 @@ var kinds = []struct {
 	masked bool
 	opts   func(b *once.Binding) once.Options
 }{
-	{"counter", false, func(b *once.Binding) once.Options { return once.Options{Nonce: once.Counter, Generator: b} }},
-	{"sortable", false, func(b *once.Binding) once.Options { return once.Options{Nonce: once.Sortable, Generator: b} }},
-	{"counter", true, func(b *once.Binding) once.Options { return once.Options{Nonce: once.Counter, Mask: true, Generator: b} }},
+	{"counter", false, func(b *once.Binding) once.Options { return once.Options{Nonce: nonce.Counter, Generator: b} }},
+	{"sortable", false, func(b *once.Binding) once.Options { return once.Options{Nonce: nonce.Sortable, Generator: b} }},
+	{"counter", true, func(b *once.Binding) once.Options {
+		return once.Options{Nonce: nonce.Counter, Mask: true, Generator: b}
+	}},
 	{"sortable", true, func(b *once.Binding) once.Options {
-		return once.Options{Nonce: once.Sortable, Mask: true, Generator: b}
+		return once.Options{Nonce: nonce.Sortable, Mask: true, Generator: b}
 	}},
 }
 
@@ -68,7 +70,7 @@ func Run(cfg Config) error {
 	}
 	defer closeCoord()
 
-	ncfg := nonce.Config{BaseKey: []byte(cfg.Key), AwaitLease: true}
+	ncfg := nonce.Config{BaseKey: []byte(cfg.Key)}
 	if off := cfg.ClockOffset; off != 0 {
 		ncfg.Now = func() time.Time { return time.Now().Add(off) }
 	}

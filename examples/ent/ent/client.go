@@ -280,7 +280,7 @@ func (c *PostClient) UpdateOne(_m *Post) *PostUpdateOne {
 }
 
 // UpdateOneID returns an update builder for the given id.
-func (c *PostClient) UpdateOneID(id once.Typed[idskind.PostKind]) *PostUpdateOne {
+func (c *PostClient) UpdateOneID(id once.Typed[idskind.PostSpec]) *PostUpdateOne {
 	mutation := newPostMutation(c.config, OpUpdateOne, withPostID(id))
 	return &PostUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
 }
@@ -297,7 +297,7 @@ func (c *PostClient) DeleteOne(_m *Post) *PostDeleteOne {
 }
 
 // DeleteOneID returns a builder for deleting the given entity by its id.
-func (c *PostClient) DeleteOneID(id once.Typed[idskind.PostKind]) *PostDeleteOne {
+func (c *PostClient) DeleteOneID(id once.Typed[idskind.PostSpec]) *PostDeleteOne {
 	builder := c.Delete().Where(post.ID(id))
 	builder.mutation.id = &id
 	builder.mutation.op = OpDeleteOne
@@ -314,12 +314,12 @@ func (c *PostClient) Query() *PostQuery {
 }
 
 // Get returns a Post entity by its id.
-func (c *PostClient) Get(ctx context.Context, id once.Typed[idskind.PostKind]) (*Post, error) {
+func (c *PostClient) Get(ctx context.Context, id once.Typed[idskind.PostSpec]) (*Post, error) {
 	return c.Query().Where(post.ID(id)).Only(ctx)
 }
 
 // GetX is like Get, but panics if an error occurs.
-func (c *PostClient) GetX(ctx context.Context, id once.Typed[idskind.PostKind]) *Post {
+func (c *PostClient) GetX(ctx context.Context, id once.Typed[idskind.PostSpec]) *Post {
 	obj, err := c.Get(ctx, id)
 	if err != nil {
 		panic(err)
@@ -462,7 +462,7 @@ func (c *TagClient) UpdateOne(_m *Tag) *TagUpdateOne {
 }
 
 // UpdateOneID returns an update builder for the given id.
-func (c *TagClient) UpdateOneID(id once.Typed[idskind.TagKind]) *TagUpdateOne {
+func (c *TagClient) UpdateOneID(id once.Typed[idskind.TagSpec]) *TagUpdateOne {
 	mutation := newTagMutation(c.config, OpUpdateOne, withTagID(id))
 	return &TagUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
 }
@@ -479,7 +479,7 @@ func (c *TagClient) DeleteOne(_m *Tag) *TagDeleteOne {
 }
 
 // DeleteOneID returns a builder for deleting the given entity by its id.
-func (c *TagClient) DeleteOneID(id once.Typed[idskind.TagKind]) *TagDeleteOne {
+func (c *TagClient) DeleteOneID(id once.Typed[idskind.TagSpec]) *TagDeleteOne {
 	builder := c.Delete().Where(tag.ID(id))
 	builder.mutation.id = &id
 	builder.mutation.op = OpDeleteOne
@@ -496,12 +496,12 @@ func (c *TagClient) Query() *TagQuery {
 }
 
 // Get returns a Tag entity by its id.
-func (c *TagClient) Get(ctx context.Context, id once.Typed[idskind.TagKind]) (*Tag, error) {
+func (c *TagClient) Get(ctx context.Context, id once.Typed[idskind.TagSpec]) (*Tag, error) {
 	return c.Query().Where(tag.ID(id)).Only(ctx)
 }
 
 // GetX is like Get, but panics if an error occurs.
-func (c *TagClient) GetX(ctx context.Context, id once.Typed[idskind.TagKind]) *Tag {
+func (c *TagClient) GetX(ctx context.Context, id once.Typed[idskind.TagSpec]) *Tag {
 	obj, err := c.Get(ctx, id)
 	if err != nil {
 		panic(err)
@@ -612,7 +612,7 @@ func (c *UserClient) UpdateOne(_m *User) *UserUpdateOne {
 }
 
 // UpdateOneID returns an update builder for the given id.
-func (c *UserClient) UpdateOneID(id once.Typed[idskind.UserKind]) *UserUpdateOne {
+func (c *UserClient) UpdateOneID(id once.Typed[idskind.UserSpec]) *UserUpdateOne {
 	mutation := newUserMutation(c.config, OpUpdateOne, withUserID(id))
 	return &UserUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
 }
@@ -629,7 +629,7 @@ func (c *UserClient) DeleteOne(_m *User) *UserDeleteOne {
 }
 
 // DeleteOneID returns a builder for deleting the given entity by its id.
-func (c *UserClient) DeleteOneID(id once.Typed[idskind.UserKind]) *UserDeleteOne {
+func (c *UserClient) DeleteOneID(id once.Typed[idskind.UserSpec]) *UserDeleteOne {
 	builder := c.Delete().Where(user.ID(id))
 	builder.mutation.id = &id
 	builder.mutation.op = OpDeleteOne
@@ -646,12 +646,12 @@ func (c *UserClient) Query() *UserQuery {
 }
 
 // Get returns a User entity by its id.
-func (c *UserClient) Get(ctx context.Context, id once.Typed[idskind.UserKind]) (*User, error) {
+func (c *UserClient) Get(ctx context.Context, id once.Typed[idskind.UserSpec]) (*User, error) {
 	return c.Query().Where(user.ID(id)).Only(ctx)
 }
 
 // GetX is like Get, but panics if an error occurs.
-func (c *UserClient) GetX(ctx context.Context, id once.Typed[idskind.UserKind]) *User {
+func (c *UserClient) GetX(ctx context.Context, id once.Typed[idskind.UserSpec]) *User {
 	obj, err := c.Get(ctx, id)
 	if err != nil {
 		panic(err)

@@ -37,15 +37,15 @@ type PostMutation struct {
 	config
 	op            Op
 	typ           string
-	id            *once.Typed[idskind.PostKind]
+	id            *once.Typed[idskind.PostSpec]
 	title         *string
 	clearedFields map[string]struct{}
-	author        *once.Typed[idskind.UserKind]
+	author        *once.Typed[idskind.UserSpec]
 	clearedauthor bool
-	editor        *once.Typed[idskind.UserKind]
+	editor        *once.Typed[idskind.UserSpec]
 	clearededitor bool
-	tags          map[once.Typed[idskind.TagKind]]struct{}
-	removedtags   map[once.Typed[idskind.TagKind]]struct{}
+	tags          map[once.Typed[idskind.TagSpec]]struct{}
+	removedtags   map[once.Typed[idskind.TagSpec]]struct{}
 	clearedtags   bool
 	done          bool
 	oldValue      func(context.Context) (*Post, error)
@@ -72,7 +72,7 @@ func newPostMutation(c config, op Op, opts ...postOption) *PostMutation {
 }
 
 // withPostID sets the ID field of the mutation.
-func withPostID(id once.Typed[idskind.PostKind]) postOption {
+func withPostID(id once.Typed[idskind.PostSpec]) postOption {
 	return func(m *PostMutation) {
 		var (
 			err   error
@@ -124,13 +124,13 @@ func (m PostMutation) Tx() (*Tx, error) {
 
 // SetID sets the value of the id field. Note that this
 // operation is only accepted on creation of Post entities.
-func (m *PostMutation) SetID(id once.Typed[idskind.PostKind]) {
+func (m *PostMutation) SetID(id once.Typed[idskind.PostSpec]) {
 	m.id = &id
 }
 
 // ID returns the ID value in the mutation. Note that the ID is only available
 // if it was provided to the builder or after it was returned from the database.
-func (m *PostMutation) ID() (id once.Typed[idskind.PostKind], exists bool) {
+func (m *PostMutation) ID() (id once.Typed[idskind.PostSpec], exists bool) {
 	if m.id == nil {
 		return
 	}
@@ -141,12 +141,12 @@ func (m *PostMutation) ID() (id once.Typed[idskind.PostKind], exists bool) {
 // That means, if the mutation is applied within a transaction with an isolation level such
 // as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
 // or updated by the mutation.
-func (m *PostMutation) IDs(ctx context.Context) ([]once.Typed[idskind.PostKind], error) {
+func (m *PostMutation) IDs(ctx context.Context) ([]once.Typed[idskind.PostSpec], error) {
 	switch {
 	case m.op.Is(OpUpdateOne | OpDeleteOne):
 		id, exists := m.ID()
 		if exists {
-			return []once.Typed[idskind.PostKind]{id}, nil
+			return []once.Typed[idskind.PostSpec]{id}, nil
 		}
 		fallthrough
 	case m.op.Is(OpUpdate | OpDelete):
@@ -193,12 +193,12 @@ func (m *PostMutation) ResetTitle() {
 }
 
 // SetAuthorID sets the "author_id" field.
-func (m *PostMutation) SetAuthorID(ok once.Typed[idskind.UserKind]) {
+func (m *PostMutation) SetAuthorID(ok once.Typed[idskind.UserSpec]) {
 	m.author = &ok
 }
 
 // AuthorID returns the value of the "author_id" field in the mutation.
-func (m *PostMutation) AuthorID() (r once.Typed[idskind.UserKind], exists bool) {
+func (m *PostMutation) AuthorID() (r once.Typed[idskind.UserSpec], exists bool) {
 	v := m.author
 	if v == nil {
 		return
@@ -209,7 +209,7 @@ func (m *PostMutation) AuthorID() (r once.Typed[idskind.UserKind], exists bool) 
 // OldAuthorID returns the old "author_id" field's value of the Post entity.
 // If the Post object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *PostMutation) OldAuthorID(ctx context.Context) (v once.Typed[idskind.UserKind], err error) {
+func (m *PostMutation) OldAuthorID(ctx context.Context) (v once.Typed[idskind.UserSpec], err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldAuthorID is only allowed on UpdateOne operations")
 	}
@@ -229,12 +229,12 @@ func (m *PostMutation) ResetAuthorID() {
 }
 
 // SetEditorID sets the "editor_id" field.
-func (m *PostMutation) SetEditorID(ok once.Typed[idskind.UserKind]) {
+func (m *PostMutation) SetEditorID(ok once.Typed[idskind.UserSpec]) {
 	m.editor = &ok
 }
 
 // EditorID returns the value of the "editor_id" field in the mutation.
-func (m *PostMutation) EditorID() (r once.Typed[idskind.UserKind], exists bool) {
+func (m *PostMutation) EditorID() (r once.Typed[idskind.UserSpec], exists bool) {
 	v := m.editor
 	if v == nil {
 		return
@@ -245,7 +245,7 @@ func (m *PostMutation) EditorID() (r once.Typed[idskind.UserKind], exists bool) 
 // OldEditorID returns the old "editor_id" field's value of the Post entity.
 // If the Post object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *PostMutation) OldEditorID(ctx context.Context) (v *once.Typed[idskind.UserKind], err error) {
+func (m *PostMutation) OldEditorID(ctx context.Context) (v *once.Typed[idskind.UserSpec], err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldEditorID is only allowed on UpdateOne operations")
 	}
@@ -291,7 +291,7 @@ func (m *PostMutation) AuthorCleared() bool {
 // AuthorIDs returns the "author" edge IDs in the mutation.
 // Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
 // AuthorID instead. It exists only for internal usage by the builders.
-func (m *PostMutation) AuthorIDs() (ids []once.Typed[idskind.UserKind]) {
+func (m *PostMutation) AuthorIDs() (ids []once.Typed[idskind.UserSpec]) {
 	if id := m.author; id != nil {
 		ids = append(ids, *id)
 	}
@@ -318,7 +318,7 @@ func (m *PostMutation) EditorCleared() bool {
 // EditorIDs returns the "editor" edge IDs in the mutation.
 // Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
 // EditorID instead. It exists only for internal usage by the builders.
-func (m *PostMutation) EditorIDs() (ids []once.Typed[idskind.UserKind]) {
+func (m *PostMutation) EditorIDs() (ids []once.Typed[idskind.UserSpec]) {
 	if id := m.editor; id != nil {
 		ids = append(ids, *id)
 	}
@@ -332,9 +332,9 @@ func (m *PostMutation) ResetEditor() {
 }
 
 // AddTagIDs adds the "tags" edge to the Tag entity by ids.
-func (m *PostMutation) AddTagIDs(ids ...once.Typed[idskind.TagKind]) {
+func (m *PostMutation) AddTagIDs(ids ...once.Typed[idskind.TagSpec]) {
 	if m.tags == nil {
-		m.tags = make(map[once.Typed[idskind.TagKind]]struct{})
+		m.tags = make(map[once.Typed[idskind.TagSpec]]struct{})
 	}
 	for i := range ids {
 		m.tags[ids[i]] = struct{}{}
@@ -352,9 +352,9 @@ func (m *PostMutation) TagsCleared() bool {
 }
 
 // RemoveTagIDs removes the "tags" edge to the Tag entity by IDs.
-func (m *PostMutation) RemoveTagIDs(ids ...once.Typed[idskind.TagKind]) {
+func (m *PostMutation) RemoveTagIDs(ids ...once.Typed[idskind.TagSpec]) {
 	if m.removedtags == nil {
-		m.removedtags = make(map[once.Typed[idskind.TagKind]]struct{})
+		m.removedtags = make(map[once.Typed[idskind.TagSpec]]struct{})
 	}
 	for i := range ids {
 		delete(m.tags, ids[i])
@@ -363,7 +363,7 @@ func (m *PostMutation) RemoveTagIDs(ids ...once.Typed[idskind.TagKind]) {
 }
 
 // RemovedTags returns the removed IDs of the "tags" edge to the Tag entity.
-func (m *PostMutation) RemovedTagsIDs() (ids []once.Typed[idskind.TagKind]) {
+func (m *PostMutation) RemovedTagsIDs() (ids []once.Typed[idskind.TagSpec]) {
 	for id := range m.removedtags {
 		ids = append(ids, id)
 	}
@@ -371,7 +371,7 @@ func (m *PostMutation) RemovedTagsIDs() (ids []once.Typed[idskind.TagKind]) {
 }
 
 // TagsIDs returns the "tags" edge IDs in the mutation.
-func (m *PostMutation) TagsIDs() (ids []once.Typed[idskind.TagKind]) {
+func (m *PostMutation) TagsIDs() (ids []once.Typed[idskind.TagSpec]) {
 	for id := range m.tags {
 		ids = append(ids, id)
 	}
@@ -475,14 +475,14 @@ func (m *PostMutation) SetField(name string, value ent.Value) error {
 		m.SetTitle(v)
 		return nil
 	case post.FieldAuthorID:
-		v, ok := value.(once.Typed[idskind.UserKind])
+		v, ok := value.(once.Typed[idskind.UserSpec])
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetAuthorID(v)
 		return nil
 	case post.FieldEditorID:
-		v, ok := value.(once.Typed[idskind.UserKind])
+		v, ok := value.(once.Typed[idskind.UserSpec])
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
@@ -684,11 +684,11 @@ type TagMutation struct {
 	config
 	op            Op
 	typ           string
-	id            *once.Typed[idskind.TagKind]
+	id            *once.Typed[idskind.TagSpec]
 	name          *string
 	clearedFields map[string]struct{}
-	posts         map[once.Typed[idskind.PostKind]]struct{}
-	removedposts  map[once.Typed[idskind.PostKind]]struct{}
+	posts         map[once.Typed[idskind.PostSpec]]struct{}
+	removedposts  map[once.Typed[idskind.PostSpec]]struct{}
 	clearedposts  bool
 	done          bool
 	oldValue      func(context.Context) (*Tag, error)
@@ -715,7 +715,7 @@ func newTagMutation(c config, op Op, opts ...tagOption) *TagMutation {
 }
 
 // withTagID sets the ID field of the mutation.
-func withTagID(id once.Typed[idskind.TagKind]) tagOption {
+func withTagID(id once.Typed[idskind.TagSpec]) tagOption {
 	return func(m *TagMutation) {
 		var (
 			err   error
@@ -767,13 +767,13 @@ func (m TagMutation) Tx() (*Tx, error) {
 
 // SetID sets the value of the id field. Note that this
 // operation is only accepted on creation of Tag entities.
-func (m *TagMutation) SetID(id once.Typed[idskind.TagKind]) {
+func (m *TagMutation) SetID(id once.Typed[idskind.TagSpec]) {
 	m.id = &id
 }
 
 // ID returns the ID value in the mutation. Note that the ID is only available
 // if it was provided to the builder or after it was returned from the database.
-func (m *TagMutation) ID() (id once.Typed[idskind.TagKind], exists bool) {
+func (m *TagMutation) ID() (id once.Typed[idskind.TagSpec], exists bool) {
 	if m.id == nil {
 		return
 	}
@@ -784,12 +784,12 @@ func (m *TagMutation) ID() (id once.Typed[idskind.TagKind], exists bool) {
 // That means, if the mutation is applied within a transaction with an isolation level such
 // as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
 // or updated by the mutation.
-func (m *TagMutation) IDs(ctx context.Context) ([]once.Typed[idskind.TagKind], error) {
+func (m *TagMutation) IDs(ctx context.Context) ([]once.Typed[idskind.TagSpec], error) {
 	switch {
 	case m.op.Is(OpUpdateOne | OpDeleteOne):
 		id, exists := m.ID()
 		if exists {
-			return []once.Typed[idskind.TagKind]{id}, nil
+			return []once.Typed[idskind.TagSpec]{id}, nil
 		}
 		fallthrough
 	case m.op.Is(OpUpdate | OpDelete):
@@ -836,9 +836,9 @@ func (m *TagMutation) ResetName() {
 }
 
 // AddPostIDs adds the "posts" edge to the Post entity by ids.
-func (m *TagMutation) AddPostIDs(ids ...once.Typed[idskind.PostKind]) {
+func (m *TagMutation) AddPostIDs(ids ...once.Typed[idskind.PostSpec]) {
 	if m.posts == nil {
-		m.posts = make(map[once.Typed[idskind.PostKind]]struct{})
+		m.posts = make(map[once.Typed[idskind.PostSpec]]struct{})
 	}
 	for i := range ids {
 		m.posts[ids[i]] = struct{}{}
@@ -856,9 +856,9 @@ func (m *TagMutation) PostsCleared() bool {
 }
 
 // RemovePostIDs removes the "posts" edge to the Post entity by IDs.
-func (m *TagMutation) RemovePostIDs(ids ...once.Typed[idskind.PostKind]) {
+func (m *TagMutation) RemovePostIDs(ids ...once.Typed[idskind.PostSpec]) {
 	if m.removedposts == nil {
-		m.removedposts = make(map[once.Typed[idskind.PostKind]]struct{})
+		m.removedposts = make(map[once.Typed[idskind.PostSpec]]struct{})
 	}
 	for i := range ids {
 		delete(m.posts, ids[i])
@@ -867,7 +867,7 @@ func (m *TagMutation) RemovePostIDs(ids ...once.Typed[idskind.PostKind]) {
 }
 
 // RemovedPosts returns the removed IDs of the "posts" edge to the Post entity.
-func (m *TagMutation) RemovedPostsIDs() (ids []once.Typed[idskind.PostKind]) {
+func (m *TagMutation) RemovedPostsIDs() (ids []once.Typed[idskind.PostSpec]) {
 	for id := range m.removedposts {
 		ids = append(ids, id)
 	}
@@ -875,7 +875,7 @@ func (m *TagMutation) RemovedPostsIDs() (ids []once.Typed[idskind.PostKind]) {
 }
 
 // PostsIDs returns the "posts" edge IDs in the mutation.
-func (m *TagMutation) PostsIDs() (ids []once.Typed[idskind.PostKind]) {
+func (m *TagMutation) PostsIDs() (ids []once.Typed[idskind.PostSpec]) {
 	for id := range m.posts {
 		ids = append(ids, id)
 	}
@@ -1109,14 +1109,14 @@ type UserMutation struct {
 	config
 	op            Op
 	typ           string
-	id            *once.Typed[idskind.UserKind]
+	id            *once.Typed[idskind.UserSpec]
 	email         *string
 	clearedFields map[string]struct{}
-	posts         map[once.Typed[idskind.PostKind]]struct{}
-	removedposts  map[once.Typed[idskind.PostKind]]struct{}
+	posts         map[once.Typed[idskind.PostSpec]]struct{}
+	removedposts  map[once.Typed[idskind.PostSpec]]struct{}
 	clearedposts  bool
-	edited        map[once.Typed[idskind.PostKind]]struct{}
-	removededited map[once.Typed[idskind.PostKind]]struct{}
+	edited        map[once.Typed[idskind.PostSpec]]struct{}
+	removededited map[once.Typed[idskind.PostSpec]]struct{}
 	clearededited bool
 	done          bool
 	oldValue      func(context.Context) (*User, error)
@@ -1143,7 +1143,7 @@ func newUserMutation(c config, op Op, opts ...userOption) *UserMutation {
 }
 
 // withUserID sets the ID field of the mutation.
-func withUserID(id once.Typed[idskind.UserKind]) userOption {
+func withUserID(id once.Typed[idskind.UserSpec]) userOption {
 	return func(m *UserMutation) {
 		var (
 			err   error
@@ -1195,13 +1195,13 @@ func (m UserMutation) Tx() (*Tx, error) {
 
 // SetID sets the value of the id field. Note that this
 // operation is only accepted on creation of User entities.
-func (m *UserMutation) SetID(id once.Typed[idskind.UserKind]) {
+func (m *UserMutation) SetID(id once.Typed[idskind.UserSpec]) {
 	m.id = &id
 }
 
 // ID returns the ID value in the mutation. Note that the ID is only available
 // if it was provided to the builder or after it was returned from the database.
-func (m *UserMutation) ID() (id once.Typed[idskind.UserKind], exists bool) {
+func (m *UserMutation) ID() (id once.Typed[idskind.UserSpec], exists bool) {
 	if m.id == nil {
 		return
 	}
@@ -1212,12 +1212,12 @@ func (m *UserMutation) ID() (id once.Typed[idskind.UserKind], exists bool) {
 // That means, if the mutation is applied within a transaction with an isolation level such
 // as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
 // or updated by the mutation.
-func (m *UserMutation) IDs(ctx context.Context) ([]once.Typed[idskind.UserKind], error) {
+func (m *UserMutation) IDs(ctx context.Context) ([]once.Typed[idskind.UserSpec], error) {
 	switch {
 	case m.op.Is(OpUpdateOne | OpDeleteOne):
 		id, exists := m.ID()
 		if exists {
-			return []once.Typed[idskind.UserKind]{id}, nil
+			return []once.Typed[idskind.UserSpec]{id}, nil
 		}
 		fallthrough
 	case m.op.Is(OpUpdate | OpDelete):
@@ -1264,9 +1264,9 @@ func (m *UserMutation) ResetEmail() {
 }
 
 // AddPostIDs adds the "posts" edge to the Post entity by ids.
-func (m *UserMutation) AddPostIDs(ids ...once.Typed[idskind.PostKind]) {
+func (m *UserMutation) AddPostIDs(ids ...once.Typed[idskind.PostSpec]) {
 	if m.posts == nil {
-		m.posts = make(map[once.Typed[idskind.PostKind]]struct{})
+		m.posts = make(map[once.Typed[idskind.PostSpec]]struct{})
 	}
 	for i := range ids {
 		m.posts[ids[i]] = struct{}{}
@@ -1284,9 +1284,9 @@ func (m *UserMutation) PostsCleared() bool {
 }
 
 // RemovePostIDs removes the "posts" edge to the Post entity by IDs.
-func (m *UserMutation) RemovePostIDs(ids ...once.Typed[idskind.PostKind]) {
+func (m *UserMutation) RemovePostIDs(ids ...once.Typed[idskind.PostSpec]) {
 	if m.removedposts == nil {
-		m.removedposts = make(map[once.Typed[idskind.PostKind]]struct{})
+		m.removedposts = make(map[once.Typed[idskind.PostSpec]]struct{})
 	}
 	for i := range ids {
 		delete(m.posts, ids[i])
@@ -1295,7 +1295,7 @@ func (m *UserMutation) RemovePostIDs(ids ...once.Typed[idskind.PostKind]) {
 }
 
 // RemovedPosts returns the removed IDs of the "posts" edge to the Post entity.
-func (m *UserMutation) RemovedPostsIDs() (ids []once.Typed[idskind.PostKind]) {
+func (m *UserMutation) RemovedPostsIDs() (ids []once.Typed[idskind.PostSpec]) {
 	for id := range m.removedposts {
 		ids = append(ids, id)
 	}
@@ -1303,7 +1303,7 @@ func (m *UserMutation) RemovedPostsIDs() (ids []once.Typed[idskind.PostKind]) {
 }
 
 // PostsIDs returns the "posts" edge IDs in the mutation.
-func (m *UserMutation) PostsIDs() (ids []once.Typed[idskind.PostKind]) {
+func (m *UserMutation) PostsIDs() (ids []once.Typed[idskind.PostSpec]) {
 	for id := range m.posts {
 		ids = append(ids, id)
 	}
@@ -1318,9 +1318,9 @@ func (m *UserMutation) ResetPosts() {
 }
 
 // AddEditedIDs adds the "edited" edge to the Post entity by ids.
-func (m *UserMutation) AddEditedIDs(ids ...once.Typed[idskind.PostKind]) {
+func (m *UserMutation) AddEditedIDs(ids ...once.Typed[idskind.PostSpec]) {
 	if m.edited == nil {
-		m.edited = make(map[once.Typed[idskind.PostKind]]struct{})
+		m.edited = make(map[once.Typed[idskind.PostSpec]]struct{})
 	}
 	for i := range ids {
 		m.edited[ids[i]] = struct{}{}
@@ -1338,9 +1338,9 @@ func (m *UserMutation) EditedCleared() bool {
 }
 
 // RemoveEditedIDs removes the "edited" edge to the Post entity by IDs.
-func (m *UserMutation) RemoveEditedIDs(ids ...once.Typed[idskind.PostKind]) {
+func (m *UserMutation) RemoveEditedIDs(ids ...once.Typed[idskind.PostSpec]) {
 	if m.removededited == nil {
-		m.removededited = make(map[once.Typed[idskind.PostKind]]struct{})
+		m.removededited = make(map[once.Typed[idskind.PostSpec]]struct{})
 	}
 	for i := range ids {
 		delete(m.edited, ids[i])
@@ -1349,7 +1349,7 @@ func (m *UserMutation) RemoveEditedIDs(ids ...once.Typed[idskind.PostKind]) {
 }
 
 // RemovedEdited returns the removed IDs of the "edited" edge to the Post entity.
-func (m *UserMutation) RemovedEditedIDs() (ids []once.Typed[idskind.PostKind]) {
+func (m *UserMutation) RemovedEditedIDs() (ids []once.Typed[idskind.PostSpec]) {
 	for id := range m.removededited {
 		ids = append(ids, id)
 	}
@@ -1357,7 +1357,7 @@ func (m *UserMutation) RemovedEditedIDs() (ids []once.Typed[idskind.PostKind]) {
 }
 
 // EditedIDs returns the "edited" edge IDs in the mutation.
-func (m *UserMutation) EditedIDs() (ids []once.Typed[idskind.PostKind]) {
+func (m *UserMutation) EditedIDs() (ids []once.Typed[idskind.PostSpec]) {
 	for id := range m.edited {
 		ids = append(ids, id)
 	}

@@ -18,13 +18,13 @@ import (
 type Post struct {
 	config `json:"-"`
 	// ID of the ent.
-	ID once.Typed[idskind.PostKind] `json:"id,omitempty"`
+	ID once.Typed[idskind.PostSpec] `json:"id,omitempty"`
 	// Title holds the value of the "title" field.
 	Title string `json:"title,omitempty"`
 	// AuthorID holds the value of the "author_id" field.
-	AuthorID once.Typed[idskind.UserKind] `json:"author_id,omitempty"`
+	AuthorID once.Typed[idskind.UserSpec] `json:"author_id,omitempty"`
 	// EditorID holds the value of the "editor_id" field.
-	EditorID *once.Typed[idskind.UserKind] `json:"editor_id,omitempty"`
+	EditorID *once.Typed[idskind.UserSpec] `json:"editor_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the PostQuery when eager-loading is set.
 	Edges        PostEdges `json:"edges"`
@@ -81,11 +81,11 @@ func (*Post) scanValues(columns []string) ([]any, error) {
 	for i := range columns {
 		switch columns[i] {
 		case post.FieldEditorID:
-			values[i] = &sql.NullScanner{S: new(once.Typed[idskind.UserKind])}
+			values[i] = &sql.NullScanner{S: new(once.Typed[idskind.UserSpec])}
 		case post.FieldID:
-			values[i] = new(once.Typed[idskind.PostKind])
+			values[i] = new(once.Typed[idskind.PostSpec])
 		case post.FieldAuthorID:
-			values[i] = new(once.Typed[idskind.UserKind])
+			values[i] = new(once.Typed[idskind.UserSpec])
 		case post.FieldTitle:
 			values[i] = new(sql.NullString)
 		default:
@@ -104,7 +104,7 @@ func (_m *Post) assignValues(columns []string, values []any) error {
 	for i := range columns {
 		switch columns[i] {
 		case post.FieldID:
-			if value, ok := values[i].(*once.Typed[idskind.PostKind]); !ok {
+			if value, ok := values[i].(*once.Typed[idskind.PostSpec]); !ok {
 				return fmt.Errorf("unexpected type %T for field id", values[i])
 			} else if value != nil {
 				_m.ID = *value
@@ -116,7 +116,7 @@ func (_m *Post) assignValues(columns []string, values []any) error {
 				_m.Title = value.String
 			}
 		case post.FieldAuthorID:
-			if value, ok := values[i].(*once.Typed[idskind.UserKind]); !ok {
+			if value, ok := values[i].(*once.Typed[idskind.UserSpec]); !ok {
 				return fmt.Errorf("unexpected type %T for field author_id", values[i])
 			} else if value != nil {
 				_m.AuthorID = *value
@@ -125,8 +125,8 @@ func (_m *Post) assignValues(columns []string, values []any) error {
 			if value, ok := values[i].(*sql.NullScanner); !ok {
 				return fmt.Errorf("unexpected type %T for field editor_id", values[i])
 			} else if value.Valid {
-				_m.EditorID = new(once.Typed[idskind.UserKind])
-				*_m.EditorID = *value.S.(*once.Typed[idskind.UserKind])
+				_m.EditorID = new(once.Typed[idskind.UserSpec])
+				*_m.EditorID = *value.S.(*once.Typed[idskind.UserSpec])
 			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])

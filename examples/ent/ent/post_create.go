@@ -33,19 +33,19 @@ func (_c *PostCreate) SetTitle(v string) *PostCreate {
 }
 
 // SetAuthorID sets the "author_id" field.
-func (_c *PostCreate) SetAuthorID(v once.Typed[idskind.UserKind]) *PostCreate {
+func (_c *PostCreate) SetAuthorID(v once.Typed[idskind.UserSpec]) *PostCreate {
 	_c.mutation.SetAuthorID(v)
 	return _c
 }
 
 // SetEditorID sets the "editor_id" field.
-func (_c *PostCreate) SetEditorID(v once.Typed[idskind.UserKind]) *PostCreate {
+func (_c *PostCreate) SetEditorID(v once.Typed[idskind.UserSpec]) *PostCreate {
 	_c.mutation.SetEditorID(v)
 	return _c
 }
 
 // SetNillableEditorID sets the "editor_id" field if the given value is not nil.
-func (_c *PostCreate) SetNillableEditorID(v *once.Typed[idskind.UserKind]) *PostCreate {
+func (_c *PostCreate) SetNillableEditorID(v *once.Typed[idskind.UserSpec]) *PostCreate {
 	if v != nil {
 		_c.SetEditorID(*v)
 	}
@@ -53,13 +53,13 @@ func (_c *PostCreate) SetNillableEditorID(v *once.Typed[idskind.UserKind]) *Post
 }
 
 // SetID sets the "id" field.
-func (_c *PostCreate) SetID(v once.Typed[idskind.PostKind]) *PostCreate {
+func (_c *PostCreate) SetID(v once.Typed[idskind.PostSpec]) *PostCreate {
 	_c.mutation.SetID(v)
 	return _c
 }
 
 // SetNillableID sets the "id" field if the given value is not nil.
-func (_c *PostCreate) SetNillableID(v *once.Typed[idskind.PostKind]) *PostCreate {
+func (_c *PostCreate) SetNillableID(v *once.Typed[idskind.PostSpec]) *PostCreate {
 	if v != nil {
 		_c.SetID(*v)
 	}
@@ -77,14 +77,14 @@ func (_c *PostCreate) SetEditor(v *User) *PostCreate {
 }
 
 // AddTagIDs adds the "tags" edge to the Tag entity by IDs.
-func (_c *PostCreate) AddTagIDs(ids ...once.Typed[idskind.TagKind]) *PostCreate {
+func (_c *PostCreate) AddTagIDs(ids ...once.Typed[idskind.TagSpec]) *PostCreate {
 	_c.mutation.AddTagIDs(ids...)
 	return _c
 }
 
 // AddTags adds the "tags" edges to the Tag entity.
 func (_c *PostCreate) AddTags(v ...*Tag) *PostCreate {
-	ids := make([]once.Typed[idskind.TagKind], len(v))
+	ids := make([]once.Typed[idskind.TagSpec], len(v))
 	for i := range v {
 		ids[i] = v[i].ID
 	}
@@ -164,7 +164,7 @@ func (_c *PostCreate) sqlSave(ctx context.Context) (*Post, error) {
 		return nil, err
 	}
 	if _spec.ID.Value != nil {
-		if id, ok := _spec.ID.Value.(*once.Typed[idskind.PostKind]); ok {
+		if id, ok := _spec.ID.Value.(*once.Typed[idskind.PostSpec]); ok {
 			_node.ID = *id
 		} else if err := _node.ID.Scan(_spec.ID.Value); err != nil {
 			return nil, err
@@ -304,7 +304,7 @@ func (u *PostUpsert) UpdateTitle() *PostUpsert {
 }
 
 // SetAuthorID sets the "author_id" field.
-func (u *PostUpsert) SetAuthorID(v once.Typed[idskind.UserKind]) *PostUpsert {
+func (u *PostUpsert) SetAuthorID(v once.Typed[idskind.UserSpec]) *PostUpsert {
 	u.Set(post.FieldAuthorID, v)
 	return u
 }
@@ -316,7 +316,7 @@ func (u *PostUpsert) UpdateAuthorID() *PostUpsert {
 }
 
 // SetEditorID sets the "editor_id" field.
-func (u *PostUpsert) SetEditorID(v once.Typed[idskind.UserKind]) *PostUpsert {
+func (u *PostUpsert) SetEditorID(v once.Typed[idskind.UserSpec]) *PostUpsert {
 	u.Set(post.FieldEditorID, v)
 	return u
 }
@@ -396,7 +396,7 @@ func (u *PostUpsertOne) UpdateTitle() *PostUpsertOne {
 }
 
 // SetAuthorID sets the "author_id" field.
-func (u *PostUpsertOne) SetAuthorID(v once.Typed[idskind.UserKind]) *PostUpsertOne {
+func (u *PostUpsertOne) SetAuthorID(v once.Typed[idskind.UserSpec]) *PostUpsertOne {
 	return u.Update(func(s *PostUpsert) {
 		s.SetAuthorID(v)
 	})
@@ -410,7 +410,7 @@ func (u *PostUpsertOne) UpdateAuthorID() *PostUpsertOne {
 }
 
 // SetEditorID sets the "editor_id" field.
-func (u *PostUpsertOne) SetEditorID(v once.Typed[idskind.UserKind]) *PostUpsertOne {
+func (u *PostUpsertOne) SetEditorID(v once.Typed[idskind.UserSpec]) *PostUpsertOne {
 	return u.Update(func(s *PostUpsert) {
 		s.SetEditorID(v)
 	})
@@ -446,7 +446,7 @@ func (u *PostUpsertOne) ExecX(ctx context.Context) {
 }
 
 // Exec executes the UPSERT query and returns the inserted/updated ID.
-func (u *PostUpsertOne) ID(ctx context.Context) (id once.Typed[idskind.PostKind], err error) {
+func (u *PostUpsertOne) ID(ctx context.Context) (id once.Typed[idskind.PostSpec], err error) {
 	if u.create.driver.Dialect() == dialect.MySQL {
 		// In case of "ON CONFLICT", there is no way to get back non-numeric ID
 		// fields from the database since MySQL does not support the RETURNING clause.
@@ -460,7 +460,7 @@ func (u *PostUpsertOne) ID(ctx context.Context) (id once.Typed[idskind.PostKind]
 }
 
 // IDX is like ID, but panics if an error occurs.
-func (u *PostUpsertOne) IDX(ctx context.Context) once.Typed[idskind.PostKind] {
+func (u *PostUpsertOne) IDX(ctx context.Context) once.Typed[idskind.PostSpec] {
 	id, err := u.ID(ctx)
 	if err != nil {
 		panic(err)
@@ -660,7 +660,7 @@ func (u *PostUpsertBulk) UpdateTitle() *PostUpsertBulk {
 }
 
 // SetAuthorID sets the "author_id" field.
-func (u *PostUpsertBulk) SetAuthorID(v once.Typed[idskind.UserKind]) *PostUpsertBulk {
+func (u *PostUpsertBulk) SetAuthorID(v once.Typed[idskind.UserSpec]) *PostUpsertBulk {
 	return u.Update(func(s *PostUpsert) {
 		s.SetAuthorID(v)
 	})
@@ -674,7 +674,7 @@ func (u *PostUpsertBulk) UpdateAuthorID() *PostUpsertBulk {
 }
 
 // SetEditorID sets the "editor_id" field.
-func (u *PostUpsertBulk) SetEditorID(v once.Typed[idskind.UserKind]) *PostUpsertBulk {
+func (u *PostUpsertBulk) SetEditorID(v once.Typed[idskind.UserSpec]) *PostUpsertBulk {
 	return u.Update(func(s *PostUpsert) {
 		s.SetEditorID(v)
 	})

@@ -156,8 +156,8 @@ func (_q *PostQuery) FirstX(ctx context.Context) *Post {
 
 // FirstID returns the first Post ID from the query.
 // Returns a *NotFoundError when no Post ID was found.
-func (_q *PostQuery) FirstID(ctx context.Context) (id once.Typed[idskind.PostKind], err error) {
-	var ids []once.Typed[idskind.PostKind]
+func (_q *PostQuery) FirstID(ctx context.Context) (id once.Typed[idskind.PostSpec], err error) {
+	var ids []once.Typed[idskind.PostSpec]
 	if ids, err = _q.Limit(1).IDs(setContextOp(ctx, _q.ctx, ent.OpQueryFirstID)); err != nil {
 		return
 	}
@@ -169,7 +169,7 @@ func (_q *PostQuery) FirstID(ctx context.Context) (id once.Typed[idskind.PostKin
 }
 
 // FirstIDX is like FirstID, but panics if an error occurs.
-func (_q *PostQuery) FirstIDX(ctx context.Context) once.Typed[idskind.PostKind] {
+func (_q *PostQuery) FirstIDX(ctx context.Context) once.Typed[idskind.PostSpec] {
 	id, err := _q.FirstID(ctx)
 	if err != nil && !IsNotFound(err) {
 		panic(err)
@@ -207,8 +207,8 @@ func (_q *PostQuery) OnlyX(ctx context.Context) *Post {
 // OnlyID is like Only, but returns the only Post ID in the query.
 // Returns a *NotSingularError when more than one Post ID is found.
 // Returns a *NotFoundError when no entities are found.
-func (_q *PostQuery) OnlyID(ctx context.Context) (id once.Typed[idskind.PostKind], err error) {
-	var ids []once.Typed[idskind.PostKind]
+func (_q *PostQuery) OnlyID(ctx context.Context) (id once.Typed[idskind.PostSpec], err error) {
+	var ids []once.Typed[idskind.PostSpec]
 	if ids, err = _q.Limit(2).IDs(setContextOp(ctx, _q.ctx, ent.OpQueryOnlyID)); err != nil {
 		return
 	}
@@ -224,7 +224,7 @@ func (_q *PostQuery) OnlyID(ctx context.Context) (id once.Typed[idskind.PostKind
 }
 
 // OnlyIDX is like OnlyID, but panics if an error occurs.
-func (_q *PostQuery) OnlyIDX(ctx context.Context) once.Typed[idskind.PostKind] {
+func (_q *PostQuery) OnlyIDX(ctx context.Context) once.Typed[idskind.PostSpec] {
 	id, err := _q.OnlyID(ctx)
 	if err != nil {
 		panic(err)
@@ -252,7 +252,7 @@ func (_q *PostQuery) AllX(ctx context.Context) []*Post {
 }
 
 // IDs executes the query and returns a list of Post IDs.
-func (_q *PostQuery) IDs(ctx context.Context) (ids []once.Typed[idskind.PostKind], err error) {
+func (_q *PostQuery) IDs(ctx context.Context) (ids []once.Typed[idskind.PostSpec], err error) {
 	if _q.ctx.Unique == nil && _q.path != nil {
 		_q.Unique(true)
 	}
@@ -264,7 +264,7 @@ func (_q *PostQuery) IDs(ctx context.Context) (ids []once.Typed[idskind.PostKind
 }
 
 // IDsX is like IDs, but panics if an error occurs.
-func (_q *PostQuery) IDsX(ctx context.Context) []once.Typed[idskind.PostKind] {
+func (_q *PostQuery) IDsX(ctx context.Context) []once.Typed[idskind.PostSpec] {
 	ids, err := _q.IDs(ctx)
 	if err != nil {
 		panic(err)
@@ -491,8 +491,8 @@ func (_q *PostQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Post, e
 }
 
 func (_q *PostQuery) loadAuthor(ctx context.Context, query *UserQuery, nodes []*Post, init func(*Post), assign func(*Post, *User)) error {
-	ids := make([]once.Typed[idskind.UserKind], 0, len(nodes))
-	nodeids := make(map[once.Typed[idskind.UserKind]][]*Post)
+	ids := make([]once.Typed[idskind.UserSpec], 0, len(nodes))
+	nodeids := make(map[once.Typed[idskind.UserSpec]][]*Post)
 	for i := range nodes {
 		fk := nodes[i].AuthorID
 		if _, ok := nodeids[fk]; !ok {
@@ -520,8 +520,8 @@ func (_q *PostQuery) loadAuthor(ctx context.Context, query *UserQuery, nodes []*
 	return nil
 }
 func (_q *PostQuery) loadEditor(ctx context.Context, query *UserQuery, nodes []*Post, init func(*Post), assign func(*Post, *User)) error {
-	ids := make([]once.Typed[idskind.UserKind], 0, len(nodes))
-	nodeids := make(map[once.Typed[idskind.UserKind]][]*Post)
+	ids := make([]once.Typed[idskind.UserSpec], 0, len(nodes))
+	nodeids := make(map[once.Typed[idskind.UserSpec]][]*Post)
 	for i := range nodes {
 		if nodes[i].EditorID == nil {
 			continue
@@ -553,8 +553,8 @@ func (_q *PostQuery) loadEditor(ctx context.Context, query *UserQuery, nodes []*
 }
 func (_q *PostQuery) loadTags(ctx context.Context, query *TagQuery, nodes []*Post, init func(*Post), assign func(*Post, *Tag)) error {
 	edgeIDs := make([]driver.Value, len(nodes))
-	byID := make(map[once.Typed[idskind.PostKind]]*Post)
-	nids := make(map[once.Typed[idskind.TagKind]]map[*Post]struct{})
+	byID := make(map[once.Typed[idskind.PostSpec]]*Post)
+	nids := make(map[once.Typed[idskind.TagSpec]]map[*Post]struct{})
 	for i, node := range nodes {
 		edgeIDs[i] = node.ID
 		byID[node.ID] = node
@@ -583,11 +583,11 @@ func (_q *PostQuery) loadTags(ctx context.Context, query *TagQuery, nodes []*Pos
 				if err != nil {
 					return nil, err
 				}
-				return append([]any{new(once.Typed[idskind.PostKind])}, values...), nil
+				return append([]any{new(once.Typed[idskind.PostSpec])}, values...), nil
 			}
 			spec.Assign = func(columns []string, values []any) error {
-				outValue := *values[0].(*once.Typed[idskind.PostKind])
-				inValue := *values[1].(*once.Typed[idskind.TagKind])
+				outValue := *values[0].(*once.Typed[idskind.PostSpec])
+				inValue := *values[1].(*once.Typed[idskind.TagSpec])
 				if nids[inValue] == nil {
 					nids[inValue] = map[*Post]struct{}{byID[outValue]: {}}
 					return assign(columns[1:], values[1:])

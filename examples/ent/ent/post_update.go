@@ -46,13 +46,13 @@ func (_u *PostUpdate) SetNillableTitle(v *string) *PostUpdate {
 }
 
 // SetAuthorID sets the "author_id" field.
-func (_u *PostUpdate) SetAuthorID(v once.Typed[idskind.UserKind]) *PostUpdate {
+func (_u *PostUpdate) SetAuthorID(v once.Typed[idskind.UserSpec]) *PostUpdate {
 	_u.mutation.SetAuthorID(v)
 	return _u
 }
 
 // SetNillableAuthorID sets the "author_id" field if the given value is not nil.
-func (_u *PostUpdate) SetNillableAuthorID(v *once.Typed[idskind.UserKind]) *PostUpdate {
+func (_u *PostUpdate) SetNillableAuthorID(v *once.Typed[idskind.UserSpec]) *PostUpdate {
 	if v != nil {
 		_u.SetAuthorID(*v)
 	}
@@ -60,13 +60,13 @@ func (_u *PostUpdate) SetNillableAuthorID(v *once.Typed[idskind.UserKind]) *Post
 }
 
 // SetEditorID sets the "editor_id" field.
-func (_u *PostUpdate) SetEditorID(v once.Typed[idskind.UserKind]) *PostUpdate {
+func (_u *PostUpdate) SetEditorID(v once.Typed[idskind.UserSpec]) *PostUpdate {
 	_u.mutation.SetEditorID(v)
 	return _u
 }
 
 // SetNillableEditorID sets the "editor_id" field if the given value is not nil.
-func (_u *PostUpdate) SetNillableEditorID(v *once.Typed[idskind.UserKind]) *PostUpdate {
+func (_u *PostUpdate) SetNillableEditorID(v *once.Typed[idskind.UserSpec]) *PostUpdate {
 	if v != nil {
 		_u.SetEditorID(*v)
 	}
@@ -90,14 +90,14 @@ func (_u *PostUpdate) SetEditor(v *User) *PostUpdate {
 }
 
 // AddTagIDs adds the "tags" edge to the Tag entity by IDs.
-func (_u *PostUpdate) AddTagIDs(ids ...once.Typed[idskind.TagKind]) *PostUpdate {
+func (_u *PostUpdate) AddTagIDs(ids ...once.Typed[idskind.TagSpec]) *PostUpdate {
 	_u.mutation.AddTagIDs(ids...)
 	return _u
 }
 
 // AddTags adds the "tags" edges to the Tag entity.
 func (_u *PostUpdate) AddTags(v ...*Tag) *PostUpdate {
-	ids := make([]once.Typed[idskind.TagKind], len(v))
+	ids := make([]once.Typed[idskind.TagSpec], len(v))
 	for i := range v {
 		ids[i] = v[i].ID
 	}
@@ -128,14 +128,14 @@ func (_u *PostUpdate) ClearTags() *PostUpdate {
 }
 
 // RemoveTagIDs removes the "tags" edge to Tag entities by IDs.
-func (_u *PostUpdate) RemoveTagIDs(ids ...once.Typed[idskind.TagKind]) *PostUpdate {
+func (_u *PostUpdate) RemoveTagIDs(ids ...once.Typed[idskind.TagSpec]) *PostUpdate {
 	_u.mutation.RemoveTagIDs(ids...)
 	return _u
 }
 
 // RemoveTags removes "tags" edges to Tag entities.
 func (_u *PostUpdate) RemoveTags(v ...*Tag) *PostUpdate {
-	ids := make([]once.Typed[idskind.TagKind], len(v))
+	ids := make([]once.Typed[idskind.TagSpec], len(v))
 	for i := range v {
 		ids[i] = v[i].ID
 	}
@@ -330,13 +330,13 @@ func (_u *PostUpdateOne) SetNillableTitle(v *string) *PostUpdateOne {
 }
 
 // SetAuthorID sets the "author_id" field.
-func (_u *PostUpdateOne) SetAuthorID(v once.Typed[idskind.UserKind]) *PostUpdateOne {
+func (_u *PostUpdateOne) SetAuthorID(v once.Typed[idskind.UserSpec]) *PostUpdateOne {
 	_u.mutation.SetAuthorID(v)
 	return _u
 }
 
 // SetNillableAuthorID sets the "author_id" field if the given value is not nil.
-func (_u *PostUpdateOne) SetNillableAuthorID(v *once.Typed[idskind.UserKind]) *PostUpdateOne {
+func (_u *PostUpdateOne) SetNillableAuthorID(v *once.Typed[idskind.UserSpec]) *PostUpdateOne {
 	if v != nil {
 		_u.SetAuthorID(*v)
 	}
@@ -344,13 +344,13 @@ func (_u *PostUpdateOne) SetNillableAuthorID(v *once.Typed[idskind.UserKind]) *P
 }
 
 // SetEditorID sets the "editor_id" field.
-func (_u *PostUpdateOne) SetEditorID(v once.Typed[idskind.UserKind]) *PostUpdateOne {
+func (_u *PostUpdateOne) SetEditorID(v once.Typed[idskind.UserSpec]) *PostUpdateOne {
 	_u.mutation.SetEditorID(v)
 	return _u
 }
 
 // SetNillableEditorID sets the "editor_id" field if the given value is not nil.
-func (_u *PostUpdateOne) SetNillableEditorID(v *once.Typed[idskind.UserKind]) *PostUpdateOne {
+func (_u *PostUpdateOne) SetNillableEditorID(v *once.Typed[idskind.UserSpec]) *PostUpdateOne {
 	if v != nil {
 		_u.SetEditorID(*v)
 	}
@@ -374,14 +374,14 @@ func (_u *PostUpdateOne) SetEditor(v *User) *PostUpdateOne {
 }
 
 // AddTagIDs adds the "tags" edge to the Tag entity by IDs.
-func (_u *PostUpdateOne) AddTagIDs(ids ...once.Typed[idskind.TagKind]) *PostUpdateOne {
+func (_u *PostUpdateOne) AddTagIDs(ids ...once.Typed[idskind.TagSpec]) *PostUpdateOne {
 	_u.mutation.AddTagIDs(ids...)
 	return _u
 }
 
 // AddTags adds the "tags" edges to the Tag entity.
 func (_u *PostUpdateOne) AddTags(v ...*Tag) *PostUpdateOne {
-	ids := make([]once.Typed[idskind.TagKind], len(v))
+	ids := make([]once.Typed[idskind.TagSpec], len(v))
 	for i := range v {
 		ids[i] = v[i].ID
 	}
@@ -412,14 +412,14 @@ func (_u *PostUpdateOne) ClearTags() *PostUpdateOne {
 }
 
 // RemoveTagIDs removes the "tags" edge to Tag entities by IDs.
-func (_u *PostUpdateOne) RemoveTagIDs(ids ...once.Typed[idskind.TagKind]) *PostUpdateOne {
+func (_u *PostUpdateOne) RemoveTagIDs(ids ...once.Typed[idskind.TagSpec]) *PostUpdateOne {
 	_u.mutation.RemoveTagIDs(ids...)
 	return _u
 }
 
 // RemoveTags removes "tags" edges to Tag entities.
 func (_u *PostUpdateOne) RemoveTags(v ...*Tag) *PostUpdateOne {
-	ids := make([]once.Typed[idskind.TagKind], len(v))
+	ids := make([]once.Typed[idskind.TagSpec], len(v))
 	for i := range v {
 		ids[i] = v[i].ID
 	}

@@ -17,7 +17,7 @@ import (
 type Tag struct {
 	config `json:"-"`
 	// ID of the ent.
-	ID once.Typed[idskind.TagKind] `json:"id,omitempty"`
+	ID once.Typed[idskind.TagSpec] `json:"id,omitempty"`
 	// Name holds the value of the "name" field.
 	Name string `json:"name,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -50,7 +50,7 @@ func (*Tag) scanValues(columns []string) ([]any, error) {
 	for i := range columns {
 		switch columns[i] {
 		case tag.FieldID:
-			values[i] = new(once.Typed[idskind.TagKind])
+			values[i] = new(once.Typed[idskind.TagSpec])
 		case tag.FieldName:
 			values[i] = new(sql.NullString)
 		default:
@@ -69,7 +69,7 @@ func (_m *Tag) assignValues(columns []string, values []any) error {
 	for i := range columns {
 		switch columns[i] {
 		case tag.FieldID:
-			if value, ok := values[i].(*once.Typed[idskind.TagKind]); !ok {
+			if value, ok := values[i].(*once.Typed[idskind.TagSpec]); !ok {
 				return fmt.Errorf("unexpected type %T for field id", values[i])
 			} else if value != nil {
 				_m.ID = *value

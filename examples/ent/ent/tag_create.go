@@ -32,13 +32,13 @@ func (_c *TagCreate) SetName(v string) *TagCreate {
 }
 
 // SetID sets the "id" field.
-func (_c *TagCreate) SetID(v once.Typed[idskind.TagKind]) *TagCreate {
+func (_c *TagCreate) SetID(v once.Typed[idskind.TagSpec]) *TagCreate {
 	_c.mutation.SetID(v)
 	return _c
 }
 
 // SetNillableID sets the "id" field if the given value is not nil.
-func (_c *TagCreate) SetNillableID(v *once.Typed[idskind.TagKind]) *TagCreate {
+func (_c *TagCreate) SetNillableID(v *once.Typed[idskind.TagSpec]) *TagCreate {
 	if v != nil {
 		_c.SetID(*v)
 	}
@@ -46,14 +46,14 @@ func (_c *TagCreate) SetNillableID(v *once.Typed[idskind.TagKind]) *TagCreate {
 }
 
 // AddPostIDs adds the "posts" edge to the Post entity by IDs.
-func (_c *TagCreate) AddPostIDs(ids ...once.Typed[idskind.PostKind]) *TagCreate {
+func (_c *TagCreate) AddPostIDs(ids ...once.Typed[idskind.PostSpec]) *TagCreate {
 	_c.mutation.AddPostIDs(ids...)
 	return _c
 }
 
 // AddPosts adds the "posts" edges to the Post entity.
 func (_c *TagCreate) AddPosts(v ...*Post) *TagCreate {
-	ids := make([]once.Typed[idskind.PostKind], len(v))
+	ids := make([]once.Typed[idskind.PostSpec], len(v))
 	for i := range v {
 		ids[i] = v[i].ID
 	}
@@ -127,7 +127,7 @@ func (_c *TagCreate) sqlSave(ctx context.Context) (*Tag, error) {
 		return nil, err
 	}
 	if _spec.ID.Value != nil {
-		if id, ok := _spec.ID.Value.(*once.Typed[idskind.TagKind]); ok {
+		if id, ok := _spec.ID.Value.(*once.Typed[idskind.TagSpec]); ok {
 			_node.ID = *id
 		} else if err := _node.ID.Scan(_spec.ID.Value); err != nil {
 			return nil, err
@@ -310,7 +310,7 @@ func (u *TagUpsertOne) ExecX(ctx context.Context) {
 }
 
 // Exec executes the UPSERT query and returns the inserted/updated ID.
-func (u *TagUpsertOne) ID(ctx context.Context) (id once.Typed[idskind.TagKind], err error) {
+func (u *TagUpsertOne) ID(ctx context.Context) (id once.Typed[idskind.TagSpec], err error) {
 	if u.create.driver.Dialect() == dialect.MySQL {
 		// In case of "ON CONFLICT", there is no way to get back non-numeric ID
 		// fields from the database since MySQL does not support the RETURNING clause.
@@ -324,7 +324,7 @@ func (u *TagUpsertOne) ID(ctx context.Context) (id once.Typed[idskind.TagKind], 
 }
 
 // IDX is like ID, but panics if an error occurs.
-func (u *TagUpsertOne) IDX(ctx context.Context) once.Typed[idskind.TagKind] {
+func (u *TagUpsertOne) IDX(ctx context.Context) once.Typed[idskind.TagSpec] {
 	id, err := u.ID(ctx)
 	if err != nil {
 		panic(err)

@@ -109,8 +109,8 @@ func (_q *TagQuery) FirstX(ctx context.Context) *Tag {
 
 // FirstID returns the first Tag ID from the query.
 // Returns a *NotFoundError when no Tag ID was found.
-func (_q *TagQuery) FirstID(ctx context.Context) (id once.Typed[idskind.TagKind], err error) {
-	var ids []once.Typed[idskind.TagKind]
+func (_q *TagQuery) FirstID(ctx context.Context) (id once.Typed[idskind.TagSpec], err error) {
+	var ids []once.Typed[idskind.TagSpec]
 	if ids, err = _q.Limit(1).IDs(setContextOp(ctx, _q.ctx, ent.OpQueryFirstID)); err != nil {
 		return
 	}
@@ -122,7 +122,7 @@ func (_q *TagQuery) FirstID(ctx context.Context) (id once.Typed[idskind.TagKind]
 }
 
 // FirstIDX is like FirstID, but panics if an error occurs.
-func (_q *TagQuery) FirstIDX(ctx context.Context) once.Typed[idskind.TagKind] {
+func (_q *TagQuery) FirstIDX(ctx context.Context) once.Typed[idskind.TagSpec] {
 	id, err := _q.FirstID(ctx)
 	if err != nil && !IsNotFound(err) {
 		panic(err)
@@ -160,8 +160,8 @@ func (_q *TagQuery) OnlyX(ctx context.Context) *Tag {
 // OnlyID is like Only, but returns the only Tag ID in the query.
 // Returns a *NotSingularError when more than one Tag ID is found.
 // Returns a *NotFoundError when no entities are found.
-func (_q *TagQuery) OnlyID(ctx context.Context) (id once.Typed[idskind.TagKind], err error) {
-	var ids []once.Typed[idskind.TagKind]
+func (_q *TagQuery) OnlyID(ctx context.Context) (id once.Typed[idskind.TagSpec], err error) {
+	var ids []once.Typed[idskind.TagSpec]
 	if ids, err = _q.Limit(2).IDs(setContextOp(ctx, _q.ctx, ent.OpQueryOnlyID)); err != nil {
 		return
 	}
@@ -177,7 +177,7 @@ func (_q *TagQuery) OnlyID(ctx context.Context) (id once.Typed[idskind.TagKind],
 }
 
 // OnlyIDX is like OnlyID, but panics if an error occurs.
-func (_q *TagQuery) OnlyIDX(ctx context.Context) once.Typed[idskind.TagKind] {
+func (_q *TagQuery) OnlyIDX(ctx context.Context) once.Typed[idskind.TagSpec] {
 	id, err := _q.OnlyID(ctx)
 	if err != nil {
 		panic(err)
@@ -205,7 +205,7 @@ func (_q *TagQuery) AllX(ctx context.Context) []*Tag {
 }
 
 // IDs executes the query and returns a list of Tag IDs.
-func (_q *TagQuery) IDs(ctx context.Context) (ids []once.Typed[idskind.TagKind], err error) {
+func (_q *TagQuery) IDs(ctx context.Context) (ids []once.Typed[idskind.TagSpec], err error) {
 	if _q.ctx.Unique == nil && _q.path != nil {
 		_q.Unique(true)
 	}
@@ -217,7 +217,7 @@ func (_q *TagQuery) IDs(ctx context.Context) (ids []once.Typed[idskind.TagKind],
 }
 
 // IDsX is like IDs, but panics if an error occurs.
-func (_q *TagQuery) IDsX(ctx context.Context) []once.Typed[idskind.TagKind] {
+func (_q *TagQuery) IDsX(ctx context.Context) []once.Typed[idskind.TagSpec] {
 	ids, err := _q.IDs(ctx)
 	if err != nil {
 		panic(err)
@@ -407,8 +407,8 @@ func (_q *TagQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Tag, err
 
 func (_q *TagQuery) loadPosts(ctx context.Context, query *PostQuery, nodes []*Tag, init func(*Tag), assign func(*Tag, *Post)) error {
 	edgeIDs := make([]driver.Value, len(nodes))
-	byID := make(map[once.Typed[idskind.TagKind]]*Tag)
-	nids := make(map[once.Typed[idskind.PostKind]]map[*Tag]struct{})
+	byID := make(map[once.Typed[idskind.TagSpec]]*Tag)
+	nids := make(map[once.Typed[idskind.PostSpec]]map[*Tag]struct{})
 	for i, node := range nodes {
 		edgeIDs[i] = node.ID
 		byID[node.ID] = node
@@ -437,11 +437,11 @@ func (_q *TagQuery) loadPosts(ctx context.Context, query *PostQuery, nodes []*Ta
 				if err != nil {
 					return nil, err
 				}
-				return append([]any{new(once.Typed[idskind.TagKind])}, values...), nil
+				return append([]any{new(once.Typed[idskind.TagSpec])}, values...), nil
 			}
 			spec.Assign = func(columns []string, values []any) error {
-				outValue := *values[0].(*once.Typed[idskind.TagKind])
-				inValue := *values[1].(*once.Typed[idskind.PostKind])
+				outValue := *values[0].(*once.Typed[idskind.TagSpec])
+				inValue := *values[1].(*once.Typed[idskind.PostSpec])
 				if nids[inValue] == nil {
 					nids[inValue] = map[*Tag]struct{}{byID[outValue]: {}}
 					return assign(columns[1:], values[1:])

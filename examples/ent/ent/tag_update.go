@@ -45,14 +45,14 @@ func (_u *TagUpdate) SetNillableName(v *string) *TagUpdate {
 }
 
 // AddPostIDs adds the "posts" edge to the Post entity by IDs.
-func (_u *TagUpdate) AddPostIDs(ids ...once.Typed[idskind.PostKind]) *TagUpdate {
+func (_u *TagUpdate) AddPostIDs(ids ...once.Typed[idskind.PostSpec]) *TagUpdate {
 	_u.mutation.AddPostIDs(ids...)
 	return _u
 }
 
 // AddPosts adds the "posts" edges to the Post entity.
 func (_u *TagUpdate) AddPosts(v ...*Post) *TagUpdate {
-	ids := make([]once.Typed[idskind.PostKind], len(v))
+	ids := make([]once.Typed[idskind.PostSpec], len(v))
 	for i := range v {
 		ids[i] = v[i].ID
 	}
@@ -71,14 +71,14 @@ func (_u *TagUpdate) ClearPosts() *TagUpdate {
 }
 
 // RemovePostIDs removes the "posts" edge to Post entities by IDs.
-func (_u *TagUpdate) RemovePostIDs(ids ...once.Typed[idskind.PostKind]) *TagUpdate {
+func (_u *TagUpdate) RemovePostIDs(ids ...once.Typed[idskind.PostSpec]) *TagUpdate {
 	_u.mutation.RemovePostIDs(ids...)
 	return _u
 }
 
 // RemovePosts removes "posts" edges to Post entities.
 func (_u *TagUpdate) RemovePosts(v ...*Post) *TagUpdate {
-	ids := make([]once.Typed[idskind.PostKind], len(v))
+	ids := make([]once.Typed[idskind.PostSpec], len(v))
 	for i := range v {
 		ids[i] = v[i].ID
 	}
@@ -204,14 +204,14 @@ func (_u *TagUpdateOne) SetNillableName(v *string) *TagUpdateOne {
 }
 
 // AddPostIDs adds the "posts" edge to the Post entity by IDs.
-func (_u *TagUpdateOne) AddPostIDs(ids ...once.Typed[idskind.PostKind]) *TagUpdateOne {
+func (_u *TagUpdateOne) AddPostIDs(ids ...once.Typed[idskind.PostSpec]) *TagUpdateOne {
 	_u.mutation.AddPostIDs(ids...)
 	return _u
 }
 
 // AddPosts adds the "posts" edges to the Post entity.
 func (_u *TagUpdateOne) AddPosts(v ...*Post) *TagUpdateOne {
-	ids := make([]once.Typed[idskind.PostKind], len(v))
+	ids := make([]once.Typed[idskind.PostSpec], len(v))
 	for i := range v {
 		ids[i] = v[i].ID
 	}
@@ -230,14 +230,14 @@ func (_u *TagUpdateOne) ClearPosts() *TagUpdateOne {
 }
 
 // RemovePostIDs removes the "posts" edge to Post entities by IDs.
-func (_u *TagUpdateOne) RemovePostIDs(ids ...once.Typed[idskind.PostKind]) *TagUpdateOne {
+func (_u *TagUpdateOne) RemovePostIDs(ids ...once.Typed[idskind.PostSpec]) *TagUpdateOne {
 	_u.mutation.RemovePostIDs(ids...)
 	return _u
 }
 
 // RemovePosts removes "posts" edges to Post entities.
 func (_u *TagUpdateOne) RemovePosts(v ...*Post) *TagUpdateOne {
-	ids := make([]once.Typed[idskind.PostKind], len(v))
+	ids := make([]once.Typed[idskind.PostSpec], len(v))
 	for i := range v {
 		ids[i] = v[i].ID
 	}

@@ -17,7 +17,7 @@ import (
 type User struct {
 	config `json:"-"`
 	// ID of the ent.
-	ID once.Typed[idskind.UserKind] `json:"id,omitempty"`
+	ID once.Typed[idskind.UserSpec] `json:"id,omitempty"`
 	// Email holds the value of the "email" field.
 	Email string `json:"email,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -61,7 +61,7 @@ func (*User) scanValues(columns []string) ([]any, error) {
 	for i := range columns {
 		switch columns[i] {
 		case user.FieldID:
-			values[i] = new(once.Typed[idskind.UserKind])
+			values[i] = new(once.Typed[idskind.UserSpec])
 		case user.FieldEmail:
 			values[i] = new(sql.NullString)
 		default:
@@ -80,7 +80,7 @@ func (_m *User) assignValues(columns []string, values []any) error {
 	for i := range columns {
 		switch columns[i] {
 		case user.FieldID:
-			if value, ok := values[i].(*once.Typed[idskind.UserKind]); !ok {
+			if value, ok := values[i].(*once.Typed[idskind.UserSpec]); !ok {
 				return fmt.Errorf("unexpected type %T for field id", values[i])
 			} else if value != nil {
 				_m.ID = *value

@@ -32,13 +32,13 @@ func (_c *UserCreate) SetEmail(v string) *UserCreate {
 }
 
 // SetID sets the "id" field.
-func (_c *UserCreate) SetID(v once.Typed[idskind.UserKind]) *UserCreate {
+func (_c *UserCreate) SetID(v once.Typed[idskind.UserSpec]) *UserCreate {
 	_c.mutation.SetID(v)
 	return _c
 }
 
 // SetNillableID sets the "id" field if the given value is not nil.
-func (_c *UserCreate) SetNillableID(v *once.Typed[idskind.UserKind]) *UserCreate {
+func (_c *UserCreate) SetNillableID(v *once.Typed[idskind.UserSpec]) *UserCreate {
 	if v != nil {
 		_c.SetID(*v)
 	}
@@ -46,14 +46,14 @@ func (_c *UserCreate) SetNillableID(v *once.Typed[idskind.UserKind]) *UserCreate
 }
 
 // AddPostIDs adds the "posts" edge to the Post entity by IDs.
-func (_c *UserCreate) AddPostIDs(ids ...once.Typed[idskind.PostKind]) *UserCreate {
+func (_c *UserCreate) AddPostIDs(ids ...once.Typed[idskind.PostSpec]) *UserCreate {
 	_c.mutation.AddPostIDs(ids...)
 	return _c
 }
 
 // AddPosts adds the "posts" edges to the Post entity.
 func (_c *UserCreate) AddPosts(v ...*Post) *UserCreate {
-	ids := make([]once.Typed[idskind.PostKind], len(v))
+	ids := make([]once.Typed[idskind.PostSpec], len(v))
 	for i := range v {
 		ids[i] = v[i].ID
 	}
@@ -61,14 +61,14 @@ func (_c *UserCreate) AddPosts(v ...*Post) *UserCreate {
 }
 
 // AddEditedIDs adds the "edited" edge to the Post entity by IDs.
-func (_c *UserCreate) AddEditedIDs(ids ...once.Typed[idskind.PostKind]) *UserCreate {
+func (_c *UserCreate) AddEditedIDs(ids ...once.Typed[idskind.PostSpec]) *UserCreate {
 	_c.mutation.AddEditedIDs(ids...)
 	return _c
 }
 
 // AddEdited adds the "edited" edges to the Post entity.
 func (_c *UserCreate) AddEdited(v ...*Post) *UserCreate {
-	ids := make([]once.Typed[idskind.PostKind], len(v))
+	ids := make([]once.Typed[idskind.PostSpec], len(v))
 	for i := range v {
 		ids[i] = v[i].ID
 	}
@@ -142,7 +142,7 @@ func (_c *UserCreate) sqlSave(ctx context.Context) (*User, error) {
 		return nil, err
 	}
 	if _spec.ID.Value != nil {
-		if id, ok := _spec.ID.Value.(*once.Typed[idskind.UserKind]); ok {
+		if id, ok := _spec.ID.Value.(*once.Typed[idskind.UserSpec]); ok {
 			_node.ID = *id
 		} else if err := _node.ID.Scan(_spec.ID.Value); err != nil {
 			return nil, err
@@ -341,7 +341,7 @@ func (u *UserUpsertOne) ExecX(ctx context.Context) {
 }
 
 // Exec executes the UPSERT query and returns the inserted/updated ID.
-func (u *UserUpsertOne) ID(ctx context.Context) (id once.Typed[idskind.UserKind], err error) {
+func (u *UserUpsertOne) ID(ctx context.Context) (id once.Typed[idskind.UserSpec], err error) {
 	if u.create.driver.Dialect() == dialect.MySQL {
 		// In case of "ON CONFLICT", there is no way to get back non-numeric ID
 		// fields from the database since MySQL does not support the RETURNING clause.
@@ -355,7 +355,7 @@ func (u *UserUpsertOne) ID(ctx context.Context) (id once.Typed[idskind.UserKind]
 }
 
 // IDX is like ID, but panics if an error occurs.
-func (u *UserUpsertOne) IDX(ctx context.Context) once.Typed[idskind.UserKind] {
+func (u *UserUpsertOne) IDX(ctx context.Context) once.Typed[idskind.UserSpec] {
 	id, err := u.ID(ctx)
 	if err != nil {
 		panic(err)

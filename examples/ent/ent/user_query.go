@@ -132,8 +132,8 @@ func (_q *UserQuery) FirstX(ctx context.Context) *User {
 
 // FirstID returns the first User ID from the query.
 // Returns a *NotFoundError when no User ID was found.
-func (_q *UserQuery) FirstID(ctx context.Context) (id once.Typed[idskind.UserKind], err error) {
-	var ids []once.Typed[idskind.UserKind]
+func (_q *UserQuery) FirstID(ctx context.Context) (id once.Typed[idskind.UserSpec], err error) {
+	var ids []once.Typed[idskind.UserSpec]
 	if ids, err = _q.Limit(1).IDs(setContextOp(ctx, _q.ctx, ent.OpQueryFirstID)); err != nil {
 		return
 	}
@@ -145,7 +145,7 @@ func (_q *UserQuery) FirstID(ctx context.Context) (id once.Typed[idskind.UserKin
 }
 
 // FirstIDX is like FirstID, but panics if an error occurs.
-func (_q *UserQuery) FirstIDX(ctx context.Context) once.Typed[idskind.UserKind] {
+func (_q *UserQuery) FirstIDX(ctx context.Context) once.Typed[idskind.UserSpec] {
 	id, err := _q.FirstID(ctx)
 	if err != nil && !IsNotFound(err) {
 		panic(err)
@@ -183,8 +183,8 @@ func (_q *UserQuery) OnlyX(ctx context.Context) *User {
 // OnlyID is like Only, but returns the only User ID in the query.
 // Returns a *NotSingularError when more than one User ID is found.
 // Returns a *NotFoundError when no entities are found.
-func (_q *UserQuery) OnlyID(ctx context.Context) (id once.Typed[idskind.UserKind], err error) {
-	var ids []once.Typed[idskind.UserKind]
+func (_q *UserQuery) OnlyID(ctx context.Context) (id once.Typed[idskind.UserSpec], err error) {
+	var ids []once.Typed[idskind.UserSpec]
 	if ids, err = _q.Limit(2).IDs(setContextOp(ctx, _q.ctx, ent.OpQueryOnlyID)); err != nil {
 		return
 	}
@@ -200,7 +200,7 @@ func (_q *UserQuery) OnlyID(ctx context.Context) (id once.Typed[idskind.UserKind
 }
 
 // OnlyIDX is like OnlyID, but panics if an error occurs.
-func (_q *UserQuery) OnlyIDX(ctx context.Context) once.Typed[idskind.UserKind] {
+func (_q *UserQuery) OnlyIDX(ctx context.Context) once.Typed[idskind.UserSpec] {
 	id, err := _q.OnlyID(ctx)
 	if err != nil {
 		panic(err)
@@ -228,7 +228,7 @@ func (_q *UserQuery) AllX(ctx context.Context) []*User {
 }
 
 // IDs executes the query and returns a list of User IDs.
-func (_q *UserQuery) IDs(ctx context.Context) (ids []once.Typed[idskind.UserKind], err error) {
+func (_q *UserQuery) IDs(ctx context.Context) (ids []once.Typed[idskind.UserSpec], err error) {
 	if _q.ctx.Unique == nil && _q.path != nil {
 		_q.Unique(true)
 	}
@@ -240,7 +240,7 @@ func (_q *UserQuery) IDs(ctx context.Context) (ids []once.Typed[idskind.UserKind
 }
 
 // IDsX is like IDs, but panics if an error occurs.
-func (_q *UserQuery) IDsX(ctx context.Context) []once.Typed[idskind.UserKind] {
+func (_q *UserQuery) IDsX(ctx context.Context) []once.Typed[idskind.UserSpec] {
 	ids, err := _q.IDs(ctx)
 	if err != nil {
 		panic(err)
@@ -450,7 +450,7 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 
 func (_q *UserQuery) loadPosts(ctx context.Context, query *PostQuery, nodes []*User, init func(*User), assign func(*User, *Post)) error {
 	fks := make([]driver.Value, 0, len(nodes))
-	nodeids := make(map[once.Typed[idskind.UserKind]]*User)
+	nodeids := make(map[once.Typed[idskind.UserSpec]]*User)
 	for i := range nodes {
 		fks = append(fks, nodes[i].ID)
 		nodeids[nodes[i].ID] = nodes[i]
@@ -480,7 +480,7 @@ func (_q *UserQuery) loadPosts(ctx context.Context, query *PostQuery, nodes []*U
 }
 func (_q *UserQuery) loadEdited(ctx context.Context, query *PostQuery, nodes []*User, init func(*User), assign func(*User, *Post)) error {
 	fks := make([]driver.Value, 0, len(nodes))
-	nodeids := make(map[once.Typed[idskind.UserKind]]*User)
+	nodeids := make(map[once.Typed[idskind.UserSpec]]*User)
 	for i := range nodes {
 		fks = append(fks, nodes[i].ID)
 		nodeids[nodes[i].ID] = nodes[i]

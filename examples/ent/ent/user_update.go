@@ -45,14 +45,14 @@ func (_u *UserUpdate) SetNillableEmail(v *string) *UserUpdate {
 }
 
 // AddPostIDs adds the "posts" edge to the Post entity by IDs.
-func (_u *UserUpdate) AddPostIDs(ids ...once.Typed[idskind.PostKind]) *UserUpdate {
+func (_u *UserUpdate) AddPostIDs(ids ...once.Typed[idskind.PostSpec]) *UserUpdate {
 	_u.mutation.AddPostIDs(ids...)
 	return _u
 }
 
 // AddPosts adds the "posts" edges to the Post entity.
 func (_u *UserUpdate) AddPosts(v ...*Post) *UserUpdate {
-	ids := make([]once.Typed[idskind.PostKind], len(v))
+	ids := make([]once.Typed[idskind.PostSpec], len(v))
 	for i := range v {
 		ids[i] = v[i].ID
 	}
@@ -60,14 +60,14 @@ func (_u *UserUpdate) AddPosts(v ...*Post) *UserUpdate {
 }
 
 // AddEditedIDs adds the "edited" edge to the Post entity by IDs.
-func (_u *UserUpdate) AddEditedIDs(ids ...once.Typed[idskind.PostKind]) *UserUpdate {
+func (_u *UserUpdate) AddEditedIDs(ids ...once.Typed[idskind.PostSpec]) *UserUpdate {
 	_u.mutation.AddEditedIDs(ids...)
 	return _u
 }
 
 // AddEdited adds the "edited" edges to the Post entity.
 func (_u *UserUpdate) AddEdited(v ...*Post) *UserUpdate {
-	ids := make([]once.Typed[idskind.PostKind], len(v))
+	ids := make([]once.Typed[idskind.PostSpec], len(v))
 	for i := range v {
 		ids[i] = v[i].ID
 	}
@@ -86,14 +86,14 @@ func (_u *UserUpdate) ClearPosts() *UserUpdate {
 }
 
 // RemovePostIDs removes the "posts" edge to Post entities by IDs.
-func (_u *UserUpdate) RemovePostIDs(ids ...once.Typed[idskind.PostKind]) *UserUpdate {
+func (_u *UserUpdate) RemovePostIDs(ids ...once.Typed[idskind.PostSpec]) *UserUpdate {
 	_u.mutation.RemovePostIDs(ids...)
 	return _u
 }
 
 // RemovePosts removes "posts" edges to Post entities.
 func (_u *UserUpdate) RemovePosts(v ...*Post) *UserUpdate {
-	ids := make([]once.Typed[idskind.PostKind], len(v))
+	ids := make([]once.Typed[idskind.PostSpec], len(v))
 	for i := range v {
 		ids[i] = v[i].ID
 	}
@@ -107,14 +107,14 @@ func (_u *UserUpdate) ClearEdited() *UserUpdate {
 }
 
 // RemoveEditedIDs removes the "edited" edge to Post entities by IDs.
-func (_u *UserUpdate) RemoveEditedIDs(ids ...once.Typed[idskind.PostKind]) *UserUpdate {
+func (_u *UserUpdate) RemoveEditedIDs(ids ...once.Typed[idskind.PostSpec]) *UserUpdate {
 	_u.mutation.RemoveEditedIDs(ids...)
 	return _u
 }
 
 // RemoveEdited removes "edited" edges to Post entities.
 func (_u *UserUpdate) RemoveEdited(v ...*Post) *UserUpdate {
-	ids := make([]once.Typed[idskind.PostKind], len(v))
+	ids := make([]once.Typed[idskind.PostSpec], len(v))
 	for i := range v {
 		ids[i] = v[i].ID
 	}
@@ -285,14 +285,14 @@ func (_u *UserUpdateOne) SetNillableEmail(v *string) *UserUpdateOne {
 }
 
 // AddPostIDs adds the "posts" edge to the Post entity by IDs.
-func (_u *UserUpdateOne) AddPostIDs(ids ...once.Typed[idskind.PostKind]) *UserUpdateOne {
+func (_u *UserUpdateOne) AddPostIDs(ids ...once.Typed[idskind.PostSpec]) *UserUpdateOne {
 	_u.mutation.AddPostIDs(ids...)
 	return _u
 }
 
 // AddPosts adds the "posts" edges to the Post entity.
 func (_u *UserUpdateOne) AddPosts(v ...*Post) *UserUpdateOne {
-	ids := make([]once.Typed[idskind.PostKind], len(v))
+	ids := make([]once.Typed[idskind.PostSpec], len(v))
 	for i := range v {
 		ids[i] = v[i].ID
 	}
@@ -300,14 +300,14 @@ func (_u *UserUpdateOne) AddPosts(v ...*Post) *UserUpdateOne {
 }
 
 // AddEditedIDs adds the "edited" edge to the Post entity by IDs.
-func (_u *UserUpdateOne) AddEditedIDs(ids ...once.Typed[idskind.PostKind]) *UserUpdateOne {
+func (_u *UserUpdateOne) AddEditedIDs(ids ...once.Typed[idskind.PostSpec]) *UserUpdateOne {
 	_u.mutation.AddEditedIDs(ids...)
 	return _u
 }
 
 // AddEdited adds the "edited" edges to the Post entity.
 func (_u *UserUpdateOne) AddEdited(v ...*Post) *UserUpdateOne {
-	ids := make([]once.Typed[idskind.PostKind], len(v))
+	ids := make([]once.Typed[idskind.PostSpec], len(v))
 	for i := range v {
 		ids[i] = v[i].ID
 	}
@@ -326,14 +326,14 @@ func (_u *UserUpdateOne) ClearPosts() *UserUpdateOne {
 }
 
 // RemovePostIDs removes the "posts" edge to Post entities by IDs.
-func (_u *UserUpdateOne) RemovePostIDs(ids ...once.Typed[idskind.PostKind]) *UserUpdateOne {
+func (_u *UserUpdateOne) RemovePostIDs(ids ...once.Typed[idskind.PostSpec]) *UserUpdateOne {
 	_u.mutation.RemovePostIDs(ids...)
 	return _u
 }
 
 // RemovePosts removes "posts" edges to Post entities.
 func (_u *UserUpdateOne) RemovePosts(v ...*Post) *UserUpdateOne {
-	ids := make([]once.Typed[idskind.PostKind], len(v))
+	ids := make([]once.Typed[idskind.PostSpec], len(v))
 	for i := range v {
 		ids[i] = v[i].ID
 	}
@@ -347,14 +347,14 @@ func (_u *UserUpdateOne) ClearEdited() *UserUpdateOne {
 }
 
 // RemoveEditedIDs removes the "edited" edge to Post entities by IDs.
-func (_u *UserUpdateOne) RemoveEditedIDs(ids ...once.Typed[idskind.PostKind]) *UserUpdateOne {
+func (_u *UserUpdateOne) RemoveEditedIDs(ids ...once.Typed[idskind.PostSpec]) *UserUpdateOne {
 	_u.mutation.RemoveEditedIDs(ids...)
 	return _u
 }
 
 // RemoveEdited removes "edited" edges to Post entities.
 func (_u *UserUpdateOne) RemoveEdited(v ...*Post) *UserUpdateOne {
-	ids := make([]once.Typed[idskind.PostKind], len(v))
+	ids := make([]once.Typed[idskind.PostSpec], len(v))
 	for i := range v {
 		ids[i] = v[i].ID
 	}

@@ -1,35 +1,35 @@
 // Package ids declares the example's ID types. ent's generated code names a
-// typed ID as once.Typed[ids.UserKind], so the kind types are exported and
+// typed ID as once.Typed[ids.UserSpec], so the kind types are exported and
 // live in a package of their own.
 package ids
 
 import "github.com/once-go/once/once"
 
-// UserKind declares UserID: "usr_" and 11 masked characters in text and
+// UserSpec declares UserID: "usr_" and 11 masked characters in text and
 // JSON, a bigint in the table.
-type UserKind struct{}
+type UserSpec struct{}
 
 // Options implements once.Kind.
-func (UserKind) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
+func (UserSpec) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
 
-// PostKind declares PostID: "pst_" and 11 masked characters.
-type PostKind struct{}
+// PostSpec declares PostID: "pst_" and 11 masked characters.
+type PostSpec struct{}
 
 // Options implements once.Kind.
-func (PostKind) Options() once.Options { return once.Options{Prefix: "pst_", Mask: true} }
+func (PostSpec) Options() once.Options { return once.Options{Prefix: "pst_", Mask: true} }
 
 // Typed IDs: a UserID where a PostID belongs does not compile.
 type (
-	UserID = once.Typed[UserKind]
-	PostID = once.Typed[PostKind]
+	UserID = once.Typed[UserSpec]
+	PostID = once.Typed[PostSpec]
 )
 
-// TagKind declares TagID: "tag_" and 11 url64 characters, stored as that
+// TagSpec declares TagID: "tag_" and 11 url64 characters, stored as that
 // text (without the prefix) rather than a bigint.
-type TagKind struct{}
+type TagSpec struct{}
 
 // Options implements once.Kind.
-func (TagKind) Options() once.Options { return once.Options{Prefix: "tag_", DBFormat: once.URL64} }
+func (TagSpec) Options() once.Options { return once.Options{Prefix: "tag_", DBFormat: once.URL64} }
 
 // TagID is a text-stored ID.
-type TagID = once.Typed[TagKind]
+type TagID = once.Typed[TagSpec]

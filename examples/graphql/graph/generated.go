@@ -40,11 +40,11 @@ type DirectiveRoot struct {
 
 type ComplexityRoot struct {
 	Mutation struct {
-		CreateUser func(childComplexity int, name string, invitedBy *once.Typed[ids.UserKind]) int
+		CreateUser func(childComplexity int, name string, invitedBy *once.Typed[ids.UserSpec]) int
 	}
 
 	Query struct {
-		User func(childComplexity int, id once.Typed[ids.UserKind]) int
+		User func(childComplexity int, id once.Typed[ids.UserSpec]) int
 	}
 
 	User struct {
@@ -59,10 +59,10 @@ type ComplexityRoot struct {
 // region    ************************** generated!.gotpl **************************
 
 type MutationResolver interface {
-	CreateUser(ctx context.Context, name string, invitedBy *once.Typed[ids.UserKind]) (*model.User, error)
+	CreateUser(ctx context.Context, name string, invitedBy *once.Typed[ids.UserSpec]) (*model.User, error)
 }
 type QueryResolver interface {
-	User(ctx context.Context, id once.Typed[ids.UserKind]) (*model.User, error)
+	User(ctx context.Context, id once.Typed[ids.UserSpec]) (*model.User, error)
 }
 type UserResolver interface {
 	InvitedBy(ctx context.Context, obj *model.User) (*model.User, error)
@@ -96,7 +96,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateUser(childComplexity, args["name"].(string), args["invitedBy"].(*once.Typed[ids.UserKind])), true
+		return e.ComplexityRoot.Mutation.CreateUser(childComplexity, args["name"].(string), args["invitedBy"].(*once.Typed[ids.UserSpec])), true
 
 	case "Query.user":
 		if e.ComplexityRoot.Query.User == nil {
@@ -108,7 +108,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.User(childComplexity, args["id"].(once.Typed[ids.UserKind])), true
+		return e.ComplexityRoot.Query.User(childComplexity, args["id"].(once.Typed[ids.UserSpec])), true
 
 	case "User.id":
 		if e.ComplexityRoot.User.ID == nil {
@@ -372,7 +372,7 @@ func (ec *executionContext) field_Mutation_createUser_args(ctx context.Context, 
 	}
 	args["name"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "invitedBy",
-		func(ctx context.Context, v any) (*once.Typed[ids.UserKind], error) {
+		func(ctx context.Context, v any) (*once.Typed[ids.UserSpec], error) {
 			return ec.unmarshalOUserID2ᚖgithubᚗcomᚋonceᚑgoᚋonceᚋonceᚐTyped(ctx, v)
 		})
 	if err != nil {
@@ -400,7 +400,7 @@ func (ec *executionContext) field_Query_user_args(ctx context.Context, rawArgs m
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
-		func(ctx context.Context, v any) (once.Typed[ids.UserKind], error) {
+		func(ctx context.Context, v any) (once.Typed[ids.UserSpec], error) {
 			return ec.unmarshalNUserID2githubᚗcomᚋonceᚑgoᚋonceᚋonceᚐTyped(ctx, v)
 		})
 	if err != nil {
@@ -494,7 +494,7 @@ func (ec *executionContext) _Mutation_createUser(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateUser(ctx, fc.Args["name"].(string), fc.Args["invitedBy"].(*once.Typed[ids.UserKind]))
+			return ec.Resolvers.Mutation().CreateUser(ctx, fc.Args["name"].(string), fc.Args["invitedBy"].(*once.Typed[ids.UserSpec]))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.User) graphql.Marshaler {
@@ -538,7 +538,7 @@ func (ec *executionContext) _Query_user(ctx context.Context, field graphql.Colle
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().User(ctx, fc.Args["id"].(once.Typed[ids.UserKind]))
+			return ec.Resolvers.Query().User(ctx, fc.Args["id"].(once.Typed[ids.UserSpec]))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.User) graphql.Marshaler {
@@ -660,7 +660,7 @@ func (ec *executionContext) _User_id(ctx context.Context, field graphql.Collecte
 			return obj.ID, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v once.Typed[ids.UserKind]) graphql.Marshaler {
+		func(ctx context.Context, selections ast.SelectionSet, v once.Typed[ids.UserSpec]) graphql.Marshaler {
 			return ec.marshalNUserID2githubᚗcomᚋonceᚑgoᚋonceᚋonceᚐTyped(ctx, selections, v)
 		},
 		true,
@@ -2348,12 +2348,12 @@ func (ec *executionContext) marshalNUser2ᚖgithubᚗcomᚋonceᚑgoᚋonceᚋex
 	return ec._User(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNUserID2githubᚗcomᚋonceᚑgoᚋonceᚋonceᚐTyped(ctx context.Context, v any) (once.Typed[ids.UserKind], error) {
+func (ec *executionContext) unmarshalNUserID2githubᚗcomᚋonceᚑgoᚋonceᚋonceᚐTyped(ctx context.Context, v any) (once.Typed[ids.UserSpec], error) {
 	res, err := ids.UnmarshalUserID(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNUserID2githubᚗcomᚋonceᚑgoᚋonceᚋonceᚐTyped(ctx context.Context, sel ast.SelectionSet, v once.Typed[ids.UserKind]) graphql.Marshaler {
+func (ec *executionContext) marshalNUserID2githubᚗcomᚋonceᚑgoᚋonceᚋonceᚐTyped(ctx context.Context, sel ast.SelectionSet, v once.Typed[ids.UserSpec]) graphql.Marshaler {
 	_ = sel
 	res := ids.MarshalUserID(v)
 	if res == graphql.Null {
@@ -2559,7 +2559,7 @@ func (ec *executionContext) marshalOUser2ᚖgithubᚗcomᚋonceᚑgoᚋonceᚋex
 	return ec._User(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalOUserID2ᚖgithubᚗcomᚋonceᚑgoᚋonceᚋonceᚐTyped(ctx context.Context, v any) (*once.Typed[ids.UserKind], error) {
+func (ec *executionContext) unmarshalOUserID2ᚖgithubᚗcomᚋonceᚑgoᚋonceᚋonceᚐTyped(ctx context.Context, v any) (*once.Typed[ids.UserSpec], error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -2567,7 +2567,7 @@ func (ec *executionContext) unmarshalOUserID2ᚖgithubᚗcomᚋonceᚑgoᚋonce�
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOUserID2ᚖgithubᚗcomᚋonceᚑgoᚋonceᚋonceᚐTyped(ctx context.Context, sel ast.SelectionSet, v *once.Typed[ids.UserKind]) graphql.Marshaler {
+func (ec *executionContext) marshalOUserID2ᚖgithubᚗcomᚋonceᚑgoᚋonceᚋonceᚐTyped(ctx context.Context, sel ast.SelectionSet, v *once.Typed[ids.UserSpec]) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 // CreateUser is the resolver for the createUser field.
-func (r *mutationResolver) CreateUser(ctx context.Context, name string, invitedBy *once.Typed[ids.UserKind]) (*model.User, error) {
+func (r *mutationResolver) CreateUser(ctx context.Context, name string, invitedBy *once.Typed[ids.UserSpec]) (*model.User, error) {
 	u, err := r.Store.create(ctx, name, invitedBy)
 	if errors.Is(err, errNotFound) {
 		return nil, fmt.Errorf("invitedBy: no user %s", invitedBy.String())
@@ -25,7 +25,7 @@ func (r *mutationResolver) CreateUser(ctx context.Context, name string, invitedB
 }
 
 // User is the resolver for the user field.
-func (r *queryResolver) User(ctx context.Context, id once.Typed[ids.UserKind]) (*model.User, error) {
+func (r *queryResolver) User(ctx context.Context, id once.Typed[ids.UserSpec]) (*model.User, error) {
 	u, err := r.Store.get(ctx, id) // id is a valid UserID: UnmarshalUserID parsed it
 	if errors.Is(err, errNotFound) {
 		return nil, nil

@@ -16,14 +16,14 @@ import (
 // Imports: "context", "github.com/99designs/gqlgen/graphql",
 // "github.com/once-go/once/adapters/gqlgen", "github.com/once-go/once/once".
 
-// UserKind declares the options of UserID. It is exported because gqlgen
-// writes UserID out as once.Typed[ids.UserKind] in the code it generates.
-type UserKind struct{}
+// UserSpec declares the options of UserID. It is exported because gqlgen
+// writes UserID out as once.Typed[ids.UserSpec] in the code it generates.
+type UserSpec struct{}
 
-func (UserKind) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
+func (UserSpec) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
 
 // UserID is shown as "usr_" and 11 characters, masked; stored as a bigint.
-type UserID = once.Typed[UserKind]
+type UserID = once.Typed[UserSpec]
 
 // MarshalUserID and UnmarshalUserID implement the GraphQL scalar UserID.
 func MarshalUserID(id UserID) graphql.ContextMarshaler { return oncegql.Marshal(id) }

@@ -46,7 +46,7 @@ func StartLease(ctx context.Context, db *DB, logTo io.Writer) (*Lease, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := nonce.New(nonce.Config{BaseKey: []byte(key), AwaitLease: true})
+	f, err := nonce.New(nonce.Config{BaseKey: []byte(key)})
 	if err != nil {
 		return nil, fmt.Errorf("ONCE_KEY: %w", err)
 	}
@@ -58,7 +58,7 @@ func StartLease(ctx context.Context, db *DB, logTo io.Writer) (*Lease, error) {
 	if err != nil {
 		return nil, err
 	}
-	once.SetGenerator(f)
+	once.DefaultBinding().Set(f)
 	return &Lease{Manager: m, Factory: f, DemoKey: demo}, nil
 }
 

@@ -32,12 +32,12 @@ import (
 	"github.com/once-go/once/once"
 )
 
-type orderKind struct{}
+type orderSpec struct{}
 
-func (orderKind) Options() once.Options { return once.Options{Prefix: "ord_", Mask: true} }
+func (orderSpec) Options() once.Options { return once.Options{Prefix: "ord_", Mask: true} }
 
 // OrderID is what this service hands out.
-type OrderID = once.Typed[orderKind]
+type OrderID = once.Typed[orderSpec]
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -56,7 +56,7 @@ func run(ctx context.Context, out io.Writer) error {
 		key = "once-examples-demo-key-do-not-use-in-production"
 		fmt.Fprintln(out, "NOTE: ONCE_KEY is not set; using the public demo key (masked IDs hide nothing)")
 	}
-	f, err := nonce.New(nonce.Config{BaseKey: []byte(key), AwaitLease: true})
+	f, err := nonce.New(nonce.Config{BaseKey: []byte(key)})
 	if err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func run(ctx context.Context, out io.Writer) error {
 		defer cancel()
 		return m.Close(cctx)
 	}
-	once.SetGenerator(f)
+	once.DefaultBinding().Set(f)
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {

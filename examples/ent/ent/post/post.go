@@ -82,7 +82,7 @@ func ValidColumn(column string) bool {
 var (
 	Hooks [1]ent.Hook
 	// DefaultID holds the default value on creation for the "id" field.
-	DefaultID func() once.Typed[idskind.PostKind]
+	DefaultID func() once.Typed[idskind.PostSpec]
 )
 
 // OrderOption defines the ordering options for the Post queries.

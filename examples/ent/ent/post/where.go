@@ -11,47 +11,47 @@ import (
 )
 
 // ID filters vertices based on their ID field.
-func ID(id once.Typed[idskind.PostKind]) predicate.Post {
+func ID(id once.Typed[idskind.PostSpec]) predicate.Post {
 	return predicate.Post(sql.FieldEQ(FieldID, id))
 }
 
 // IDEQ applies the EQ predicate on the ID field.
-func IDEQ(id once.Typed[idskind.PostKind]) predicate.Post {
+func IDEQ(id once.Typed[idskind.PostSpec]) predicate.Post {
 	return predicate.Post(sql.FieldEQ(FieldID, id))
 }
 
 // IDNEQ applies the NEQ predicate on the ID field.
-func IDNEQ(id once.Typed[idskind.PostKind]) predicate.Post {
+func IDNEQ(id once.Typed[idskind.PostSpec]) predicate.Post {
 	return predicate.Post(sql.FieldNEQ(FieldID, id))
 }
 
 // IDIn applies the In predicate on the ID field.
-func IDIn(ids ...once.Typed[idskind.PostKind]) predicate.Post {
+func IDIn(ids ...once.Typed[idskind.PostSpec]) predicate.Post {
 	return predicate.Post(sql.FieldIn(FieldID, ids...))
 }
 
 // IDNotIn applies the NotIn predicate on the ID field.
-func IDNotIn(ids ...once.Typed[idskind.PostKind]) predicate.Post {
+func IDNotIn(ids ...once.Typed[idskind.PostSpec]) predicate.Post {
 	return predicate.Post(sql.FieldNotIn(FieldID, ids...))
 }
 
 // IDGT applies the GT predicate on the ID field.
-func IDGT(id once.Typed[idskind.PostKind]) predicate.Post {
+func IDGT(id once.Typed[idskind.PostSpec]) predicate.Post {
 	return predicate.Post(sql.FieldGT(FieldID, id))
 }
 
 // IDGTE applies the GTE predicate on the ID field.
-func IDGTE(id once.Typed[idskind.PostKind]) predicate.Post {
+func IDGTE(id once.Typed[idskind.PostSpec]) predicate.Post {
 	return predicate.Post(sql.FieldGTE(FieldID, id))
 }
 
 // IDLT applies the LT predicate on the ID field.
-func IDLT(id once.Typed[idskind.PostKind]) predicate.Post {
+func IDLT(id once.Typed[idskind.PostSpec]) predicate.Post {
 	return predicate.Post(sql.FieldLT(FieldID, id))
 }
 
 // IDLTE applies the LTE predicate on the ID field.
-func IDLTE(id once.Typed[idskind.PostKind]) predicate.Post {
+func IDLTE(id once.Typed[idskind.PostSpec]) predicate.Post {
 	return predicate.Post(sql.FieldLTE(FieldID, id))
 }
 
@@ -61,12 +61,12 @@ func Title(v string) predicate.Post {
 }
 
 // AuthorID applies equality check predicate on the "author_id" field. It's identical to AuthorIDEQ.
-func AuthorID(v once.Typed[idskind.UserKind]) predicate.Post {
+func AuthorID(v once.Typed[idskind.UserSpec]) predicate.Post {
 	return predicate.Post(sql.FieldEQ(FieldAuthorID, v))
 }
 
 // EditorID applies equality check predicate on the "editor_id" field. It's identical to EditorIDEQ.
-func EditorID(v once.Typed[idskind.UserKind]) predicate.Post {
+func EditorID(v once.Typed[idskind.UserSpec]) predicate.Post {
 	return predicate.Post(sql.FieldEQ(FieldEditorID, v))
 }
 
@@ -136,42 +136,42 @@ func TitleContainsFold(v string) predicate.Post {
 }
 
 // AuthorIDEQ applies the EQ predicate on the "author_id" field.
-func AuthorIDEQ(v once.Typed[idskind.UserKind]) predicate.Post {
+func AuthorIDEQ(v once.Typed[idskind.UserSpec]) predicate.Post {
 	return predicate.Post(sql.FieldEQ(FieldAuthorID, v))
 }
 
 // AuthorIDNEQ applies the NEQ predicate on the "author_id" field.
-func AuthorIDNEQ(v once.Typed[idskind.UserKind]) predicate.Post {
+func AuthorIDNEQ(v once.Typed[idskind.UserSpec]) predicate.Post {
 	return predicate.Post(sql.FieldNEQ(FieldAuthorID, v))
 }
 
 // AuthorIDIn applies the In predicate on the "author_id" field.
-func AuthorIDIn(vs ...once.Typed[idskind.UserKind]) predicate.Post {
+func AuthorIDIn(vs ...once.Typed[idskind.UserSpec]) predicate.Post {
 	return predicate.Post(sql.FieldIn(FieldAuthorID, vs...))
 }
 
 // AuthorIDNotIn applies the NotIn predicate on the "author_id" field.
-func AuthorIDNotIn(vs ...once.Typed[idskind.UserKind]) predicate.Post {
+func AuthorIDNotIn(vs ...once.Typed[idskind.UserSpec]) predicate.Post {
 	return predicate.Post(sql.FieldNotIn(FieldAuthorID, vs...))
 }
 
 // EditorIDEQ applies the EQ predicate on the "editor_id" field.
-func EditorIDEQ(v once.Typed[idskind.UserKind]) predicate.Post {
+func EditorIDEQ(v once.Typed[idskind.UserSpec]) predicate.Post {
 	return predicate.Post(sql.FieldEQ(FieldEditorID, v))
 }
 
 // EditorIDNEQ applies the NEQ predicate on the "editor_id" field.
-func EditorIDNEQ(v once.Typed[idskind.UserKind]) predicate.Post {
+func EditorIDNEQ(v once.Typed[idskind.UserSpec]) predicate.Post {
 	return predicate.Post(sql.FieldNEQ(FieldEditorID, v))
 }
 
 // EditorIDIn applies the In predicate on the "editor_id" field.
-func EditorIDIn(vs ...once.Typed[idskind.UserKind]) predicate.Post {
+func EditorIDIn(vs ...once.Typed[idskind.UserSpec]) predicate.Post {
 	return predicate.Post(sql.FieldIn(FieldEditorID, vs...))
 }
 
 // EditorIDNotIn applies the NotIn predicate on the "editor_id" field.
-func EditorIDNotIn(vs ...once.Typed[idskind.UserKind]) predicate.Post {
+func EditorIDNotIn(vs ...once.Typed[idskind.UserSpec]) predicate.Post {
 	return predicate.Post(sql.FieldNotIn(FieldEditorID, vs...))
 }
 

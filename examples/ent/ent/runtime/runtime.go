@@ -25,7 +25,7 @@ func init() {
 	// postDescID is the schema descriptor for id field.
 	postDescID := postMixinFields0[0].Descriptor()
 	// post.DefaultID holds the default value on creation for the id field.
-	post.DefaultID = postDescID.Default.(func() once.Typed[idskind.PostKind])
+	post.DefaultID = postDescID.Default.(func() once.Typed[idskind.PostSpec])
 	tagMixin := schema.Tag{}.Mixin()
 	tagMixinHooks0 := tagMixin[0].Hooks()
 	tag.Hooks[0] = tagMixinHooks0[0]
@@ -36,7 +36,7 @@ func init() {
 	// tagDescID is the schema descriptor for id field.
 	tagDescID := tagMixinFields0[0].Descriptor()
 	// tag.DefaultID holds the default value on creation for the id field.
-	tag.DefaultID = tagDescID.Default.(func() once.Typed[idskind.TagKind])
+	tag.DefaultID = tagDescID.Default.(func() once.Typed[idskind.TagSpec])
 	userMixin := schema.User{}.Mixin()
 	userMixinHooks0 := userMixin[0].Hooks()
 	user.Hooks[0] = userMixinHooks0[0]
@@ -47,7 +47,7 @@ func init() {
 	// userDescID is the schema descriptor for id field.
 	userDescID := userMixinFields0[0].Descriptor()
 	// user.DefaultID holds the default value on creation for the id field.
-	user.DefaultID = userDescID.Default.(func() once.Typed[idskind.UserKind])
+	user.DefaultID = userDescID.Default.(func() once.Typed[idskind.UserSpec])
 }
 
 const (

@@ -58,7 +58,7 @@ func ValidColumn(column string) bool {
 var (
 	Hooks [1]ent.Hook
 	// DefaultID holds the default value on creation for the "id" field.
-	DefaultID func() once.Typed[idskind.TagKind]
+	DefaultID func() once.Typed[idskind.TagSpec]
 )
 
 // OrderOption defines the ordering options for the Tag queries.

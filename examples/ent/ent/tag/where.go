@@ -11,47 +11,47 @@ import (
 )
 
 // ID filters vertices based on their ID field.
-func ID(id once.Typed[idskind.TagKind]) predicate.Tag {
+func ID(id once.Typed[idskind.TagSpec]) predicate.Tag {
 	return predicate.Tag(sql.FieldEQ(FieldID, id))
 }
 
 // IDEQ applies the EQ predicate on the ID field.
-func IDEQ(id once.Typed[idskind.TagKind]) predicate.Tag {
+func IDEQ(id once.Typed[idskind.TagSpec]) predicate.Tag {
 	return predicate.Tag(sql.FieldEQ(FieldID, id))
 }
 
 // IDNEQ applies the NEQ predicate on the ID field.
-func IDNEQ(id once.Typed[idskind.TagKind]) predicate.Tag {
+func IDNEQ(id once.Typed[idskind.TagSpec]) predicate.Tag {
 	return predicate.Tag(sql.FieldNEQ(FieldID, id))
 }
 
 // IDIn applies the In predicate on the ID field.
-func IDIn(ids ...once.Typed[idskind.TagKind]) predicate.Tag {
+func IDIn(ids ...once.Typed[idskind.TagSpec]) predicate.Tag {
 	return predicate.Tag(sql.FieldIn(FieldID, ids...))
 }
 
 // IDNotIn applies the NotIn predicate on the ID field.
-func IDNotIn(ids ...once.Typed[idskind.TagKind]) predicate.Tag {
+func IDNotIn(ids ...once.Typed[idskind.TagSpec]) predicate.Tag {
 	return predicate.Tag(sql.FieldNotIn(FieldID, ids...))
 }
 
 // IDGT applies the GT predicate on the ID field.
-func IDGT(id once.Typed[idskind.TagKind]) predicate.Tag {
+func IDGT(id once.Typed[idskind.TagSpec]) predicate.Tag {
 	return predicate.Tag(sql.FieldGT(FieldID, id))
 }
 
 // IDGTE applies the GTE predicate on the ID field.
-func IDGTE(id once.Typed[idskind.TagKind]) predicate.Tag {
+func IDGTE(id once.Typed[idskind.TagSpec]) predicate.Tag {
 	return predicate.Tag(sql.FieldGTE(FieldID, id))
 }
 
 // IDLT applies the LT predicate on the ID field.
-func IDLT(id once.Typed[idskind.TagKind]) predicate.Tag {
+func IDLT(id once.Typed[idskind.TagSpec]) predicate.Tag {
 	return predicate.Tag(sql.FieldLT(FieldID, id))
 }
 
 // IDLTE applies the LTE predicate on the ID field.
-func IDLTE(id once.Typed[idskind.TagKind]) predicate.Tag {
+func IDLTE(id once.Typed[idskind.TagSpec]) predicate.Tag {
 	return predicate.Tag(sql.FieldLTE(FieldID, id))
 }
 

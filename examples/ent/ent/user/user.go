@@ -63,7 +63,7 @@ func ValidColumn(column string) bool {
 var (
 	Hooks [1]ent.Hook
 	// DefaultID holds the default value on creation for the "id" field.
-	DefaultID func() once.Typed[idskind.UserKind]
+	DefaultID func() once.Typed[idskind.UserSpec]
 )
 
 // OrderOption defines the ordering options for the User queries.

@@ -11,47 +11,47 @@ import (
 )
 
 // ID filters vertices based on their ID field.
-func ID(id once.Typed[idskind.UserKind]) predicate.User {
+func ID(id once.Typed[idskind.UserSpec]) predicate.User {
 	return predicate.User(sql.FieldEQ(FieldID, id))
 }
 
 // IDEQ applies the EQ predicate on the ID field.
-func IDEQ(id once.Typed[idskind.UserKind]) predicate.User {
+func IDEQ(id once.Typed[idskind.UserSpec]) predicate.User {
 	return predicate.User(sql.FieldEQ(FieldID, id))
 }
 
 // IDNEQ applies the NEQ predicate on the ID field.
-func IDNEQ(id once.Typed[idskind.UserKind]) predicate.User {
+func IDNEQ(id once.Typed[idskind.UserSpec]) predicate.User {
 	return predicate.User(sql.FieldNEQ(FieldID, id))
 }
 
 // IDIn applies the In predicate on the ID field.
-func IDIn(ids ...once.Typed[idskind.UserKind]) predicate.User {
+func IDIn(ids ...once.Typed[idskind.UserSpec]) predicate.User {
 	return predicate.User(sql.FieldIn(FieldID, ids...))
 }
 
 // IDNotIn applies the NotIn predicate on the ID field.
-func IDNotIn(ids ...once.Typed[idskind.UserKind]) predicate.User {
+func IDNotIn(ids ...once.Typed[idskind.UserSpec]) predicate.User {
 	return predicate.User(sql.FieldNotIn(FieldID, ids...))
 }
 
 // IDGT applies the GT predicate on the ID field.
-func IDGT(id once.Typed[idskind.UserKind]) predicate.User {
+func IDGT(id once.Typed[idskind.UserSpec]) predicate.User {
 	return predicate.User(sql.FieldGT(FieldID, id))
 }
 
 // IDGTE applies the GTE predicate on the ID field.
-func IDGTE(id once.Typed[idskind.UserKind]) predicate.User {
+func IDGTE(id once.Typed[idskind.UserSpec]) predicate.User {
 	return predicate.User(sql.FieldGTE(FieldID, id))
 }
 
 // IDLT applies the LT predicate on the ID field.
-func IDLT(id once.Typed[idskind.UserKind]) predicate.User {
+func IDLT(id once.Typed[idskind.UserSpec]) predicate.User {
 	return predicate.User(sql.FieldLT(FieldID, id))
 }
 
 // IDLTE applies the LTE predicate on the ID field.
-func IDLTE(id once.Typed[idskind.UserKind]) predicate.User {
+func IDLTE(id once.Typed[idskind.UserSpec]) predicate.User {
 	return predicate.User(sql.FieldLTE(FieldID, id))
 }
 
