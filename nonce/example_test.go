@@ -75,7 +75,7 @@ func ExampleFactory_Activate() {
 	_, err = f.Counter64()
 	fmt.Println(err)
 	// Output:
-	// nonce: factory disabled: awaiting a lease
+	// nonce: factory disabled: no machine ID yet (a lease manager, lease.Start, activates it; for a single process set Config.Fixed, with Config.MachineID)
 	// 300
 	// nonce: factory disabled
 }

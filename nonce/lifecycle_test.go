@@ -64,13 +64,16 @@ func wantAllWork(t *testing.T, f *Factory) {
 	}
 }
 
-func TestAwaitLeaseStartsDisabled(t *testing.T) {
+// TestWaitsForMachineID: a factory that is not Fixed generates nothing,
+// from any generator, until a lease manager activates it; Enable cannot
+// start it either.
+func TestWaitsForMachineID(t *testing.T) {
 	f := mustNew(t, Config{BaseKey: testBaseKey})
-	wantAllDisabled(t, f, "awaiting a lease")
+	wantAllDisabled(t, f, "no machine ID yet")
 	if err := f.Enable(timeZero); !errors.Is(err, ErrDisabled) {
 		t.Fatalf("Enable before Activate: %v, want ErrDisabled", err)
 	}
-	wantAllDisabled(t, f, "awaiting a lease")
+	wantAllDisabled(t, f, "no machine ID yet")
 	if err := f.Activate(42, timeZero, timeZero); err != nil {
 		t.Fatal(err)
 	}
@@ -81,6 +84,26 @@ func TestAwaitLeaseStartsDisabled(t *testing.T) {
 	v, _ := f.Counter64()
 	if machine64(v) != 42 {
 		t.Fatalf("value carries machine %d, want 42", machine64(v))
+	}
+}
+
+// TestFixedGeneratesAtOnce: Fixed enables the factory at once on
+// MachineID (0 when not given), and a lease manager can still activate it.
+func TestFixedGeneratesAtOnce(t *testing.T) {
+	for _, id := range []int{0, 5, MaxMachineID} {
+		f := mustNew(t, Config{BaseKey: testBaseKey, Fixed: true, MachineID: id})
+		wantAllWork(t, f)
+		v, _ := f.Counter64()
+		if machine64(v) != uint64(id) || f.MachineID() != id {
+			t.Fatalf("Fixed on %d: value carries machine %d, MachineID() = %d", id, machine64(v), f.MachineID())
+		}
+	}
+	f := mustNew(t, Config{Fixed: true, MachineID: 5})
+	if err := f.Activate(6, timeZero, timeZero); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := f.Counter64(); machine64(v) != 6 {
+		t.Fatalf("after Activate(6): machine %d", machine64(v))
 	}
 }
 
