@@ -4,8 +4,9 @@
 // platform. When ownership is in doubt, generation stops: availability is
 // traded for uniqueness.
 //
-// Make the factories with nonce.Config.AwaitLease, pick a [Strategy] and
-// start a [Manager]:
+// Make the factories with nonce.New (a factory that is not Fixed generates
+// nothing until a manager activates it), pick a [Strategy] and start a
+// [Manager]:
 //
 //	m, err := lease.Start(ctx, strategy, lease.Options{
 //		Factories: []lease.Factory{ids},

@@ -51,7 +51,7 @@ const maxHandoffSkew = time.Minute
 // and a message naming the option.
 type Options struct {
 	// Factories are the nonce factories the lease protects (required),
-	// each made with nonce.Config.AwaitLease so that it generates nothing
+	// each made without nonce.Config.Fixed so that it generates nothing
 	// before the lease is held: activated with each new lease, extended on
 	// renewal, disabled on loss and shutdown. *nonce.Factory satisfies
 	// [Factory]. A factory belongs to one manager at a time: Start refuses
@@ -186,7 +186,7 @@ func (o Options) validate() (Options, timing, error) {
 			return o, tm, configError("Factories[%d] is nil (check the error of nonce.New)", i)
 		}
 		if e, ok := f.(interface{ Enabled() bool }); ok && e.Enabled() {
-			return o, tm, configError("Factories[%d] is already generating: make it with nonce.Config.AwaitLease so that it waits for the lease", i)
+			return o, tm, configError("Factories[%d] is already generating: make it without nonce.Config.Fixed so that it waits for the lease", i)
 		}
 	}
 	switch {
