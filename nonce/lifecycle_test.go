@@ -344,7 +344,7 @@ func TestInFlightCallsAcrossActivate(t *testing.T) {
 	old := f.state.Load()
 	// Drawn before the Activate, emitted after it (still in flight).
 	old.c128.Add(1) // a Counter128 value with ts old.initAt
-	early64 := old.Word.Add(1)
+	early64 := old.word.Add(1)
 	if err := f.Activate(2, timeZero, timeZero); err != nil {
 		t.Fatal(err)
 	}
@@ -354,7 +354,7 @@ func TestInFlightCallsAcrossActivate(t *testing.T) {
 	}
 
 	// Increments after the Activate must leave the fast path...
-	if v := old.Word.Add(1); v>>13 <= old.Known.Load() {
+	if v := old.word.Add(1); v>>13 <= old.known.Load() {
 		t.Fatalf("stale Counter64 increment %x would be emitted", v)
 	}
 	if n := old.c96.Add(1) - 1; n < sealedCounter {
@@ -370,7 +370,7 @@ func TestInFlightCallsAcrossActivate(t *testing.T) {
 	}
 	// ...and the slow path draws from the new lease instead.
 	clk.Advance(2 * time.Millisecond)
-	v, err := f.counter64Slow(old, old.Word.Add(1))
+	v, err := f.counter64Slow(old, old.word.Add(1))
 	if err != nil {
 		t.Fatal(err)
 	}

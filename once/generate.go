@@ -2,9 +2,7 @@ package once
 
 import (
 	"sync/atomic"
-	"unsafe"
 
-	"github.com/once-go/once/internal/lane"
 	"github.com/once-go/once/nonce"
 )
 
@@ -87,44 +85,21 @@ func (o Options) NewFunc() (func() (ID, error), error) {
 
 // newValue draws the next value of the codec's nonce kind. Zero means "no
 // ID", so a zero draw (possible only at the epoch's first millisecond for a
-// counter nonce, once per key for an encrypted one) is skipped.
-//
-// The fast path, a counter nonce drawn without waiting, is
-// nonce.Factory.Counter64's, inlined through package lane: one atomic add
-// and no call. It is written out again in NewAs, where a helper would cost
-// a call (it would not inline).
+// counter nonce, once per key for an encrypted one) is skipped. NewAs
+// writes out its first lines (see there).
 func (c *codec) newValue() (uint64, error) {
-	if g := c.counterGen; g != nil {
-		if f := g.f.Load(); f != nil {
-			if l := lane.Current(unsafe.Pointer(f)); l != nil {
-				n, v, ok := l.Draw()
-				if !ok {
-					return c.counterSlow(f, l, v)
-				}
-				if n != 0 {
-					return n, nil
-				}
-			}
+	if f := c.counterGen.Factory(); f != nil {
+		if n, err := f.Counter64(); err == nil && n != 0 {
+			return n, nil
 		}
 	}
 	return c.newValueSlow()
 }
 
-// counterSlow finishes a counter draw whose timestamp v is ahead of the
-// factory's last clock reading, as Counter64 would have.
-func (c *codec) counterSlow(f *nonce.Factory, l *lane.Lane, v uint64) (uint64, error) {
-	n, err := lane.Slow(unsafe.Pointer(f), l, v)
-	if err != nil {
-		return 0, generateError(err)
-	}
-	if n != 0 {
-		return n, nil
-	}
-	return c.newValueSlow()
-}
-
 // newValueSlow is newValue for every other case: a misconfigured type, no
-// generator, sortable and encrypted nonces, and generator errors.
+// generator, sortable and encrypted nonces, a zero draw, and generator
+// errors (a counter draw that failed is drawn again here, and fails the
+// same way unless the factory was enabled meanwhile).
 func (c *codec) newValueSlow() (uint64, error) {
 	if c.err != nil {
 		return 0, c.err
