@@ -27,7 +27,7 @@ type OrderID = once.Typed[orderSpec]
 func ordersOn(ctx context.Context, db *sql.DB, day time.Time) (ids []OrderID, placed []time.Time, err error) {
 	// readme:begin time-bounds
 	// Imports: "github.com/once-go/once/once".
-	// OrderID is made as sortable nonces (Options{Nonce: once.Sortable}).
+	// OrderID is made as sortable nonces (Options{Nonce: nonce.Sortable}).
 	lo, hi, err := once.IDRange[OrderID](day, day.AddDate(0, 0, 1)) // [from, to)
 	if err != nil {
 		return nil, nil, err // once.ErrTimeRange: before 2025 or after 2164, or from >= to

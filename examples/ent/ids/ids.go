@@ -9,13 +9,13 @@ import "github.com/once-go/once/once"
 // JSON, a bigint in the table.
 type UserSpec struct{}
 
-// Options implements once.Kind.
+// Options implements once.Spec.
 func (UserSpec) Options() once.Options { return once.Options{Prefix: "usr_", Mask: true} }
 
 // PostSpec declares PostID: "pst_" and 11 masked characters.
 type PostSpec struct{}
 
-// Options implements once.Kind.
+// Options implements once.Spec.
 func (PostSpec) Options() once.Options { return once.Options{Prefix: "pst_", Mask: true} }
 
 // Typed IDs: a UserID where a PostID belongs does not compile.
@@ -28,7 +28,7 @@ type (
 // text (without the prefix) rather than a bigint.
 type TagSpec struct{}
 
-// Options implements once.Kind.
+// Options implements once.Spec.
 func (TagSpec) Options() once.Options { return once.Options{Prefix: "tag_", DBFormat: once.URL64} }
 
 // TagID is a text-stored ID.
