@@ -31,7 +31,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		{"Key128 length", Config{Fixed: true, Key128: secret[:16]}, "32 bytes"},
 		{"base kind", Config{Fixed: true, EncryptedBase: Kind(7)}, "EncryptedBase kind(7)"},
 		{"encrypted base", Config{Fixed: true, EncryptedBase: Encrypted}, "EncryptedBase encrypted: want counter"},
-		{"machine ID without Fixed", Config{MachineID: 3}, "MachineID 3 without Fixed"},
+		{"machine ID without Fixed", withMachineID(Config{}, 3), "MachineID 3 without Fixed"},
 		{"epoch in the future", Config{Fixed: true, Now: clk.Now, Epoch: testStart.Add(time.Hour)}, "before the epoch"},
 		{"epoch overflow", Config{Fixed: true, Now: clk.Now, Epoch: testStart.Add(-(1<<42 + 1) * time.Millisecond)}, "overflow"},
 		{"epoch overflow awaiting", Config{Now: clk.Now, Epoch: testStart.Add(-(1 << 42) * time.Millisecond)}, "overflow"},
@@ -50,6 +50,12 @@ func TestNewRejectsBadConfig(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withMachineID returns cfg with MachineID set to id.
+func withMachineID(cfg Config, id int) Config {
+	cfg.MachineID = id
+	return cfg
 }
 
 func TestEpochJustInRange(t *testing.T) {
