@@ -130,7 +130,7 @@ func New(cfg Config) (*Factory, error) {
 		return nil, configErr("EncryptedBase %s: want counter (the default) or sortable", cfg.EncryptedBase)
 	}
 	if len(cfg.BaseKey) > 0 && len(cfg.BaseKey) < minBaseKeyLen {
-		return nil, configErr("base key must be at least %d bytes, got %d", minBaseKeyLen, len(cfg.BaseKey))
+		return nil, configErr("BaseKey must be at least %d bytes, got %d (make one with openssl rand -hex 32)", minBaseKeyLen, len(cfg.BaseKey))
 	}
 	if !cfg.AllowDemoKey && isPublicKey(cfg.BaseKey) {
 		return nil, errPublicKey
