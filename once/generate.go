@@ -89,7 +89,11 @@ func (o Options) NewFunc() (func() (ID, error), error) {
 // writes out its first lines (see there).
 func (c *codec) newValue() (uint64, error) {
 	if f := c.counterGen.Factory(); f != nil {
-		if n, err := f.Counter64(); err == nil && n != 0 {
+		n, err := f.Counter64()
+		if err != nil {
+			return 0, generateError(err)
+		}
+		if n != 0 {
 			return n, nil
 		}
 	}
@@ -97,9 +101,8 @@ func (c *codec) newValue() (uint64, error) {
 }
 
 // newValueSlow is newValue for every other case: a misconfigured type, no
-// generator, sortable and encrypted nonces, a zero draw, and generator
-// errors (a counter draw that failed is drawn again here, and fails the
-// same way unless the factory was enabled meanwhile).
+// generator, sortable and encrypted nonces, a zero counter draw, and
+// generator errors.
 func (c *codec) newValueSlow() (uint64, error) {
 	if c.err != nil {
 		return 0, c.err

@@ -65,7 +65,11 @@ func NewAs[T IDType]() (T, error) {
 	// of two (BenchmarkNewAsPath: through newValue, NewAs takes 1.2x as
 	// long).
 	if f := c.counterGen.Factory(); f != nil {
-		if n, err := f.Counter64(); err == nil && n != 0 {
+		n, err := f.Counter64()
+		if err != nil {
+			return T{}, generateError(err)
+		}
+		if n != 0 {
 			return T{n}, nil
 		}
 	}
