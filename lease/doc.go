@@ -4,8 +4,9 @@
 // platform. When ownership is in doubt, generation stops: availability is
 // traded for uniqueness.
 //
-// Make the factories with nonce.Config.AwaitLease, pick a strategy and
-// start a [Manager]:
+// Make the factories with nonce.New (a factory that is not Fixed generates
+// nothing until a manager activates it), pick a strategy and start a
+// [Manager]:
 //
 //	strategy, err := sqllease.New(db, sqllease.Options{})
 //	...

@@ -37,7 +37,7 @@ func (fs factories) check() error {
 			return configError("Factories[%d] is nil (check the error of nonce.New)", i)
 		}
 		if e, ok := f.(interface{ Enabled() bool }); ok && e.Enabled() {
-			return configError("Factories[%d] is already generating: make it with nonce.Config.AwaitLease so that it waits for the lease", i)
+			return configError("Factories[%d] is already generating: make it without nonce.Config.Fixed so that it waits for the lease", i)
 		}
 	}
 	return nil

@@ -34,7 +34,7 @@ const maxHandoffSkew = time.Minute
 // and a message naming the option.
 type Options struct {
 	// Factories are the nonce factories the lease protects (required),
-	// each made with nonce.Config.AwaitLease so that it generates nothing
+	// each made without nonce.Config.Fixed so that it generates nothing
 	// before the lease is held: activated with each new lease, extended on
 	// renewal, disabled on loss and shutdown. A factory belongs to one
 	// manager at a time: Start refuses (ErrConfig) a factory listed twice,

@@ -32,7 +32,7 @@ func TestStartRejectsBadArguments(t *testing.T) {
 		{"nil strategy", t.Context(), nil, nil, "nil Strategy"},
 		{"typed-nil strategy", t.Context(), nilStrategy, nil, "nil Strategy"},
 		{"typed-nil factory", t.Context(), nil, []*nonce.Factory{typedNil}, "Factories[0] is nil"},
-		{"factory without AwaitLease", t.Context(), nil, []*nonce.Factory{generating}, "Factories[0] is already generating"},
+		{"Fixed factory", t.Context(), nil, []*nonce.Factory{generating}, "Factories[0] is already generating"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := newFake(&journal{}, 4)

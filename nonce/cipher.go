@@ -46,26 +46,6 @@ func ParseCipher(s string) (Cipher, error) {
 	return 0, configErr("unknown cipher %s (want blowfish, speck, des3, aes or default)", quote(s))
 }
 
-// Kind is the kind of nonce an encrypted nonce is made from.
-type Kind uint8
-
-// Kinds of base nonce for encrypted nonces.
-const (
-	Counter  Kind = iota // counter nonces: fastest, timestamp lags real time
-	Sortable             // sortable nonces: exact creation time, capped rate
-)
-
-// String returns "counter" or "sortable".
-func (k Kind) String() string {
-	switch k {
-	case Counter:
-		return "counter"
-	case Sortable:
-		return "sortable"
-	}
-	return "kind(" + strconv.Itoa(int(k)) + ")"
-}
-
 // cipherSpec is one row of the key table: the KDF label and key length of a
 // cipher at a block size.
 type cipherSpec struct {

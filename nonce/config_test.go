@@ -29,7 +29,9 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		{"Key64 des3 length", Config{Fixed: true, Cipher64: DES3, Key64: secret[:16]}, "24 bytes"},
 		{"Key96 speck length", Config{Fixed: true, Cipher96: Speck, Key96: secret[:16]}, "18 bytes"},
 		{"Key128 length", Config{Fixed: true, Key128: secret[:16]}, "32 bytes"},
-		{"base kind", Config{Fixed: true, EncryptedBase: Kind(7)}, "base kind"},
+		{"base kind", Config{Fixed: true, EncryptedBase: Kind(7)}, "EncryptedBase kind(7)"},
+		{"encrypted base", Config{Fixed: true, EncryptedBase: Encrypted}, "EncryptedBase encrypted: want counter"},
+		{"machine ID without Fixed", withMachineID(Config{}, 3), "MachineID 3 without Fixed"},
 		{"epoch in the future", Config{Fixed: true, Now: clk.Now, Epoch: testStart.Add(time.Hour)}, "before the epoch"},
 		{"epoch overflow", Config{Fixed: true, Now: clk.Now, Epoch: testStart.Add(-(1<<42 + 1) * time.Millisecond)}, "overflow"},
 		{"epoch overflow awaiting", Config{Now: clk.Now, Epoch: testStart.Add(-(1 << 42) * time.Millisecond)}, "overflow"},
@@ -48,6 +50,12 @@ func TestNewRejectsBadConfig(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withMachineID returns cfg with MachineID set to id.
+func withMachineID(cfg Config, id int) Config {
+	cfg.MachineID = id
+	return cfg
 }
 
 func TestEpochJustInRange(t *testing.T) {
@@ -157,8 +165,10 @@ func TestParseCipher(t *testing.T) {
 	if !errors.Is(err, ErrConfig) || len(err.Error()) > 120 {
 		t.Errorf("ParseCipher(long junk): %v", err)
 	}
-	if Counter.String() != "counter" || Sortable.String() != "sortable" {
-		t.Error("Kind.String")
+	for k, want := range map[Kind]string{0: "default", Counter: "counter", Sortable: "sortable", Encrypted: "encrypted", 9: "kind(9)"} {
+		if got := k.String(); got != want {
+			t.Errorf("Kind(%d).String() = %q, want %q", k, got, want)
+		}
 	}
 }
 

@@ -1,22 +1,16 @@
 package nonce
 
-import (
-	"unsafe"
-
-	"github.com/once-go/once/internal/lane"
-)
-
 // Counter nonces. Each size has one atomic word in the lease's state; a
-// call is one atomic add plus bit packing. The 64-bit word (the lane's
-// Word) holds ts<<13 | count, so a count overflow carries into the
-// timestamp, which therefore lags real time while the factory is idle and
-// catches up in bursts. The timestamp must never pass real time: a value
-// whose timestamp is above st.Known (the latest clock reading, checked
-// against the deadline) takes the slow path, which reads the clock and, if
-// needed, waits for it (see await).
+// call is one atomic add plus bit packing. The 64-bit word holds
+// ts<<13 | count, so a count overflow carries into the timestamp, which
+// therefore lags real time while the factory is idle and catches up in
+// bursts. The timestamp must never pass real time: a value whose timestamp
+// is above st.known (the latest clock reading, checked against the
+// deadline) takes the slow path, which reads the clock and, if needed,
+// waits for it (see await).
 //
 // Why the fast path need not check the lease deadline: it only emits
-// timestamps <= st.Known, and every value of known was read from the clock
+// timestamps <= st.known, and every value of known was read from the clock
 // before the deadline and checked against it. A value emitted after the
 // deadline by the fast path therefore carries a timestamp the lease could
 // legally have produced, and the next holder of the machine ID starts its
@@ -24,27 +18,19 @@ import (
 // collision is possible. The deadline timer (or any generator that reads
 // the clock past the deadline) then disables the factory.
 
-// Counter64 returns the next 64-bit counter nonce. Its fast path is one
-// atomic add, one load and bit packing (lane.Lane.Draw); once.NewAs inlines
-// the same path through package lane, and the slow path of both is
-// counter64Slow.
+// Counter64 returns the next 64-bit counter nonce: one atomic add, one load
+// and bit packing, unless the counter has caught up with the clock (then
+// the call waits for the clock's next millisecond).
 func (f *Factory) Counter64() (uint64, error) {
 	st := f.state.Load()
 	if st == nil {
 		return 0, f.disabledErr()
 	}
-	n, v, ok := st.Draw()
-	if ok {
-		return n, nil
+	v := st.word.Add(1)
+	if v>>count64Bits <= st.known.Load() {
+		return (v&^count64Mask)<<machineBits | st.mbits | v&count64Mask, nil
 	}
 	return f.counter64Slow(st, v)
-}
-
-func init() {
-	lane.Slow = func(f unsafe.Pointer, l *lane.Lane, v uint64) (uint64, error) {
-		// l is the first field of a state (TestLaneLayout).
-		return (*Factory)(f).counter64Slow((*state)(unsafe.Pointer(l)), v)
-	}
 }
 
 // counter64Slow handles a disabled factory (st == nil) and a value v drawn
@@ -64,7 +50,7 @@ func (f *Factory) counter64Slow(st *state, v uint64) (uint64, error) {
 		}
 		// A new lease replaced st: the value drawn from st is dropped.
 		if st = f.state.Load(); st != nil {
-			v = st.Word.Add(1)
+			v = st.word.Add(1)
 		}
 	}
 }
@@ -75,7 +61,7 @@ func (f *Factory) counter64Slow(st *state, v uint64) (uint64, error) {
 func (f *Factory) Counter96() ([12]byte, error) {
 	if st := f.state.Load(); st != nil {
 		n := st.c96.Add(1) - 1
-		if ts := st.initAt + n>>count96Bits; ts <= st.Known.Load() && n < sealedCounter {
+		if ts := st.initAt + n>>count96Bits; ts <= st.known.Load() && n < sealedCounter {
 			return pack96(ts, st.machine, n&count96Mask), nil
 		}
 		return f.counter96Slow(st, n)
@@ -105,7 +91,7 @@ func (f *Factory) counter96Slow(st *state, n uint64) ([12]byte, error) {
 func (f *Factory) Counter128() ([16]byte, error) {
 	if st := f.state.Load(); st != nil {
 		n := st.c128.Add(1) - 1
-		if st.initAt <= st.Known.Load() && n < sealedCounter {
+		if st.initAt <= st.known.Load() && n < sealedCounter {
 			return pack128(st.initAt, st.machine, n), nil
 		}
 		return f.counter128Slow(st, n)

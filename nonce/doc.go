@@ -3,9 +3,18 @@
 // the Elixir NoNoncense library (same bit layout, epoch, key derivation and
 // ciphers).
 //
-//	f, err := nonce.New(nonce.Config{BaseKey: key, AwaitLease: true}) // key: 32+ bytes
-//	m, err := lease.Start(ctx, strategy, lease.Options{Factories: []lease.Factory{f}})
+//	f, err := nonce.New(nonce.Config{BaseKey: key}) // key: 32+ bytes, e.g. openssl rand -hex 32
+//	m, err := lease.Start(ctx, strategy, lease.Options{Factories: ...}) // activates f with a machine ID
 //	v, err := f.Counter64() // or Sortable64, Encrypted64, and the 96- and 128-bit kinds
+//
+// A factory generates nothing ([ErrDisabled]) until a lease manager (package
+// lease) activates it with the machine ID it holds. A single process with
+// no coordinator names its machine ID instead, and says so:
+//
+//	f, err := nonce.New(nonce.Config{BaseKey: key, Fixed: true}) // machine ID 0, at once
+//
+// Every process of one ID space needs its own machine ID (Config.MachineID
+// with Fixed).
 //
 // Every value starts with a 42-bit timestamp (milliseconds since the factory
 // epoch, by default 2025-01-01T00:00:00Z) and a 9-bit machine ID (0..511),

@@ -1,6 +1,7 @@
 package nonce_test
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -11,6 +12,28 @@ func ExampleSplit64() {
 	p := nonce.Split64(0x0383286c6f400001, time.Time{}) // zero: default epoch
 	fmt.Println(p.Time.Format(time.RFC3339Nano), p.MachineID, p.Counter)
 	// Output: 2026-11-30T09:31:05.533Z 0 1
+}
+
+func ExampleNew() {
+	// A factory generates nothing until a lease manager (package lease)
+	// activates it with the machine ID it holds.
+	f, err := nonce.New(nonce.Config{})
+	if err != nil {
+		panic(err)
+	}
+	_, err = f.Counter64()
+	fmt.Println(errors.Is(err, nonce.ErrDisabled))
+
+	// A single process with no coordinator names its machine ID instead.
+	g, err := nonce.New(nonce.Config{Fixed: true, MachineID: 3})
+	if err != nil {
+		panic(err)
+	}
+	v, _ := g.Counter64()
+	fmt.Println(nonce.Split64(v, g.Epoch()).MachineID)
+	// Output:
+	// true
+	// 3
 }
 
 func ExampleFactory_Counter64() {
@@ -33,6 +56,7 @@ func ExampleFactory_Counter64() {
 }
 
 func ExampleFactory_Encrypt64() {
+	// Encryption needs the key, not a machine ID: no lease is needed.
 	f, err := nonce.New(nonce.Config{
 		Fixed:   true,
 		BaseKey: []byte("an example key of at least 32 bytes"),
@@ -75,7 +99,7 @@ func ExampleFactory_Activate() {
 	_, err = f.Counter64()
 	fmt.Println(err)
 	// Output:
-	// nonce: factory disabled: awaiting a lease
+	// nonce: factory disabled: no machine ID yet (a lease manager, lease.Start, activates it; for a single process set Config.Fixed, with Config.MachineID)
 	// 300
 	// nonce: factory disabled
 }

@@ -16,34 +16,51 @@ const MaxMachineID = 511
 // DefaultEpoch returns the default epoch, 2025-01-01T00:00:00Z.
 func DefaultEpoch() time.Time { return time.UnixMilli(DefaultEpochUnixMilli).UTC() }
 
-// Config configures a [Factory]. The zero value is a valid configuration
-// for machine ID 0 without encryption.
+// Config configures a [Factory]. The zero value is valid: a factory without
+// key material that generates nothing until a lease manager gives it a
+// machine ID (see Fixed for single-process use).
 type Config struct {
-	// MachineID is 0..MaxMachineID; unique among the live factories of one
-	// ID space. A lease manager sets it with Activate instead.
+	// Fixed makes the factory generate at once, on MachineID, without a
+	// lease manager: for a single process, or for tests. The application
+	// then guarantees that no other live factory of the ID space has the
+	// same machine ID: every process of one ID space needs its own.
+	// Single-process use is one line:
+	//
+	//	f, err := nonce.New(nonce.Config{BaseKey: key, Fixed: true}) // machine ID 0, at once
+	//
+	// Without Fixed the factory returns [ErrDisabled] from every generator
+	// until a lease manager (package lease) activates it with the machine
+	// ID it holds.
+	Fixed bool
+	// MachineID is the machine ID of a Fixed factory, 0..MaxMachineID.
+	// Without Fixed it must be 0: the lease manager sets the machine ID.
 	MachineID int
 	// Epoch is time zero of the timestamp field; zero means the default.
 	// The clock must be within 2^42 ms (about 139 years) after it.
 	Epoch time.Time
-	// BaseKey is the key material of encrypted nonces, at least 32 bytes,
-	// used verbatim; the key of each size is derived from it (DeriveKey).
-	// Nil: no encryption unless a per-size key is given.
+	// BaseKey is the key material of encrypted nonces and of masking, at
+	// least 32 bytes, used verbatim; the key of each size is derived from it
+	// (DeriveKey). Generate one with openssl rand -hex 32 (its 64
+	// characters are the key). The demo keys of once's examples and the
+	// placeholders of its manifests and docs are public and refused
+	// ([ErrConfig]) unless AllowDemoKey is set. Nil: no encryption unless a
+	// per-size key is given.
 	BaseKey []byte
+	// AllowDemoKey accepts a BaseKey that once publishes (the demo key of an
+	// example): for demos only, whose masked IDs hide nothing.
+	AllowDemoKey bool
 	// Cipher64, Cipher96 and Cipher128 choose the cipher of each size.
 	Cipher64, Cipher96, Cipher128 Cipher
 	// Key64, Key96 and Key128 override the derived key of one size; each
 	// must have the exact key length of its cipher.
 	Key64, Key96, Key128 []byte
 	// EncryptedBase is the kind encrypted nonces are made from: Counter
-	// (default) or Sortable.
+	// (the default, also for zero) or Sortable.
 	EncryptedBase Kind
 	// Now replaces time.Now (tests inject a clock). Time is measured from
 	// the difference of two readings, so a clock with monotonic readings
 	// stays monotonic.
 	Now func() time.Time
-	// AwaitLease starts the factory disabled; it generates once a lease
-	// manager calls Activate.
-	AwaitLease bool
 }
 
 // Factory makes nonces. It is safe for concurrent use; generators are
@@ -88,23 +105,35 @@ func (f *Factory) disabledErr() error {
 	return errDisabled
 }
 
-// New validates cfg and returns a factory. Unless cfg.AwaitLease is set it
-// is enabled, without deadline, and its counters start at the current
-// millisecond. Errors match [ErrConfig].
+// New validates cfg and returns a factory. Unless cfg.Fixed is set, the
+// factory generates nothing ([ErrDisabled]) until a lease manager activates
+// it with a machine ID; with Fixed it is enabled at once on cfg.MachineID,
+// without deadline, and its counters start at the current millisecond.
+// Errors match [ErrConfig].
 func New(cfg Config) (*Factory, error) {
 	if err := checkMachineID(cfg.MachineID); err != nil {
 		return nil, err
+	}
+	if cfg.MachineID != 0 && !cfg.Fixed {
+		return nil, configErr("MachineID %d without Fixed: a lease manager sets the machine ID of a factory; set Fixed to generate on machine ID %d without one", cfg.MachineID, cfg.MachineID)
 	}
 	f := &Factory{now: cfg.Now, epoch: cfg.Epoch, base: cfg.EncryptedBase}
 	if f.epoch.IsZero() {
 		f.epoch = DefaultEpoch()
 	}
 	f.epochNs = f.epoch.UnixNano()
-	if cfg.EncryptedBase != Counter && cfg.EncryptedBase != Sortable {
-		return nil, configErr("unknown encrypted base kind %d", cfg.EncryptedBase)
+	switch cfg.EncryptedBase {
+	case 0:
+		f.base = Counter
+	case Counter, Sortable:
+	default:
+		return nil, configErr("EncryptedBase %s: want counter (the default) or sortable", cfg.EncryptedBase)
 	}
 	if len(cfg.BaseKey) > 0 && len(cfg.BaseKey) < minBaseKeyLen {
-		return nil, configErr("base key must be at least %d bytes, got %d", minBaseKeyLen, len(cfg.BaseKey))
+		return nil, configErr("BaseKey must be at least %d bytes, got %d (make one with openssl rand -hex 32)", minBaseKeyLen, len(cfg.BaseKey))
+	}
+	if !cfg.AllowDemoKey && isPublicKey(cfg.BaseKey) {
+		return nil, errPublicKey
 	}
 	if err := f.setupCiphers(cfg); err != nil {
 		return nil, err
@@ -115,7 +144,7 @@ func New(cfg Config) (*Factory, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.AwaitLease {
+	if !cfg.Fixed {
 		f.reason.Store(reasonAwaiting)
 		return f, nil
 	}
@@ -195,8 +224,8 @@ func (f *Factory) setupCiphers(cfg Config) error {
 	return nil
 }
 
-// MachineID returns the machine ID of the current (or last) lease, or the
-// configured one.
+// MachineID returns the machine ID of the current (or last) lease, else
+// Config.MachineID.
 func (f *Factory) MachineID() int { return int(f.machineID.Load()) }
 
 // Epoch returns the factory's epoch.

@@ -17,7 +17,7 @@ const (
 // 32 bytes long.
 func DeriveKey(baseKey []byte, label string, n int) ([]byte, error) {
 	if len(baseKey) < minBaseKeyLen {
-		return nil, configErr("base key must be at least %d bytes, got %d", minBaseKeyLen, len(baseKey))
+		return nil, configErr("base key must be at least %d bytes, got %d (make one with openssl rand -hex 32)", minBaseKeyLen, len(baseKey))
 	}
 	if n <= 0 {
 		return nil, configErr("derived key length must be positive, got %d", n)

@@ -8,15 +8,17 @@ import "time"
 // Calls already past their load of f.state when the factory is disabled
 // may still complete; their timestamps were checked against the deadline.
 
-// Activate starts a new lease: machine ID machineID, first timestamp
-// initAt = max(now, notBefore, highest timestamp this factory ever emitted
-// + 1), deadline validUntil (zero: none). Values drawn from the previous
-// lease by calls still in flight never repeat in the new one.
+// Activate starts a new lease: machine ID machineID, deadline validUntil
+// (zero: none), and a first timestamp that is the latest of the clock,
+// notBefore, and one millisecond after the highest timestamp this factory
+// ever emitted. Values drawn from the previous lease by calls still in
+// flight never repeat in the new one.
 //
-// If initAt is ahead of the clock (a notBefore in the future), generators
-// wait until the clock reaches it, sleeping at most 10 ms at a time and
-// returning ErrDisabled as soon as the factory is disabled or the deadline
-// passes; the wait is thus bounded by notBefore and by validUntil.
+// If that first timestamp is ahead of the clock (a notBefore in the
+// future), generators wait until the clock reaches it, sleeping at most
+// 10 ms at a time and returning ErrDisabled as soon as the factory is
+// disabled or the deadline passes; the wait is thus bounded by notBefore
+// and by validUntil.
 //
 // Errors: ErrConfig for a machine ID out of range (the factory is left as
 // it was); ErrConfig for a clock outside the epoch's range and ErrDisabled
@@ -65,9 +67,9 @@ func (f *Factory) Activate(machineID int, notBefore, validUntil time.Time) error
 
 // Enable re-enables the current lease after a Disable (the same lease was
 // renewed): counters continue where they were. validUntil is the new
-// deadline (zero: none). Errors (ErrDisabled): no lease to resume (New
-// with AwaitLease and no Activate yet, or a failed Activate), or validUntil
-// has already passed.
+// deadline (zero: none). Errors (ErrDisabled): no lease to resume (no
+// Activate yet on a factory that is not Fixed, or a failed Activate), or
+// validUntil has already passed.
 func (f *Factory) Enable(validUntil time.Time) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

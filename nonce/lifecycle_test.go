@@ -64,13 +64,16 @@ func wantAllWork(t *testing.T, f *Factory) {
 	}
 }
 
-func TestAwaitLeaseStartsDisabled(t *testing.T) {
+// TestWaitsForMachineID: a factory that is not Fixed generates nothing,
+// from any generator, until a lease manager activates it; Enable cannot
+// start it either.
+func TestWaitsForMachineID(t *testing.T) {
 	f := mustNew(t, Config{BaseKey: testBaseKey})
-	wantAllDisabled(t, f, "awaiting a lease")
+	wantAllDisabled(t, f, "no machine ID yet")
 	if err := f.Enable(timeZero); !errors.Is(err, ErrDisabled) {
 		t.Fatalf("Enable before Activate: %v, want ErrDisabled", err)
 	}
-	wantAllDisabled(t, f, "awaiting a lease")
+	wantAllDisabled(t, f, "no machine ID yet")
 	if err := f.Activate(42, timeZero, timeZero); err != nil {
 		t.Fatal(err)
 	}
@@ -81,6 +84,26 @@ func TestAwaitLeaseStartsDisabled(t *testing.T) {
 	v, _ := f.Counter64()
 	if machine64(v) != 42 {
 		t.Fatalf("value carries machine %d, want 42", machine64(v))
+	}
+}
+
+// TestFixedGeneratesAtOnce: Fixed enables the factory at once on
+// MachineID (0 when not given), and a lease manager can still activate it.
+func TestFixedGeneratesAtOnce(t *testing.T) {
+	for _, id := range []int{0, 5, MaxMachineID} {
+		f := mustNew(t, Config{BaseKey: testBaseKey, Fixed: true, MachineID: id})
+		wantAllWork(t, f)
+		v, _ := f.Counter64()
+		if machine64(v) != uint64(id) || f.MachineID() != id {
+			t.Fatalf("Fixed on %d: value carries machine %d, MachineID() = %d", id, machine64(v), f.MachineID())
+		}
+	}
+	f := mustNew(t, Config{Fixed: true, MachineID: 5})
+	if err := f.Activate(6, timeZero, timeZero); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := f.Counter64(); machine64(v) != 6 {
+		t.Fatalf("after Activate(6): machine %d", machine64(v))
 	}
 }
 
@@ -321,7 +344,7 @@ func TestInFlightCallsAcrossActivate(t *testing.T) {
 	old := f.state.Load()
 	// Drawn before the Activate, emitted after it (still in flight).
 	old.c128.Add(1) // a Counter128 value with ts old.initAt
-	early64 := old.Word.Add(1)
+	early64 := old.word.Add(1)
 	if err := f.Activate(2, timeZero, timeZero); err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +354,7 @@ func TestInFlightCallsAcrossActivate(t *testing.T) {
 	}
 
 	// Increments after the Activate must leave the fast path...
-	if v := old.Word.Add(1); v>>13 <= old.Known.Load() {
+	if v := old.word.Add(1); v>>13 <= old.known.Load() {
 		t.Fatalf("stale Counter64 increment %x would be emitted", v)
 	}
 	if n := old.c96.Add(1) - 1; n < sealedCounter {
@@ -347,7 +370,7 @@ func TestInFlightCallsAcrossActivate(t *testing.T) {
 	}
 	// ...and the slow path draws from the new lease instead.
 	clk.Advance(2 * time.Millisecond)
-	v, err := f.counter64Slow(old, old.Word.Add(1))
+	v, err := f.counter64Slow(old, old.word.Add(1))
 	if err != nil {
 		t.Fatal(err)
 	}

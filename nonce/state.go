@@ -5,8 +5,6 @@ import (
 	"runtime"
 	"sync/atomic"
 	"time"
-
-	"github.com/once-go/once/internal/lane"
 )
 
 // state is everything one lease (or one lease-less run) of a factory
@@ -14,11 +12,16 @@ import (
 // atomic.Pointer: nil means disabled, and swapping in a new state starts a
 // new lease for every goroutine at once.
 type state struct {
-	// The 64-bit counter (Word), the machine's place in a 64-bit value
-	// (MBits) and the latest clock reading checked against the deadline
-	// (Known, read on every call, written rarely). It comes first: package
-	// once reaches it through the factory's first field (see lane).
-	lane.Lane
+	// The 64-bit counter's fast path: the machine's place in a 64-bit
+	// value (read-only), the latest clock reading checked against the
+	// deadline (read on every call, written rarely) and the counter word
+	// (ts<<13 | count, a count overflow carrying into the timestamp), on a
+	// cache line of its own.
+	mbits uint64
+	known atomic.Uint64
+	_     [48]byte
+	word  atomic.Uint64
+	_     [56]byte
 
 	// Read-only after construction.
 	machine uint64    // machine ID
@@ -30,7 +33,7 @@ type state struct {
 	deadline atomic.Int64 // ns after baseT at which the lease expires; noDeadline if none
 
 	// One word per generator, each on its own cache line (the 64-bit
-	// counter's is in the lane).
+	// counter's is above).
 	_    [64]byte
 	c96  paddedWord // counter 96: values issued so far; bits above 45 add to initAt
 	c128 paddedWord // counter 128: values issued so far
@@ -68,10 +71,10 @@ func (f *Factory) newState(machineID int, initAt uint64, base time.Time) *state 
 		baseT:   base,
 		baseNs:  base.UnixNano() - f.epochNs,
 	}
-	st.MBits = uint64(machineID) << count64Bits
+	st.mbits = uint64(machineID) << count64Bits
 	st.deadline.Store(noDeadline)
-	st.Known.Store(st.ms(0))
-	st.Word.Store(initAt<<count64Bits - 1) // first increment yields (initAt, 0)
+	st.known.Store(st.ms(0))
+	st.word.Store(initAt<<count64Bits - 1) // first increment yields (initAt, 0)
 	// Sortable words start "full at initAt-1": the first call moves them to
 	// its own millisecond, which must not be below initAt.
 	sortInit := uint64(sortCountMask)
@@ -90,7 +93,7 @@ func (f *Factory) newState(machineID int, initAt uint64, base time.Time) *state 
 // sealed word and emit nothing. Untouched words contribute initAt-1 at most,
 // so a lease that emitted nothing does not push the next one ahead.
 func (st *state) seal() uint64 {
-	hi := st.Word.Swap(sealedCounter) >> count64Bits
+	hi := st.word.Swap(sealedCounter) >> count64Bits
 	if n := st.c96.Swap(sealedCounter); n > 0 {
 		hi = max(hi, st.initAt+(n-1)>>count96Bits)
 	}
@@ -140,8 +143,8 @@ func (st *state) until(el int64, ts uint64) time.Duration {
 // raiseKnown records a deadline-checked clock reading.
 func (st *state) raiseKnown(now uint64) {
 	for {
-		k := st.Known.Load()
-		if now <= k || st.Known.CompareAndSwap(k, now) {
+		k := st.known.Load()
+		if now <= k || st.known.CompareAndSwap(k, now) {
 			return
 		}
 	}

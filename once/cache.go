@@ -7,7 +7,7 @@ import (
 	"unsafe"
 )
 
-// Go compiles the methods of Typed[K] once for all zero-size kinds (GC shape
+// Go compiles the methods of Typed[S] once for all zero-size specs (GC shape
 // stenciling), so K{}.Options() is an indirect call that does not inline;
 // on a typical server it costs more than parsing an ID. The codec of each ID
 // type is therefore built once, on first use, and found again through a

@@ -2,9 +2,10 @@
 // struct field: a plain bigint in the database, a short, optionally prefixed
 // and masked string in the application and its JSON API.
 //
-// A typed ID carries its options in a zero-size kind type, so UserID and
+// A typed ID carries its options in a zero-size spec type, so UserID and
 // OrgID are distinct types that the compiler keeps apart; new IDs come from
-// the nonce factory set with [SetGenerator] (one a lease manager protects):
+// the nonce factory bound to [DefaultBinding] (one a lease manager
+// protects):
 //
 //	type userSpec struct{}
 //
@@ -14,9 +15,9 @@
 //
 //	type UserID = once.Typed[userSpec]
 //
-//	once.DefaultBinding().Set(ids)                 // a *nonce.Factory
+//	once.DefaultBinding().Set(ids)                      // ids: a *nonce.Factory
 //	if err := once.Check(UserID{}); err != nil { ... } // invalid options, at startup
-//	id, err := once.NewAs[UserID]()        // an error, never a zero ID, while no lease is held
+//	id, err := once.NewAs[UserID]()                     // an error, never a zero ID, while no lease is held
 //	id, err = once.ParseAs[UserID]("usr_zAjhfZyAAAE")
 //
 // The in-memory value is the stored 64-bit value (the plaintext when masked),

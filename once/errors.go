@@ -17,7 +17,7 @@ var (
 	// the option.
 	ErrConfig = errors.New("once: invalid options")
 	// ErrNoGenerator: masking or generating needs a nonce factory and none
-	// is bound (see [SetGenerator] and [Options.Generator]), or the bound
+	// is bound (see [DefaultBinding] and [Options.Generator]), or the bound
 	// factory has no key material for masking (the error then also matches
 	// nonce.ErrNoKey).
 	ErrNoGenerator = errors.New("once: no generator")
@@ -66,7 +66,7 @@ func inType(err error, typ string) error {
 
 // errNoGenerator is returned when no factory is bound.
 var errNoGenerator = &idError{kind: ErrNoGenerator,
-	msg: "once: no generator: call once.DefaultBinding().Set or bind one with Options.Generator"}
+	msg: "once: no generator: bind a nonce factory with once.DefaultBinding().Set or Options.Generator"}
 
 // noKeyError is returned when masking and the bound factory has no key.
 func noKeyError(cause error) error {

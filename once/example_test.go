@@ -95,7 +95,9 @@ func Example_typed() {
 }
 
 func Example_masked() {
-	f, err := nonce.New(nonce.Config{Fixed: true, BaseKey: exampleKey}) // Blowfish by default
+	// Masking needs the key, not a machine ID: the factory need not hold
+	// a lease.
+	f, err := nonce.New(nonce.Config{BaseKey: exampleKey}) // Blowfish by default
 	if err != nil {
 		panic(err)
 	}

@@ -2,7 +2,7 @@ package once
 
 import "database/sql/driver"
 
-// Test hooks: the ID types reach their codec only through their kind type;
+// Test hooks: the ID types reach their codec only through their spec type;
 // these run options chosen at run time through the same code.
 
 // OptionsParse parses s as a type with options o parses it (ParseAs).

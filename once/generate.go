@@ -2,15 +2,13 @@ package once
 
 import (
 	"sync/atomic"
-	"unsafe"
 
-	"github.com/once-go/once/internal/lane"
 	"github.com/once-go/once/nonce"
 )
 
 // A Binding names the nonce factory that ID types draw new values and their
 // masking cipher from. Bind a type explicitly with Options.Generator; types
-// without one use the process default ([SetGenerator]). The factory can be
+// without one use the process default, [DefaultBinding]. The factory can be
 // set or replaced at any time (e.g. once the key is loaded), also after the
 // type's options were cached. The zero Binding is unbound; it is safe for
 // concurrent use.
@@ -36,21 +34,22 @@ func (b *Binding) Factory() *nonce.Factory {
 	return b.f.Load()
 }
 
-// defaultBinding is the process default generator: the package's one piece
-// of mutable state.
+// defaultBinding is the process default: the package's one piece of
+// mutable state.
 var defaultBinding Binding
 
-// SetGenerator sets the process default generator: the factory that [New]
-// and every ID type without its own Options.Generator draw new IDs and the
-// masking cipher from. The application (or its lease set-up) calls it at
-// startup with a factory that the lease manager activates; nil unsets it.
-func SetGenerator(f *nonce.Factory) { defaultBinding.Set(f) }
+// DefaultBinding returns the binding that [New] and every ID type whose
+// Options.Generator is nil draw new IDs and the masking cipher from. The
+// application (or its lease set-up) binds it at startup to a factory that a
+// lease manager activates:
+//
+//	once.DefaultBinding().Set(ids) // ids: a *nonce.Factory
+//
+// Set(nil) unbinds it.
+func DefaultBinding() *Binding { return &defaultBinding }
 
-// DefaultGenerator returns the factory set with [SetGenerator], or nil.
-func DefaultGenerator() *nonce.Factory { return defaultBinding.Factory() }
-
-// New returns a new ID from the default generator (a counter nonce). It
-// returns an error, never a zero ID, while no generator is set
+// New returns a new ID from the default binding's factory (a counter
+// nonce). It returns an error, never a zero ID, while no factory is bound
 // ([ErrNoGenerator]) or the factory holds no lease (nonce.ErrDisabled).
 func New() (ID, error) {
 	v, err := plain.newValue()
@@ -71,7 +70,7 @@ func (o Options) New() (ID, error) {
 // once instead of on every call: for code that draws many IDs of a type it
 // knows only at run time, such as the ORM adapters filling a batch (a
 // typed ID known at compile time has [NewAs]). Invalid options are its
-// error. The function reads o.Generator (or the default generator) on each
+// error. The function reads o.Generator (or the default binding) on each
 // call, as New does, and is safe for concurrent use.
 func (o Options) NewFunc() (func() (ID, error), error) {
 	c, err := o.resolve()
@@ -86,44 +85,24 @@ func (o Options) NewFunc() (func() (ID, error), error) {
 
 // newValue draws the next value of the codec's nonce kind. Zero means "no
 // ID", so a zero draw (possible only at the epoch's first millisecond for a
-// counter nonce, once per key for an encrypted one) is skipped.
-//
-// The fast path, a counter nonce drawn without waiting, is
-// nonce.Factory.Counter64's, inlined through package lane: one atomic add
-// and no call. It is written out again in NewAs, where a helper would cost
-// a call (it would not inline).
+// counter nonce, once per key for an encrypted one) is skipped. NewAs
+// writes out its first lines (see there).
 func (c *codec) newValue() (uint64, error) {
-	if g := c.counterGen; g != nil {
-		if f := g.f.Load(); f != nil {
-			if l := lane.Current(unsafe.Pointer(f)); l != nil {
-				n, v, ok := l.Draw()
-				if !ok {
-					return c.counterSlow(f, l, v)
-				}
-				if n != 0 {
-					return n, nil
-				}
-			}
+	if f := c.counterGen.Factory(); f != nil {
+		n, err := f.Counter64()
+		if err != nil {
+			return 0, generateError(err)
+		}
+		if n != 0 {
+			return n, nil
 		}
 	}
 	return c.newValueSlow()
 }
 
-// counterSlow finishes a counter draw whose timestamp v is ahead of the
-// factory's last clock reading, as Counter64 would have.
-func (c *codec) counterSlow(f *nonce.Factory, l *lane.Lane, v uint64) (uint64, error) {
-	n, err := lane.Slow(unsafe.Pointer(f), l, v)
-	if err != nil {
-		return 0, generateError(err)
-	}
-	if n != 0 {
-		return n, nil
-	}
-	return c.newValueSlow()
-}
-
 // newValueSlow is newValue for every other case: a misconfigured type, no
-// generator, sortable and encrypted nonces, and generator errors.
+// generator, sortable and encrypted nonces, a zero counter draw, and
+// generator errors.
 func (c *codec) newValueSlow() (uint64, error) {
 	if c.err != nil {
 		return 0, c.err
@@ -136,9 +115,9 @@ func (c *codec) newValueSlow() (uint64, error) {
 		var v uint64
 		var err error
 		switch c.nonce {
-		case Sortable:
+		case nonce.Sortable:
 			v, err = f.Sortable64()
-		case Encrypted:
+		case nonce.Encrypted:
 			v, err = f.Encrypted64()
 		default:
 			v, err = f.Counter64()

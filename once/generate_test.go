@@ -50,7 +50,7 @@ func TestNewAwaitingLease(t *testing.T) {
 	once.DefaultBinding().Set(f)
 	defer once.DefaultBinding().Set(nil)
 	if once.DefaultBinding().Factory() != f {
-		t.Fatal("DefaultGenerator")
+		t.Fatal("DefaultBinding().Factory() is not the factory just set")
 	}
 	id, err := once.New()
 	if !errors.Is(err, nonce.ErrDisabled) || !id.IsZero() {

@@ -7,7 +7,7 @@ import "database/sql/driver"
 // default generator. Use [Typed] for other options.
 //
 // The zero ID means "no ID" ([ID.IsZero]). IDs are comparable and usable as
-// map keys; they compare by the stored value. ID and every Typed[K] convert
+// map keys; they compare by the stored value. ID and every Typed[S] convert
 // to each other with explicit Go conversions: once.ID(u), UserID(id).
 type ID struct {
 	v uint64

@@ -7,28 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"unsafe"
+
+	"github.com/once-go/once/nonce"
 )
-
-// NonceKind is the kind of 64-bit nonce that new IDs are drawn as. The zero
-// NonceKind means [Counter].
-type NonceKind uint8
-
-// Nonce kinds (see the nonce package).
-const (
-	Counter   NonceKind = iota + 1 // counter nonces: fastest, unique, predictable
-	Sortable                       // sortable nonces: exact creation time, capped rate
-	Encrypted                      // encrypted nonces: unique and unpredictable (needs key material)
-)
-
-var nonceNames = [...]string{"default", "counter", "sortable", "encrypted"}
-
-// String returns "counter", "sortable", "encrypted", or "default" for zero.
-func (k NonceKind) String() string {
-	if int(k) < len(nonceNames) {
-		return nonceNames[k]
-	}
-	return "nonce(" + strconv.Itoa(int(k)) + ")"
-}
 
 // Options shape an ID type: how it is spelled as text and JSON, how it is
 // stored, and how new IDs are made. The zero value of every field means its
@@ -58,12 +39,12 @@ type Options struct {
 	// (nonce.Factory.Cipher64) instead of the stored value. The database
 	// always holds the stored value.
 	Mask bool
-	// Nonce is the kind of nonce new IDs are: Counter (default), Sortable
-	// or Encrypted. Encrypted with Mask is an error (masking an encrypted
-	// nonce adds nothing).
-	Nonce NonceKind
+	// Nonce is the kind of 64-bit nonce new IDs are: nonce.Counter (the
+	// default, also for zero), nonce.Sortable or nonce.Encrypted. Encrypted
+	// with Mask is an error (masking an encrypted nonce adds nothing).
+	Nonce nonce.Kind
 	// Generator binds the type to a nonce factory for New and masking. Nil
-	// means the process default ([SetGenerator]).
+	// means the process default, [DefaultBinding].
 	Generator *Binding
 }
 
@@ -87,14 +68,14 @@ type codec struct {
 	db         Format
 	persist    bool
 	mask       bool
-	nonce      NonceKind
+	nonce      nonce.Kind
 	gen        *Binding // never nil
 	counterGen *Binding // gen if the codec is valid and draws counter nonces, else nil: the fast path of newValue and NewAs
 	err        error
 }
 
 // plain is the codec of ID: the package defaults.
-var plain = codec{format: URL64, db: Signed, nonce: Counter, gen: &defaultBinding, short: true, counterGen: &defaultBinding}
+var plain = codec{format: URL64, db: Signed, nonce: nonce.Counter, gen: &defaultBinding, short: true, counterGen: &defaultBinding}
 
 // resolve validates o and fills in the defaults.
 func (o Options) resolve() (codec, error) {
@@ -107,7 +88,7 @@ func (o Options) resolve() (codec, error) {
 		c.db = Signed
 	}
 	if c.nonce == 0 {
-		c.nonce = Counter
+		c.nonce = nonce.Counter
 	}
 	if c.gen == nil {
 		c.gen = &defaultBinding
@@ -120,13 +101,13 @@ func (o Options) resolve() (codec, error) {
 		err = configError("unknown Format " + c.format.String())
 	case c.db > Raw:
 		err = configError("unknown DBFormat " + c.db.String())
-	case c.nonce > Encrypted:
+	case c.nonce > nonce.Encrypted:
 		err = configError("unknown Nonce " + c.nonce.String())
 	case c.persist && c.prefix == "":
 		err = configError("PersistPrefix without a Prefix")
 	case c.persist && c.db.isInteger():
 		err = configError("PersistPrefix needs a text or raw DBFormat, not " + c.db.String())
-	case c.mask && c.nonce == Encrypted:
+	case c.mask && c.nonce == nonce.Encrypted:
 		err = configError("Mask with Nonce encrypted: encrypted IDs are already unpredictable, masking them adds nothing")
 	default:
 		err = checkPrefix(c.prefix)
@@ -134,7 +115,7 @@ func (o Options) resolve() (codec, error) {
 	if err != nil {
 		return codec{opts: o, err: err}, err
 	}
-	if c.nonce == Counter {
+	if c.nonce == nonce.Counter {
 		c.counterGen = c.gen
 	}
 	if len(c.prefix) <= 8 {
@@ -163,34 +144,34 @@ func checkPrefix(p string) error {
 	return nil
 }
 
-// Kind declares the options of an ID type. The kind types of [Typed] IDs
+// Spec declares the options of an ID type. The spec types of [Typed] IDs
 // implement it (a zero-size struct type with an Options method); so do [ID]
-// and every Typed[K], which report their options.
-type Kind interface {
+// and every Typed[S], which report their options.
+type Spec interface {
 	Options() Options
 }
 
-// Check validates the options of ID types at startup: pass kinds
+// Check validates the options of ID types at startup: pass specs
 // (userSpec{}) or IDs (UserID{}). It returns nil or the [ErrConfig] errors
 // of all invalid ones joined, each naming its type and option; a nil or
 // pointer argument is such an error too, naming its position.
-func Check(kinds ...Kind) error {
+func Check(specs ...Spec) error {
 	var errs []error
-	for i, k := range kinds {
-		typ := reflect.TypeOf(k)
+	for i, s := range specs {
+		typ := reflect.TypeOf(s)
 		if typ == nil || typ.Kind() == reflect.Pointer {
 			errs = append(errs, configError("Check: argument "+strconv.Itoa(i)+" is "+
-				nilName(typ)+"; want a kind or ID value"))
+				nilName(typ)+"; want a spec or ID value"))
 			continue
 		}
 		var err error
-		if t, ok := k.(interface{ options() (Options, error) }); ok {
+		if t, ok := s.(interface{ options() (Options, error) }); ok {
 			var o Options
 			if o, err = t.options(); err == nil {
 				err = o.Check()
 			}
-		} else if err = checkKind(k); err == nil {
-			err = k.Options().Check()
+		} else if err = checkSpec(s); err == nil {
+			err = s.Options().Check()
 		}
 		if err != nil {
 			errs = append(errs, inType(err, typ.String()))
@@ -207,14 +188,14 @@ func nilName(t reflect.Type) string {
 	return "a pointer (" + t.String() + ")"
 }
 
-// checkKind verifies that k is a zero-size, non-pointer kind value.
-func checkKind(k any) error {
-	t := reflect.TypeOf(k)
+// checkSpec verifies that s is a zero-size, non-pointer spec value.
+func checkSpec(s any) error {
+	t := reflect.TypeOf(s)
 	switch {
 	case t == nil:
-		return configError("the kind type is an interface; want a zero-size struct type with an Options method")
+		return configError("the spec type is an interface; want a zero-size struct type with an Options method")
 	case t.Kind() == reflect.Pointer || t.Size() != 0:
-		return configError("kind type " + t.String() + " is not zero-size; want a zero-size struct type with an Options method")
+		return configError("spec type " + t.String() + " is not zero-size; want a zero-size struct type with an Options method")
 	}
 	return nil
 }

@@ -66,13 +66,13 @@ func (o Options) Schema() (Schema, error) {
 }
 
 // SchemaOf returns the JSON Schema of the text spelling of an ID type,
-// given an ID of the type (UserID{}) or its kind (userSpec{}). Invalid
+// given an ID of the type (UserID{}) or its spec (userSpec{}). Invalid
 // options are an [ErrConfig] error naming the type, as [Check] reports them.
-func SchemaOf(k Kind) (Schema, error) {
-	if err := Check(k); err != nil {
+func SchemaOf(s Spec) (Schema, error) {
+	if err := Check(s); err != nil {
 		return Schema{}, err
 	}
-	return k.Options().Schema()
+	return s.Options().Schema()
 }
 
 // schema builds the Schema of a valid codec.

@@ -179,12 +179,12 @@ func createTable(t *testing.T, d dialect, col string) string {
 	return table
 }
 
-// sqlCase stores and loads IDs of kind K in a column of type col: NOT NULL
+// sqlCase stores and loads IDs of spec S in a column of type col: NOT NULL
 // into T, nullable through sql.Null[T] and *T, queried with arguments and
 // (MySQL) without.
-func sqlCase[K once.Spec](t *testing.T, d dialect, col string) {
-	type T = once.Typed[K]
-	opts := (*new(K)).Options()
+func sqlCase[S once.Spec](t *testing.T, d dialect, col string) {
+	type T = once.Typed[S]
+	opts := (*new(S)).Options()
 	table := createTable(t, d, col)
 	insert := fmt.Sprintf("INSERT INTO %s (k, id, n) VALUES (%s, %s, %s)", table, d.ph(1), d.ph(2), d.ph(3))
 	values := testValues()

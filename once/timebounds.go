@@ -144,7 +144,7 @@ func timeCheck(key unsafe.Pointer) error {
 	if c.err != nil {
 		return c.err
 	}
-	if c.nonce == Encrypted {
+	if c.nonce == nonce.Encrypted {
 		return &idError{kind: ErrConfig, msg: "once: time bounds of " + typeOfKey(key).String() +
 			": encrypted nonces carry no timestamp (Nonce counter or sortable has one)"}
 	}

@@ -33,7 +33,8 @@ func (i *Item) BeforeAppendModel(ctx context.Context, q bun.Query) error {
 }
 
 func Example() {
-	// In production a lease manager activates the factory (AwaitLease).
+	// Fixed: machine ID 1 at once, for this one process; in production
+	// a lease manager activates a factory made without Fixed.
 	f, _ := nonce.New(nonce.Config{Fixed: true, MachineID: 1})
 	once.DefaultBinding().Set(f)
 	defer once.DefaultBinding().Set(nil)

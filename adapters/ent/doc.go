@@ -28,7 +28,7 @@
 // of its ID type's DB format per dialect.
 //
 // ent's code generator writes a typed ID as once.Typed[alias.Kind], so the
-// kind type must be exported and live in an importable package (not main);
+// spec type must be exported and live in an importable package (not main);
 // one that is not is a field error matching [ErrConfig]. ent's generated
 // IDs, FirstID, OnlyID and Exist fail for struct key types (ent #4139,
 // #4348): use Count for Exist and the keys of Select(FieldID).All for IDs.

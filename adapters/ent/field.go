@@ -25,7 +25,7 @@ type Builder struct {
 // once.Typed ID): Go type T, the column type of T's DB format in each
 // dialect, required unless made Optional. Use it for foreign keys and other
 // ID columns; [ID] and [Mixin] declare the primary key. Invalid options of
-// T, or a kind type ent's generated code cannot name (see the package
+// T, or a spec type ent's generated code cannot name (see the package
 // documentation), are reported when ent loads the schema.
 func Field[T once.IDType](name string) *Builder {
 	var zero T
@@ -55,8 +55,8 @@ func ID[T once.IDType]() *Builder {
 }
 
 // nameType rewrites the type name ent's generator prints for a once.Typed
-// ID. reflect spells it once.Typed[import/path.Kind], which is not Go; the
-// generated code gets once.Typed[alias.Kind] and imports the kind's package
+// ID. reflect spells it once.Typed[import/path.Spec], which is not Go; the
+// generated code gets once.Typed[alias.Spec] and imports the spec's package
 // under alias, the last path element with "kind" appended (ent's generated
 // code has variables named like common package names, such as ids).
 func nameType(info *field.TypeInfo, t reflect.Type) error {
@@ -65,16 +65,16 @@ func nameType(info *field.TypeInfo, t reflect.Type) error {
 	if open < 0 {
 		return nil // once.ID: ent names it as it is
 	}
-	kind := s[open+1 : len(s)-1]
-	dot := strings.LastIndexByte(kind, '.')
-	pkgPath, name := kind[:max(dot, 0)], kind[dot+1:]
+	spec := s[open+1 : len(s)-1]
+	dot := strings.LastIndexByte(spec, '.')
+	pkgPath, name := spec[:max(dot, 0)], spec[dot+1:]
 	switch {
-	case dot < 0 || strings.ContainsAny(kind, "[]*"):
-		return fmt.Errorf("ID type %.80s: want a kind declared as a named struct type", s)
+	case dot < 0 || strings.ContainsAny(spec, "[]*"):
+		return fmt.Errorf("ID type %.80s: want a spec declared as a named struct type", s)
 	case !token.IsExported(name):
-		return fmt.Errorf("kind type %.80s is not exported: ent's generated code names the ID type from another package", kind)
+		return fmt.Errorf("spec type %.80s is not exported: ent's generated code names the ID type from another package", spec)
 	case pkgPath == "main":
-		return fmt.Errorf("kind type %.80s: declare it in an importable package, not in main", kind)
+		return fmt.Errorf("spec type %.80s: declare it in an importable package, not in main", spec)
 	}
 	alias := strings.Map(func(r rune) rune {
 		if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' {

@@ -105,7 +105,7 @@ func TestConfigErrors(t *testing.T) {
 		want string
 		also error
 	}{
-		{oncent.Field[once.Typed[hiddenSpec]]("id"), "oncent: field id: kind type github.com/once-go/once/adapters/ent_test.hiddenSpec is not exported", nil},
+		{oncent.Field[once.Typed[hiddenSpec]]("id"), "oncent: field id: spec type github.com/once-go/once/adapters/ent_test.hiddenSpec is not exported", nil},
 		{oncent.Field[once.Typed[BadSpec]]("author_id"), "oncent: field author_id: ", once.ErrConfig},
 		{oncent.ID[once.Typed[BadSpec]](), "oncent: field id: ", once.ErrConfig},
 	} {

@@ -14,7 +14,7 @@ import (
 	"github.com/once-go/once/internal/testenv"
 )
 
-// TestNilArguments: nil databases, arguments and ID kinds are configuration
+// TestNilArguments: nil databases, arguments and ID specs are configuration
 // errors that name the argument, never panics.
 func TestNilArguments(t *testing.T) {
 	at.Leased(t)

@@ -154,7 +154,10 @@ func (k *keyFlags) factory(id int) (*nonce.Factory, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := nonce.Config{Fixed: true, MachineID: id, Cipher64: c}
+	// Fixed: the command holds no lease (gen's IDs are for inspection and
+	// tests). AllowDemoKey: it reads IDs made with any key, the public demo
+	// keys of the examples included (docs/cli.md unmasks the quickstart's).
+	cfg := nonce.Config{Fixed: true, MachineID: id, Cipher64: c, AllowDemoKey: true}
 	if k.given() {
 		if cfg.BaseKey, err = k.baseKey(); err != nil {
 			return nil, err

@@ -9,8 +9,8 @@ it); the database holds the stored value. VALUEs are parsed as by convert
 The base key is given as --key-env NAME or as --key-hex HEX (the process list
 shows arguments: prefer --key-env). It is used as raw bytes, as the Elixir
 library reads its key: --key-env takes the variable's bytes as they are (a
-key made with "openssl rand -base64 32" is its 44 characters, not the 32
-bytes they encode), --key-hex the bytes its digits spell. Use the key and
+key made with "openssl rand -hex 32" is its 64 characters, not the 32 bytes
+they spell), --key-hex the bytes its digits spell. Use the key and
 cipher of the application (its ONCE_KEY, in the examples). Key material
 never appears in messages.`
 

@@ -56,12 +56,14 @@ func run(ctx context.Context, out io.Writer, getenv func(string) string) (err er
 	db := store.SQL
 	defer func() { err = errors.Join(err, db.Close()) }() // last: after the lease manager's Close
 
-	key := getenv("ONCE_KEY")
+	key, demo := getenv("ONCE_KEY"), false
 	if key == "" {
-		key = exampledb.DemoKey
+		key, demo = exampledb.DemoKey, true
 		fmt.Fprintln(out, exampledb.DemoKeyNote)
 	}
-	ids, err := nonce.New(nonce.Config{BaseKey: []byte(key)})
+	// AllowDemoKey: nonce.New refuses the public demo key unless told; this
+	// example allows it only when ONCE_KEY is unset.
+	ids, err := nonce.New(nonce.Config{BaseKey: []byte(key), AllowDemoKey: demo})
 	if err != nil {
 		return fmt.Errorf("ONCE_KEY: %w", err)
 	}

@@ -88,11 +88,14 @@ func run(ctx context.Context, out io.Writer, url, leaseTable string) (err error)
 		return err
 	}
 
-	key := []byte(os.Getenv("ONCE_KEY"))
+	key, demo := []byte(os.Getenv("ONCE_KEY")), false
 	if len(key) == 0 {
-		key = []byte(demoKey)
+		key, demo = []byte(demoKey), true
 	}
-	factory, err := nonce.New(nonce.Config{BaseKey: key}) // generates once a lease is held
+	// Generates once a lease is held. AllowDemoKey: nonce.New refuses the
+	// public demo key unless told, and this demo allows it only when
+	// ONCE_KEY is unset.
+	factory, err := nonce.New(nonce.Config{BaseKey: key, AllowDemoKey: demo})
 	if err != nil {
 		return err
 	}

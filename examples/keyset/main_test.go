@@ -95,7 +95,7 @@ func (c *clock) set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 func handlerStore(t *testing.T, t0 time.Time) (*httptest.Server, []Event) {
 	t.Helper()
 	c := &clock{t: t0}
-	f, err := nonce.New(nonce.Config{Fixed: true, MachineID: 3, BaseKey: []byte(exampledb.DemoKey), Now: c.now})
+	f, err := nonce.New(nonce.Config{Fixed: true, MachineID: 3, BaseKey: []byte(exampledb.DemoKey), AllowDemoKey: true, Now: c.now})
 	require.NoError(t, err)
 	once.DefaultBinding().Set(f)
 	t.Cleanup(func() { once.DefaultBinding().Set(nil) })

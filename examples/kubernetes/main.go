@@ -60,10 +60,12 @@ func run(ctx context.Context, out io.Writer) error {
 		}
 		offset = n
 	}
+	// No fallback key: a pod without the application's key would mask IDs
+	// that no other pod parses (and a public key hides nothing).
 	key := getenv("ONCE_KEY")
 	if key == "" {
-		key = "once-examples-demo-key-do-not-use-in-production"
-		fmt.Fprintln(out, "NOTE: ONCE_KEY is not set; using the public demo key (masked IDs hide nothing)")
+		return errors.New("ONCE_KEY is not set: every pod needs the application's key (32+ bytes, the same in every pod), " +
+			"e.g. a Secret made with kubectl create secret generic once-key --from-literal=ONCE_KEY=$(openssl rand -hex 32)")
 	}
 	f, err := nonce.New(nonce.Config{BaseKey: []byte(key)})
 	if err != nil {

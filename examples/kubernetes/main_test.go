@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/nonce"
 	"github.com/once-go/once/once"
 )
 
@@ -59,7 +61,7 @@ func TestExample(t *testing.T) {
 }
 
 func runExample(t *testing.T) {
-	for k, v := range map[string]string{"ONCE_ID_OFFSET": "100", "ADDR": "127.0.0.1:0"} {
+	for k, v := range map[string]string{"ONCE_ID_OFFSET": "100", "ADDR": "127.0.0.1:0", "ONCE_KEY": testKey} {
 		t.Setenv(k, v)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -104,11 +106,55 @@ func runExample(t *testing.T) {
 	}
 }
 
+// testKey is the ONCE_KEY of the tests (what openssl rand -hex 32 prints).
+const testKey = "5be2c9d04f1a7e38b6d9c0a2f4e6b8d1c3a5e7f9021b4d6f8a0c2e4f6a8b0c2d"
+
+// TestNoKey: without ONCE_KEY the program refuses to start (no demo key to
+// fall back to), saying how to make the Secret; it leases nothing, and
+// serves nothing, even with a valid ordinal.
+func TestNoKey(t *testing.T) {
+	t.Setenv("POD_INDEX", "3")
+	t.Setenv("ADDR", "127.0.0.1:0")
+	t.Setenv("ONCE_KEY", "")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // a program that starts anyway returns at once, without an error
+	var out strings.Builder
+	err := run(ctx, &out)
+	if assert.Error(t, err, "run without ONCE_KEY started; output:\n%s", out.String()) {
+		assert.Contains(t, err.Error(), "ONCE_KEY is not set")
+		assert.Contains(t, err.Error(), "openssl rand -hex 32")
+	}
+	assert.NotContains(t, out.String(), "listening", "served without ONCE_KEY")
+}
+
+// TestPlaceholderKey: the Secret's placeholder of statefulset.yaml, left in
+// place, stops the program at start.
+func TestPlaceholderKey(t *testing.T) {
+	t.Setenv("POD_INDEX", "3")
+	t.Setenv("ADDR", "127.0.0.1:0")
+	t.Setenv("ONCE_KEY", manifestKey(t, "statefulset.yaml"))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := run(ctx, io.Discard)
+	assert.ErrorIs(t, err, nonce.ErrConfig, "run with the manifest's placeholder ONCE_KEY")
+}
+
+// manifestKey returns the ONCE_KEY a manifest's Secret sets.
+func manifestKey(t *testing.T, file string) string {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?m)^\s*ONCE_KEY:\s*"([^"]+)"`).FindSubmatch(b)
+	require.NotNil(t, m, "%s sets no ONCE_KEY", file)
+	return string(m[1])
+}
+
 // TestBadPodIndex: a POD_INDEX set but empty (the pod has no pod-index
 // label: a cluster before 1.28) stops the program with the reason.
 func TestBadPodIndex(t *testing.T) {
 	t.Setenv("POD_INDEX", "")
 	t.Setenv("ADDR", "127.0.0.1:0")
+	t.Setenv("ONCE_KEY", testKey)
 	err := run(context.Background(), io.Discard)
 	if assert.ErrorIs(t, err, lease.ErrConfig, "run with an empty POD_INDEX") {
 		assert.Contains(t, err.Error(), "POD_INDEX is empty: the pod has no apps.kubernetes.io/pod-index label", "run with an empty POD_INDEX: want the missing label explained")
@@ -118,6 +164,7 @@ func TestBadPodIndex(t *testing.T) {
 func TestBadPodName(t *testing.T) {
 	t.Setenv("POD_NAME", "web")
 	t.Setenv("ADDR", "127.0.0.1:0")
+	t.Setenv("ONCE_KEY", testKey)
 	err := run(context.Background(), io.Discard)
 	if assert.ErrorIs(t, err, lease.ErrConfig, "run with POD_NAME=web") {
 		assert.Contains(t, err.Error(), "POD_NAME", "run with POD_NAME=web: the error names POD_NAME")

@@ -83,10 +83,13 @@ func run(ctx context.Context, out io.Writer, url, key, table string) (err error)
 	if err := migrations.Apply(ctx, db, 0, migrations.DefaultTable); err != nil {
 		return err
 	}
-	if key == "" {
+	demo := key == ""
+	if demo {
 		key = demoKey
 	}
-	ids, err := nonce.New(nonce.Config{BaseKey: []byte(key)}) // ONCE_KEY's raw bytes
+	// ONCE_KEY's raw bytes. AllowDemoKey: nonce.New refuses the public demo
+	// key unless told; this example allows it only when ONCE_KEY is unset.
+	ids, err := nonce.New(nonce.Config{BaseKey: []byte(key), AllowDemoKey: demo})
 	if err != nil {
 		return fmt.Errorf("ONCE_KEY: %w", err)
 	}

@@ -27,7 +27,7 @@ func TestPgx(t *testing.T) {
 	m := regexp.MustCompile(`(?m)^(usr_\S{11}) ada@example\.com \(stored (-?\d+)\)$`).FindStringSubmatch(out.String())
 	require.NotNil(t, m, "unexpected output:\n%s", out.String())
 	require.Contains(t, out.String(), "\n1 of 1 by = ANY($1)\n", "unexpected output")
-	f, err := nonce.New(nonce.Config{Fixed: true, MachineID: 1, BaseKey: []byte(demoKey)})
+	f, err := nonce.New(nonce.Config{Fixed: true, MachineID: 1, BaseKey: []byte(demoKey), AllowDemoKey: true})
 	require.NoError(t, err)
 	once.DefaultBinding().Set(f)
 	t.Cleanup(func() { once.DefaultBinding().Set(nil) })

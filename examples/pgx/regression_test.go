@@ -45,7 +45,7 @@ func pool(t *testing.T) (*pgxpool.Pool, string) {
 	_, err = p.Exec(ctx, `CREATE TABLE `+table+` (id bigint PRIMARY KEY, editor_id bigint, ref varchar(11) NOT NULL)`)
 	require.NoError(t, err)
 	t.Cleanup(func() { p.Exec(context.Background(), "DROP TABLE "+table) })
-	f, err := nonce.New(nonce.Config{BaseKey: []byte(demoKey)})
+	f, err := nonce.New(nonce.Config{BaseKey: []byte(demoKey), AllowDemoKey: true})
 	require.NoError(t, err)
 	require.NoError(t, f.Activate(3, time.Time{}, time.Time{}))
 	once.DefaultBinding().Set(f)

@@ -79,3 +79,19 @@ func TestParseDatabaseURL(t *testing.T) {
 		assert.Error(t, err, "%q: no error", bad)
 	}
 }
+
+// TestPublicKeyRefused: the quickstart opts in to its demo key only while
+// ONCE_KEY is unset; ONCE_KEY set to that key, or to the placeholder of the
+// Kubernetes manifests, is refused before anything is leased, and the
+// message does not echo it.
+func TestPublicKeyRefused(t *testing.T) {
+	url := "sqlite:" + filepath.Join(t.TempDir(), "public.db")
+	for _, key := range []string{demoKey, "replace-me-with-openssl-rand-base64-32-output"} {
+		var out bytes.Buffer
+		err := run(context.Background(), &out, url, key, "public_users")
+		require.ErrorIs(t, err, nonce.ErrConfig, "ONCE_KEY=%s accepted; output:\n%s", key, out.String())
+		assert.Contains(t, err.Error(), "openssl rand -hex 32")
+		assert.NotContains(t, err.Error()+out.String(), key)
+		assert.NotContains(t, out.String(), "lease     machine ID", "a lease was taken with a public key")
+	}
+}

@@ -98,13 +98,16 @@ func run(ctx context.Context, out io.Writer, databaseURL, key, table string) (er
 	// lease manager that holds one. Start blocks until a machine ID is
 	// leased (at most AcquireTimeout, or until ctx ends), then renews it in
 	// the background until Close.
-	baseKey := []byte(key)
-	if key == "" {
+	baseKey, demo := []byte(key), key == ""
+	if demo {
 		baseKey = []byte(demoKey)
 		fmt.Fprintln(out, "NOTE      ONCE_KEY is not set: IDs are masked with the public demo key and hide nothing.\n"+
 			"          Set ONCE_KEY to 32+ random bytes, used as is, e.g. export ONCE_KEY=$(openssl rand -hex 32)")
 	}
-	ids, err := nonce.New(nonce.Config{BaseKey: baseKey})
+	// nonce.New refuses the public demo key (and the placeholders of the
+	// manifests) unless AllowDemoKey opts in: the quickstart does, only
+	// while ONCE_KEY is unset.
+	ids, err := nonce.New(nonce.Config{BaseKey: baseKey, AllowDemoKey: demo})
 	if err != nil {
 		return fmt.Errorf("ONCE_KEY: %w", err)
 	}

@@ -75,11 +75,14 @@ func run(ctx context.Context, out io.Writer, url, key string) (err error) {
 		return err
 	}
 
-	if key == "" {
+	demo := key == ""
+	if demo {
 		key = demoKey
 		fmt.Fprintln(out, "NOTE      ONCE_KEY is not set: IDs are masked with the public demo key.")
 	}
-	factory, err := nonce.New(nonce.Config{BaseKey: []byte(key)})
+	// AllowDemoKey: nonce.New refuses the public demo key unless told; this
+	// example allows it only when ONCE_KEY is unset.
+	factory, err := nonce.New(nonce.Config{BaseKey: []byte(key), AllowDemoKey: demo})
 	if err != nil {
 		return fmt.Errorf("ONCE_KEY: %w", err)
 	}

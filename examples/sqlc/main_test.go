@@ -127,7 +127,7 @@ func openTest(t *testing.T, engine string) *sql.DB {
 	schema := map[migrations.Dialect]string{migrations.Postgres: postgresSchema, migrations.SQLite: sqliteSchema}[dialect]
 	_, err = db.Exec(schema)
 	require.NoError(t, err)
-	f, err := nonce.New(nonce.Config{Fixed: true, MachineID: 1, BaseKey: []byte(demoKey)})
+	f, err := nonce.New(nonce.Config{Fixed: true, MachineID: 1, BaseKey: []byte(demoKey), AllowDemoKey: true})
 	require.NoError(t, err)
 	once.DefaultBinding().Set(f)
 	t.Cleanup(func() { once.DefaultBinding().Set(nil) })

@@ -96,7 +96,7 @@ func newRecFactory(skew time.Duration) *recFactory {
 	}
 	f, err := nonce.New(cfg)
 	if err != nil {
-		panic(err) // a zero Config with AwaitLease cannot fail
+		panic(err) // a Config without key or Fixed cannot fail
 	}
 	return &recFactory{f: f, skew: skew}
 }

@@ -94,7 +94,7 @@ func Leased(t testing.TB) *nonce.Factory {
 }
 
 // Unleased binds Gen (and the process default) to a factory waiting for a
-// lease that never comes (AwaitLease, never activated).
+// lease that never comes (not Fixed, never activated).
 func Unleased(t testing.TB) *nonce.Factory {
 	t.Helper()
 	f, err := nonce.New(nonce.Config{BaseKey: key[:]})

@@ -19,7 +19,7 @@ var (
 	oncePkg  = idType.PkgPath()
 )
 
-// Type describes one ID type: once.ID or a once.Typed[K].
+// Type describes one ID type: once.ID or a once.Typed[S].
 type Type struct {
 	// Type is the ID type itself.
 	Type reflect.Type

@@ -10,13 +10,13 @@ import (
 	"github.com/once-go/once/once"
 )
 
-type kind struct{}
+type spec struct{}
 
-func (kind) Options() once.Options {
+func (spec) Options() once.Options {
 	return once.Options{Prefix: "k_", DBFormat: once.Hex, PersistPrefix: true}
 }
 
-type typed = once.Typed[kind]
+type typed = once.Typed[spec]
 
 func TestField(t *testing.T) {
 	for _, c := range []struct {
@@ -29,7 +29,7 @@ func TestField(t *testing.T) {
 		{reflect.TypeFor[sql.Null[typed]](), Null},
 		{reflect.TypeFor[sql.Null[once.ID]](), Null},
 		{reflect.TypeFor[int64](), 0},
-		{reflect.TypeFor[kind](), 0},
+		{reflect.TypeFor[spec](), 0},
 		{reflect.TypeFor[sql.NullInt64](), 0},
 		{reflect.TypeFor[sql.Null[int64]](), 0},
 		{reflect.TypeFor[**typed](), 0},

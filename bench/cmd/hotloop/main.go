@@ -26,14 +26,14 @@ import (
 	"github.com/once-go/once/once"
 )
 
-type kind struct{}
+type spec struct{}
 
 var gen = new(once.Binding)
 
-func (kind) Options() once.Options { return once.Options{Generator: gen} }
+func (spec) Options() once.Options { return once.Options{Generator: gen} }
 
 // ID is a typed counter ID bound to the loop's factory.
-type ID = once.Typed[kind]
+type ID = once.Typed[spec]
 
 var (
 	sinkU   uint64

@@ -24,7 +24,7 @@
 // -pg-dsn / -mysql-dsn or ONCE_TEST_POSTGRES_DSN / ONCE_TEST_MYSQL_DSN.
 //
 // The once IDs come from a nonce factory with the fixed machine ID 1 set
-// as the process default generator (once.DefaultBinding().Set): a benchmark holds
+// as the process default (once.DefaultBinding().Set): a benchmark holds
 // no lease.
 package main
 

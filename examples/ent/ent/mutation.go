@@ -193,8 +193,8 @@ func (m *PostMutation) ResetTitle() {
 }
 
 // SetAuthorID sets the "author_id" field.
-func (m *PostMutation) SetAuthorID(ok once.Typed[idskind.UserSpec]) {
-	m.author = &ok
+func (m *PostMutation) SetAuthorID(os once.Typed[idskind.UserSpec]) {
+	m.author = &os
 }
 
 // AuthorID returns the value of the "author_id" field in the mutation.
@@ -229,8 +229,8 @@ func (m *PostMutation) ResetAuthorID() {
 }
 
 // SetEditorID sets the "editor_id" field.
-func (m *PostMutation) SetEditorID(ok once.Typed[idskind.UserSpec]) {
-	m.editor = &ok
+func (m *PostMutation) SetEditorID(os once.Typed[idskind.UserSpec]) {
+	m.editor = &os
 }
 
 // EditorID returns the value of the "editor_id" field in the mutation.

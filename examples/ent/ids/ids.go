@@ -1,5 +1,5 @@
 // Package ids declares the example's ID types. ent's generated code names a
-// typed ID as once.Typed[ids.UserSpec], so the kind types are exported and
+// typed ID as once.Typed[ids.UserSpec], so the spec types are exported and
 // live in a package of their own.
 package ids
 

@@ -46,7 +46,9 @@ func StartLease(ctx context.Context, db *DB, logTo io.Writer) (*Lease, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := nonce.New(nonce.Config{BaseKey: []byte(key)})
+	// AllowDemoKey: nonce.New refuses the public demo key unless told; the
+	// examples allow it only when ONCE_KEY is unset.
+	f, err := nonce.New(nonce.Config{BaseKey: []byte(key), AllowDemoKey: demo})
 	if err != nil {
 		return nil, fmt.Errorf("ONCE_KEY: %w", err)
 	}

@@ -51,10 +51,12 @@ func main() {
 // run serves until ctx ends, then drains the HTTP server, then closes the
 // lease manager (which stops the factories, then releases the ID).
 func run(ctx context.Context, out io.Writer) error {
+	// No fallback key: a pod without the application's key would mask IDs
+	// that no other pod parses (and a public key hides nothing).
 	key := os.Getenv("ONCE_KEY")
 	if key == "" {
-		key = "once-examples-demo-key-do-not-use-in-production"
-		fmt.Fprintln(out, "NOTE: ONCE_KEY is not set; using the public demo key (masked IDs hide nothing)")
+		return errors.New("ONCE_KEY is not set: every pod needs the application's key (32+ bytes, the same in every pod), " +
+			"e.g. a Secret made with kubectl create secret generic once-key --from-literal=ONCE_KEY=$(openssl rand -hex 32)")
 	}
 	f, err := nonce.New(nonce.Config{BaseKey: []byte(key)})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/lease/k8slease"
+	"github.com/once-go/once/nonce"
 	"github.com/once-go/once/once"
 )
 
@@ -148,6 +150,31 @@ func waitListening(t *testing.T, lines <-chan string, failed <-chan error) (id, 
 	}
 }
 
+// testKey is the ONCE_KEY of the tests (what openssl rand -hex 32 prints).
+const testKey = "5be2c9d04f1a7e38b6d9c0a2f4e6b8d1c3a5e7f9021b4d6f8a0c2e4f6a8b0c2d"
+
+// TestNoKey: without ONCE_KEY the program refuses to start (no demo key to
+// fall back to), saying how to make the Secret, before it reaches the API
+// server; with the placeholder of deployment.yaml's Secret it refuses too.
+func TestNoKey(t *testing.T) {
+	t.Setenv("ADDR", "127.0.0.1:0")
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "no-kubeconfig"))
+	t.Setenv("ONCE_KEY", "")
+	var out strings.Builder
+	err := run(t.Context(), &out)
+	if assert.Error(t, err, "run without ONCE_KEY; output:\n%s", out.String()) {
+		assert.Contains(t, err.Error(), "ONCE_KEY is not set", "run without ONCE_KEY: want the missing key named")
+		assert.Contains(t, err.Error(), "openssl rand -hex 32")
+	}
+
+	b, err := os.ReadFile("../deployment.yaml")
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?m)^\s*ONCE_KEY:\s*"([^"]+)"`).FindSubmatch(b)
+	require.NotNil(t, m, "deployment.yaml sets no ONCE_KEY")
+	t.Setenv("ONCE_KEY", string(m[1]))
+	assert.ErrorIs(t, run(t.Context(), io.Discard), nonce.ErrConfig, "run with the manifest's placeholder ONCE_KEY")
+}
+
 // TestExample runs two instances of the program (two pods) on the test API
 // server: they get distinct machine IDs, serve IDs, and on shutdown drain,
 // then release: the Lease's holder is cleared and the state file emptied.
@@ -157,6 +184,7 @@ func TestExample(t *testing.T) {
 	t.Setenv("KUBECONFIG", path)
 	t.Setenv("ONCE_LEASE_NAMESPACE", ns)
 	t.Setenv("ADDR", "127.0.0.1:0")
+	t.Setenv("ONCE_KEY", testKey)
 	seen := map[string]bool{}
 	for i := range 2 {
 		state := filepath.Join(t.TempDir(), "lease")
@@ -230,7 +258,7 @@ func TestCrashRestart(t *testing.T) {
 	path, cs := kubeconfig(t)
 	ns := namespace(t, cs)
 	state := filepath.Join(t.TempDir(), "lease")
-	env := []string{"KUBECONFIG=" + path, "ONCE_LEASE_NAMESPACE=" + ns, "ADDR=127.0.0.1:0"}
+	env := []string{"KUBECONFIG=" + path, "ONCE_LEASE_NAMESPACE=" + ns, "ADDR=127.0.0.1:0", "ONCE_KEY=" + testKey}
 	start := func(state string) (id, leaseName string) {
 		c := startChild(t, append(env, "ONCE_STATE_FILE="+state)...)
 		id, leaseName, _ = waitListening(t, c.lines, c.ended)

@@ -23,14 +23,14 @@ func newStepClock(t time.Time) *stepClock {
 func (c *stepClock) Now() time.Time          { return time.Unix(0, c.ns.Load()).UTC() }
 func (c *stepClock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
 
-var laneBinding once.Binding
+var drawBinding once.Binding
 
-type laneSpec struct{}
+type drawSpec struct{}
 
-func (laneSpec) Options() once.Options { return once.Options{Generator: &laneBinding} }
+func (drawSpec) Options() once.Options { return once.Options{Generator: &drawBinding} }
 
-// TestNewMatchesCounter64 draws through NewAs and New (which inline the
-// counter's fast path) and a NewFunc of the same options, and compares
+// TestNewMatchesCounter64 draws through NewAs and New (which call the
+// factory's Counter64 directly) and a NewFunc of the same options, and compares
 // every value with Counter64 of an identical factory: the same sequence,
 // also where a draw is ahead of the clock and takes the slow path (each
 // millisecond's 8,193rd draw).
@@ -44,11 +44,11 @@ func TestNewMatchesCounter64(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	laneBinding.Set(f)
-	defer laneBinding.Set(nil)
+	drawBinding.Set(f)
+	defer drawBinding.Set(nil)
 	once.DefaultBinding().Set(f)
 	defer once.DefaultBinding().Set(nil)
-	newFunc, err := laneSpec{}.Options().NewFunc()
+	newFunc, err := drawSpec{}.Options().NewFunc()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestNewMatchesCounter64(t *testing.T) {
 		var got uint64
 		switch i % 3 {
 		case 0:
-			id, err := once.NewAs[once.Typed[laneSpec]]()
+			id, err := once.NewAs[once.Typed[drawSpec]]()
 			if err != nil {
 				t.Fatalf("NewAs %d: %v", i, err)
 			}
@@ -92,21 +92,21 @@ func TestNewMatchesCounter64(t *testing.T) {
 func TestNewSkipsZero(t *testing.T) {
 	epoch := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for name, draw := range map[string]func() (uint64, error){
-		"NewAs": func() (uint64, error) { id, err := once.NewAs[once.Typed[laneSpec]](); return id.Uint64(), err },
+		"NewAs": func() (uint64, error) { id, err := once.NewAs[once.Typed[drawSpec]](); return id.Uint64(), err },
 		"New":   func() (uint64, error) { id, err := once.New(); return id.Uint64(), err },
 	} {
 		f, err := nonce.New(nonce.Config{Fixed: true, Epoch: epoch, Now: fixedClock(epoch)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		laneBinding.Set(f)
+		drawBinding.Set(f)
 		once.DefaultBinding().Set(f)
 		v, err := draw()
 		if err != nil || v != 1 {
 			t.Errorf("%s at the epoch = %#x, %v; want 0x1 (0 skipped)", name, v, err)
 		}
 	}
-	laneBinding.Set(nil)
+	drawBinding.Set(nil)
 	once.DefaultBinding().Set(nil)
 }
 
@@ -122,15 +122,15 @@ func TestNewSlowPathError(t *testing.T) {
 	if err := f.Activate(4, time.Time{}, clk.Now().Add(time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	laneBinding.Set(f)
-	defer laneBinding.Set(nil)
+	drawBinding.Set(f)
+	defer drawBinding.Set(nil)
 	for i := range 8192 { // the first millisecond's budget
-		if _, err := once.NewAs[once.Typed[laneSpec]](); err != nil {
+		if _, err := once.NewAs[once.Typed[drawSpec]](); err != nil {
 			t.Fatalf("draw %d: %v", i, err)
 		}
 	}
 	clk.Advance(2 * time.Second)
-	id, err := once.NewAs[once.Typed[laneSpec]]()
+	id, err := once.NewAs[once.Typed[drawSpec]]()
 	if !errors.Is(err, nonce.ErrDisabled) || !id.IsZero() || !strings.HasPrefix(err.Error(), "once: generating an ID: ") {
 		t.Fatalf("NewAs after the deadline = %v, %v; want a zero ID and a wrapped nonce.ErrDisabled", id, err)
 	}
@@ -147,16 +147,16 @@ func TestNewAllocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	laneBinding.Set(f)
-	defer laneBinding.Set(nil)
+	drawBinding.Set(f)
+	defer drawBinding.Set(nil)
 	once.DefaultBinding().Set(f)
 	defer once.DefaultBinding().Set(nil)
-	newFunc, err := laneSpec{}.Options().NewFunc()
+	newFunc, err := drawSpec{}.Options().NewFunc()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, draw := range map[string]func(){
-		"NewAs":   func() { _, _ = once.NewAs[once.Typed[laneSpec]]() },
+		"NewAs":   func() { _, _ = once.NewAs[once.Typed[drawSpec]]() },
 		"New":     func() { _, _ = once.New() },
 		"NewFunc": func() { _, _ = newFunc() },
 	} {
@@ -178,7 +178,7 @@ func TestNewAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(5, func() {
 		clk.Advance(time.Millisecond)
 		for range 8192 {
-			if _, err := once.NewAs[once.Typed[laneSpec]](); err != nil {
+			if _, err := once.NewAs[once.Typed[drawSpec]](); err != nil {
 				t.Fatal(err)
 			}
 		}
