@@ -1,0 +1,24 @@
+package nonce
+
+import "encoding/hex"
+
+// fingerprintLabel is the PBKDF2 salt of key fingerprints (see DeriveKey):
+// another implementation computes the same fingerprint as
+// PBKDF2-HMAC-SHA256(baseKey, "fingerprint", 1000 iterations, 4 bytes).
+const fingerprintLabel = "fingerprint"
+
+// Fingerprint returns a short name of baseKey: 8 lowercase hex digits, the
+// first 4 bytes PBKDF2-HMAC-SHA256 derives from it with the salt
+// "fingerprint" (as DeriveKey derives cipher keys). Equal keys have equal
+// fingerprints, so two processes can tell whether they share a key without
+// showing it: lease holders record it, and logs and tools may print it.
+// It reveals nothing useful about a random key; a guessable key stays
+// guessable, fingerprint or not. Errors are those of DeriveKey (a base key
+// shorter than 32 bytes).
+func Fingerprint(baseKey []byte) (string, error) {
+	b, err := DeriveKey(baseKey, fingerprintLabel, 4)
+	if err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
+}
