@@ -26,8 +26,8 @@ FORMAT with the prefix re-attached, one line per value, in order.
 			if err != nil {
 				return fs.usageError(c, "%v", err)
 			}
-			return eachValue(e, "once convert", args, func(dst []byte, v string) ([]byte, error) {
-				id, err := in.ParseAny(v)
+			return eachValue(e, "once convert", args, nil, func(dst []byte, v string) ([]byte, error) {
+				id, err := in.parse(v)
 				if err != nil {
 					return dst, err
 				}

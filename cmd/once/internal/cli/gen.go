@@ -13,11 +13,15 @@ import (
 
 var genCmd = &command{
 	name:    "gen",
-	usage:   "gen [-n N] [--kind counter|sortable|encrypted] [--machine-id M] [--prefix P] [--to FORMAT] [--cipher blowfish|speck|des3] [--key-hex HEX | --key-env NAME]",
+	usage:   "gen [-n N] [--kind counter|sortable|encrypted] [--machine-id M] [--prefix P] [--to FORMAT] [--mask] [--cipher blowfish|speck|des3] [--key-hex HEX | --key-env NAME]",
 	summary: "generate fresh IDs offline (for tests and one-off use)",
 	about: `Prints N fresh 64-bit values from a nonce factory with machine ID M, in
 FORMAT (default url64) with prefix P, one per line. Encrypted values need a
-base key (--key-hex or --key-env) and use --cipher.
+base key (--key-hex or --key-env) and use --cipher. With --mask (and the
+key and cipher of the application) it prints them masked, as the
+application shows them (once.Options{Mask: true}), for test data:
+
+  once gen --machine-id 7 -n 3 --mask --key-env ONCE_KEY --prefix usr_
 
 Values are unique only while no other live generator uses machine ID M and
 no earlier one made values with it in the last second or so (a previous
@@ -35,7 +39,8 @@ is lost. With --machine-id and no lease, gen warns on standard error.`,
 		kind := fs.String("kind", "counter", "the nonce `kind`: counter, sortable or encrypted")
 		machine := fs.Int("machine-id", 0, "the machine ID `M`, 0..511 (default: $ONCE_MACHINE_ID, set by once lease hold -- CMD; one of the two is required)")
 		f := addIDFlags(fs, "the output `FORMAT`: url64, hex, hex32, signed or unsigned", false)
-		k := addKeyFlags(fs, "of encrypted values")
+		mask := fs.Bool("mask", false, "print the values masked with the key (--key-env or --key-hex) and --cipher, as the application shows them")
+		k := addKeyFlags(fs, "of encrypted values and --mask")
 		return fs, func(args []string) int {
 			if len(args) > 0 {
 				return fs.usageError(c, "unexpected argument %s (gen takes no values)", quoteValue(args[0]))
@@ -56,7 +61,7 @@ is lost. With --machine-id and no lease, gen warns on standard error.`,
 			case leased >= 0 && *machine != leased:
 				return fs.usageError(c, "--machine-id %d: the lease in %s is machine ID %d", *machine, supervise.MachineIDEnv, leased)
 			}
-			draw, err := genKind(*kind, k)
+			draw, err := genKind(*kind, k, *mask)
 			if err != nil {
 				return fs.usageError(c, "%v", err)
 			}
@@ -70,6 +75,9 @@ is lost. With --machine-id and no lease, gen warns on standard error.`,
 			fac, err := k.factory(*machine)
 			if err != nil {
 				return fs.usageError(c, "%v", err)
+			}
+			if *mask {
+				out.Mask, out.Generator = true, once.Bind(fac)
 			}
 			if leased < 0 {
 				fmt.Fprintf(e.stderr, "once gen: warning: values are unique only while no other live generator uses machine ID %d (run gen under once lease hold)\n", *machine)
@@ -94,11 +102,14 @@ func leasedMachineID() (int, error) {
 }
 
 // genKind returns the generator method for --kind and checks the key flags.
-func genKind(kind string, k *keyFlags) (func(*nonce.Factory) (uint64, error), error) {
+func genKind(kind string, k *keyFlags, mask bool) (func(*nonce.Factory) (uint64, error), error) {
+	if mask && !k.given() {
+		return nil, fmt.Errorf("--mask needs the application's base key: --key-env NAME or --key-hex HEX")
+	}
 	switch kind {
 	case "counter", "sortable":
-		if k.given() {
-			return nil, fmt.Errorf("--kind %s takes no key (the base key is for --kind encrypted)", kind)
+		if k.given() && !mask {
+			return nil, fmt.Errorf("--kind %s takes no key (the base key is for --kind encrypted and --mask)", kind)
 		}
 		if kind == "sortable" {
 			return (*nonce.Factory).Sortable64, nil

@@ -16,6 +16,10 @@ type idFlags struct {
 	to     string
 	prefix string
 	asInt  bool
+	// stored: the VALUEs are stored values (mask): they may come without
+	// the prefix, which the database does not hold; --prefix is the
+	// output's, and VALUEs that carry it have it removed.
+	stored bool
 }
 
 // addIDFlags registers --prefix, --to unless toUsage is empty, and --int
@@ -30,20 +34,89 @@ func addIDFlags(fs *flagSet, toUsage string, values bool) *idFlags {
 		return f
 	}
 	fs.StringVar(&f.prefix, "prefix", "", "the prefix `P` of every VALUE (e.g. usr_), re-attached to the output; values without it are invalid")
-	fs.BoolVar(&f.asInt, "int", false, "VALUEs are decimal integers (signed or unsigned); without it they are url64, hex32 or hex, told apart by length")
+	fs.BoolVar(&f.asInt, "int", false, "VALUEs are decimal integers (signed or unsigned); without it a run of digits is one too, unless it has 11, 13 or 16 characters (url64, hex32, hex)")
 	return f
 }
 
-// input returns the options that parse the VALUEs.
-func (f *idFlags) input() (once.Options, error) {
+// input returns the parser of the VALUEs.
+func (f *idFlags) input() (*valueParser, error) {
 	o := once.Options{Prefix: f.prefix, Format: once.URL64}
-	if f.asInt {
+	if err := o.Check(); err != nil {
+		return nil, fmt.Errorf("--prefix %s: %s", quoteValue(f.prefix), trimOnce(err))
+	}
+	return &valueParser{opts: o, asInt: f.asInt, stored: f.stored}, nil
+}
+
+// valueParser parses VALUEs: with the prefix of opts (optional if stored),
+// as a decimal integer with asInt or when the value is a run of digits of
+// no text format's length, else as url64, hex32 or hex by length; masked
+// if opts says so.
+type valueParser struct {
+	opts   once.Options // Prefix, Mask and Generator; Format is chosen per value
+	asInt  bool
+	stored bool
+}
+
+// parse parses one VALUE; an invalid one that carries a prefix the
+// command was not given gets a hint naming --prefix.
+func (p *valueParser) parse(v string) (once.ID, error) {
+	id, err := p.parseAs(v, p.opts.Prefix)
+	if err != nil {
+		err = p.prefixHint(v, err)
+	}
+	return id, err
+}
+
+// parseAs parses v with prefix.
+func (p *valueParser) parseAs(v, prefix string) (once.ID, error) {
+	o := p.opts
+	o.Prefix = prefix
+	body, ok := strings.CutPrefix(v, prefix)
+	if !ok && p.stored {
+		o.Prefix, body = "", v
+	}
+	if p.asInt || isDecimal(body) {
 		o.Format = once.Signed // accepts the whole range [-2^63, 2^64-1]
 	}
-	if err := o.Check(); err != nil {
-		return o, fmt.Errorf("--prefix %s: %s", quoteValue(f.prefix), trimOnce(err))
+	return o.ParseAny(v)
+}
+
+// isDecimal reports whether s is a decimal integer (an optional sign, then
+// digits) whose length is no text format's: 11 (url64), 13 (hex32) and 16
+// (hex) characters are read as those formats, whose alphabets have the
+// digits too.
+func isDecimal(s string) bool {
+	switch len(s) {
+	case 0, 11, 13, 16:
+		return false
 	}
-	return o, nil
+	if s[0] == '-' || s[0] == '+' {
+		s = s[1:]
+	}
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+// maxPrefix is the longest prefix prefixHint looks for.
+const maxPrefix = 32
+
+// prefixHint returns the error for an invalid VALUE v that is a valid one
+// after a prefix other than --prefix ("usr_TB-HV2DjORY" without --prefix):
+// it names that prefix and the flag. Otherwise it returns err.
+func (p *valueParser) prefixHint(v string, err error) error {
+	for i := 0; i < len(v) && i < maxPrefix; i++ {
+		pre := v[:i+1]
+		if v[i] != '_' || pre == p.opts.Prefix || (once.Options{Prefix: pre}).Check() != nil {
+			continue
+		}
+		if _, perr := p.parseAs(v, pre); perr != nil {
+			continue
+		}
+		if p.opts.Prefix == "" {
+			return fmt.Errorf("%s has the prefix %s: give --prefix %s", quoteValue(v), quoteValue(pre), pre)
+		}
+		return fmt.Errorf("%s has the prefix %s, not --prefix %s", quoteValue(v), quoteValue(pre), quoteValue(p.opts.Prefix))
+	}
+	return err
 }
 
 // output returns the options that print the results: --to and --prefix.

@@ -12,7 +12,7 @@ import (
 
 var inspectCmd = &command{
 	name:    "inspect",
-	usage:   "inspect [--epoch RFC3339] [--prefix P] [--int] [--cipher blowfish|speck|des3] [--key-hex HEX | --key-env NAME] [--] [VALUE...]",
+	usage:   "inspect [--epoch RFC3339] [--prefix P] [--int] [--grep] [--cipher blowfish|speck|des3] [--key-hex HEX | --key-env NAME] [--] [VALUE...]",
 	summary: "take IDs apart: timestamp, machine ID, counter (JSON lines)",
 	about: `Prints one JSON object per VALUE, on one line:
 
@@ -25,6 +25,16 @@ nonce's millisecond (RFC 3339, UTC, milliseconds) counted from --epoch;
 machine_id (0..511) and counter (0..8191) are the other two fields of a
 64-bit counter or sortable nonce. VALUEs are parsed as by convert
 (--prefix, --int).
+
+With --grep, each VALUE (or line of standard input) is text, such as a log
+line, and inspect takes apart every ID in it: every word (a run of letters,
+digits, "_" and "-") that is an ID with a prefix (with --prefix P: with P),
+and with --int every number of 15 digits or more (the stored values of IDs
+made from seven hours after the epoch on; shorter numbers in logs are
+counts and durations). "value" is the word as found:
+
+  $ once inspect --grep 'GET /users/usr_A4M3aB6CIAA 200 took=3ms'
+  {"value":"usr_A4M3aB6CIAA","unsigned":"253106924390850560","timestamp":"2026-11-30T10:36:33.274Z","machine_id":17,"counter":0}
 
 Masked IDs (what an API shows with once.Options{Mask: true}) and encrypted
 nonces are ciphertext: their fields are noise. With the key (--key-env or
@@ -40,6 +50,7 @@ so unmask IDs known to be masked.`,
 		fs := newFlagSet(e, "inspect")
 		epoch := fs.String("epoch", nonce.DefaultEpoch().Format(time.RFC3339), "the factory epoch, `RFC3339`")
 		f := addIDFlags(fs, "", true)
+		grep := fs.Bool("grep", false, "VALUEs (or the lines of standard input) are text: inspect every ID found in it (see above)")
 		k := addKeyFlags(fs, "of masked VALUEs")
 		return fs, func(args []string) int {
 			ep, err := time.Parse(time.RFC3339, *epoch)
@@ -58,10 +69,15 @@ so unmask IDs known to be masked.`,
 				if err != nil {
 					return fs.usageError(c, "%v", err)
 				}
-				in.Mask, in.Generator = true, once.Bind(fac)
+				in.opts.Mask, in.opts.Generator = true, once.Bind(fac)
 			}
-			return eachValue(e, "once inspect", args, func(dst []byte, v string) ([]byte, error) {
-				id, err := in.ParseAny(v)
+			var split func(string) []string
+			parse := in.parse
+			if *grep {
+				split, parse = in.find, in.parseFound
+			}
+			return eachValue(e, "once inspect", args, split, func(dst []byte, v string) ([]byte, error) {
+				id, err := parse(v)
 				if err != nil {
 					return dst, err
 				}

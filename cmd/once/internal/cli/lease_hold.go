@@ -55,9 +55,8 @@ after a recent release the ID is printed, or CMD started, up to about a
 second after the lease is held; a process that starts once it has the ID
 reads later timestamps only.
 
-If no lease can be had within the acquire timeout (every ID held, or the
-coordinator unreachable all along), the reason goes to standard error and
-the exit status is 3. Any other failure (bad DSN, missing table, unsupported
+If no lease can be had within the acquire timeout, the reason goes to
+standard error and the exit status is 3 (see Exit status below). Any other failure (bad DSN, missing table, unsupported
 server) exits 1; invalid durations are a bad command line (exit 2).
 
 The durations are the lease manager's (lease.Options): --duration must be

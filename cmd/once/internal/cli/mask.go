@@ -16,45 +16,59 @@ never appears in messages.`
 
 var maskCmd = &command{
 	name:    "mask",
-	usage:   "mask --to FORMAT [--prefix P] [--int] [--cipher blowfish|speck|des3] (--key-hex HEX | --key-env NAME) [--] [VALUE...]",
+	usage:   "mask [--to FORMAT] [--prefix P] [--int] [--cipher blowfish|speck|des3] (--key-hex HEX | --key-env NAME) [--] [VALUE...]",
 	summary: "print the masked spelling of stored IDs",
-	about: `Takes stored values (what the database holds) and prints the masked values
-(what the application and its API show).
+	about: `Takes stored values (what the database holds: a bigint, such as
+255514662584827904) and prints the masked values (what the application
+and its API show), in url64 unless --to says otherwise. With --prefix P
+the output carries P; a VALUE may carry it too, or not.
 
 ` + maskAbout + `
 
   $ export ONCE_KEY='an example base key of 32+ bytes!'
-  $ once mask --key-env ONCE_KEY --prefix usr_ --int --to url64 -- usr_123
+  $ once mask --key-env ONCE_KEY --prefix usr_ 123
   usr_ZhR50oRoNfg`,
 	flags: func(e *env, c *command) (*flagSet, func([]string) int) { return maskFlags(e, c, true) },
 }
 
 var unmaskCmd = &command{
 	name:    "unmask",
-	usage:   "unmask --to FORMAT [--prefix P] [--int] [--cipher blowfish|speck|des3] (--key-hex HEX | --key-env NAME) [--] [VALUE...]",
+	usage:   "unmask [--to FORMAT] [--prefix P] [--int] [--cipher blowfish|speck|des3] (--key-hex HEX | --key-env NAME) [--] [VALUE...]",
 	summary: "print the stored value behind masked IDs",
 	about: `Takes masked values (what the application and its API show) and prints the
-stored values (what the database holds).
+stored values (what the database holds). Without --to they are printed as
+the database spells them, signed decimal, without the prefix: ready for a
+WHERE clause. With --to FORMAT the prefix is re-attached.
 
 ` + maskAbout + `
 
   $ export ONCE_KEY='an example base key of 32+ bytes!'
-  $ once unmask --key-env ONCE_KEY --prefix usr_ --to signed usr_ZhR50oRoNfg
-  usr_123`,
+  $ once unmask --key-env ONCE_KEY --prefix usr_ usr_ZhR50oRoNfg
+  123
+  $ once unmask --key-env ONCE_KEY --prefix usr_ --to hex usr_ZhR50oRoNfg
+  usr_000000000000007b`,
 	flags: func(e *env, c *command) (*flagSet, func([]string) int) { return maskFlags(e, c, false) },
 }
 
 // maskFlags builds mask (mask = true) or unmask.
 func maskFlags(e *env, c *command, mask bool) (*flagSet, func([]string) int) {
 	fs := newFlagSet(e, c.name)
-	f := addIDFlags(fs, "the output `FORMAT`: url64, hex, hex32, signed or unsigned (required)", true)
+	toUsage := "the output `FORMAT`: url64 (the default), hex, hex32, signed or unsigned"
+	if !mask {
+		toUsage = "the output `FORMAT`: url64, hex, hex32, signed or unsigned, with the prefix (default: signed, without it, as the database holds it)"
+	}
+	f := addIDFlags(fs, toUsage, true)
+	f.stored = mask
 	k := addKeyFlags(fs, "of the masking")
 	return fs, func(args []string) int {
 		in, err := f.input()
 		if err != nil {
 			return fs.usageError(c, "%v", err)
 		}
-		out, err := f.output("")
+		out, err := f.output("url64")
+		if err == nil && !mask && f.to == "" {
+			out = once.Options{Format: once.Signed} // the database's spelling
+		}
 		if err != nil {
 			return fs.usageError(c, "%v", err)
 		}
@@ -65,13 +79,13 @@ func maskFlags(e *env, c *command, mask bool) (*flagSet, func([]string) int) {
 		if err != nil {
 			return fs.usageError(c, "%v", err)
 		}
-		masked := &out
-		if !mask {
-			masked = &in
+		if mask {
+			out.Mask, out.Generator = true, once.Bind(fac)
+		} else {
+			in.opts.Mask, in.opts.Generator = true, once.Bind(fac)
 		}
-		masked.Mask, masked.Generator = true, once.Bind(fac)
-		return eachValue(e, "once "+c.name, args, func(dst []byte, v string) ([]byte, error) {
-			id, err := in.ParseAny(v)
+		return eachValue(e, "once "+c.name, args, nil, func(dst []byte, v string) ([]byte, error) {
+			id, err := in.parse(v)
 			if err != nil {
 				return dst, err
 			}

@@ -20,14 +20,15 @@ const maxLine = 64 << 10
 type valueFunc func(dst []byte, value string) ([]byte, error)
 
 // eachValue runs fn on every VALUE: the arguments, or the lines of standard
-// input when there are none. It prints one output line per valid value, in
+// input when there are none; with split, the values that split finds in
+// each of them instead. It prints one output line per valid value, in
 // order, and a one-line error on stderr for each invalid one, and returns
 // exit status 1 if any value was invalid.
-func eachValue(e *env, who string, args []string, fn valueFunc) int {
+func eachValue(e *env, who string, args []string, split func(string) []string, fn valueFunc) int {
 	out := bufio.NewWriter(e.stdout)
 	status := exitOK
 	var line []byte
-	do := func(v string, tooLong bool) {
+	one := func(v string, tooLong bool) {
 		var err error
 		if tooLong {
 			err = errors.New("line longer than " + strconv.Itoa(maxLine) + " bytes")
@@ -41,6 +42,18 @@ func eachValue(e *env, who string, args []string, fn valueFunc) int {
 		}
 		line = append(line, '\n')
 		out.Write(line)
+	}
+	do := one
+	if split != nil {
+		do = func(text string, tooLong bool) {
+			if tooLong {
+				one(text, true)
+				return
+			}
+			for _, v := range split(text) {
+				one(v, false)
+			}
+		}
 	}
 	if len(args) > 0 {
 		for _, v := range args {

@@ -145,7 +145,7 @@ func missingDrivers() string {
 func Unknown(name string) string {
 	msg := "unknown driver (want " + strings.Join(Names(), ", ") + ")"
 	if slices.Contains(optional, name) {
-		msg = "not in this build: " + missingDrivers() + " (go install -tags " + strings.Join(optional, ",") + " github.com/once-go/once/cmd/once@VERSION)"
+		msg = "not in this build (go install -tags " + strings.Join(optional, ",") + " github.com/once-go/once/cmd/once@VERSION has it)"
 	}
 	return msg
 }

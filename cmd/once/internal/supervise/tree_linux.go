@@ -24,19 +24,7 @@ which hold tells the end of the safe window at every renewal, stops the
 tree by itself by then, before the lease expires, so no other holder gets
 the machine ID while CMD's processes live. Not covered: processes started
 for CMD outside its tree (by systemd-run, a container runtime, ssh), and
-hold and the supervisor both killed with SIGKILL or both stopped.` + supervisorName + `) that adopts
-them as a child subreaper. When CMD exits, whatever it left running gets
-SIGKILL; the lease is released only once none of them is left, and while
-one survives SIGKILL (stuck in the kernel) hold keeps renewing and says so.
-When hold ends (even by SIGKILL) the supervisor stops the tree (SIGTERM,
-SIGKILL after --grace). The supervisor also knows the end of the lease's
-safe window, which hold sends it at every renewal, and stops the tree by
-itself by then: a hold that is stopped (SIGSTOP, Ctrl-Z) or hung, and
-renews nothing, still has CMD gone before its lease expires, so another
-holder never gets the machine ID while CMD's processes live. What is not
-covered: processes started on CMD's behalf outside its tree (by systemd-run,
-a container runtime, ssh on another host), and hold and the supervisor both
-killed (kill -9 to both) or both stopped.`
+hold and the supervisor both killed with SIGKILL or both stopped.`
 
 // supervisorSlack is how long after the end of the safe window hold waits
 // for a supervisor that has not finished stopping CMD before it kills the
