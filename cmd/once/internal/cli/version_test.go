@@ -3,8 +3,8 @@ package cli
 import (
 	"bytes"
 	"go/parser"
-	"io/fs"
 	"go/token"
+	"io/fs"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
