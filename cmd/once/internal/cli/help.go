@@ -26,10 +26,10 @@ Formats (the same 64 bits, big-endian):
   hex32     lowercase base32hex, 13 chars          pg4e2vcsg0002
   signed    decimal int64                          -3744495160545771519
   unsigned  decimal uint64                         14702248913163780097
-  Input without --int is told apart by length (11 url64, 13 hex32, 16 hex;
-  hex and hex32 in either case); with --int it is a decimal integer in
-  [-2^63, 2^64-1] (signed or unsigned spelling, a leading "+" and zeros
-  allowed). Output is canonical.
+  Input is told apart by length (11 url64, 13 hex32, 16 hex; hex and hex32
+  in either case); a run of digits of another length (a leading "-" or "+"
+  allowed) is a decimal integer in [-2^63, 2^64-1], signed or unsigned, and
+  with --int every value is one. Output is canonical.
 `
 
 const exitRules = `Exit status:

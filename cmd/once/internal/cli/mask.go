@@ -59,6 +59,9 @@ func maskFlags(e *env, c *command, mask bool) (*flagSet, func([]string) int) {
 	}
 	f := addIDFlags(fs, toUsage, true)
 	f.stored = mask
+	if mask {
+		fs.Lookup("prefix").Usage = "the prefix `P` of the output values (e.g. usr_); a VALUE may carry it or not"
+	}
 	k := addKeyFlags(fs, "of the masking")
 	return fs, func(args []string) int {
 		in, err := f.input()
