@@ -101,7 +101,7 @@ func dryrun(root string) error {
 
 // cliInstall matches the README's lines that install the CLI: the go
 // install flags (such as -tags) and the version.
-var cliInstall = regexp.MustCompile(`(?m)^go install ((?:-\S+ )*)` + regexp.QuoteMeta(rootPath) + `/cmd/once@(v\S+)`)
+var cliInstall = regexp.MustCompile(`(?m)^go install ((?:-\S+ (?:[^-\s]\S* )?)*)` + regexp.QuoteMeta(rootPath) + `/cmd/once@(v\S+)`)
 
 // readmeInstalls returns the flags of each "go install .../cmd/once@VERSION"
 // line of the README: one without flags (the default install) first.
