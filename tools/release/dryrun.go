@@ -12,7 +12,8 @@ import (
 )
 
 // dryrun tries the release of the working tree as its users would get it:
-// from a proxy, with a clean GOPATH and module cache and no workspace.
+// from a proxy, with a clean GOPATH and module cache and no workspace. It
+// installs the CLI as each "go install" line of the README does.
 func dryrun(root string) error {
 	start := time.Now()
 	step := func(what string, since time.Time) {
@@ -41,30 +42,18 @@ func dryrun(root string) error {
 		return err
 	}
 
-	t := time.Now()
-	if _, err := runIn(tmp, env, "go", "install", rootPath+"/cmd/once@"+v); err != nil {
-		return err
-	}
-	step("go install "+rootPath+"/cmd/once@"+v, t)
-	bin := filepath.Join(tmp, "gopath", "bin", "once")
-	out, err := runIn(tmp, env, bin, "version")
+	installs, err := readmeInstalls(filepath.Join(root, "README.md"))
 	if err != nil {
 		return err
 	}
-	fmt.Print(indent(out))
-	if err := checkVersionOutput(out, v, r.tree.siblingClosure(r.tree.byPath(rootPath+"/cmd/once"))); err != nil {
-		return err
+	cmdOnce := r.tree.byPath(rootPath + "/cmd/once")
+	for _, flags := range installs {
+		if err := installCLI(tmp, env, v, flags, r.tree.siblingClosure(cmdOnce)); err != nil {
+			return err
+		}
 	}
-	out, err = runIn(tmp, env, bin, "gen", "-n", "2", "--machine-id", "7")
-	if err != nil {
-		return err
-	}
-	if n := len(strings.Fields(out)); n != 2 {
-		return fmt.Errorf("once gen -n 2 printed %d values: %q", n, short(out))
-	}
-	fmt.Print(indent("once gen -n 2 --machine-id 7:\n" + out))
 
-	t = time.Now()
+	t := time.Now()
 	app := filepath.Join(tmp, "app")
 	if err := writeProgram(app, "example.com/dryrun/app", appMain); err != nil {
 		return err
@@ -78,7 +67,7 @@ func dryrun(root string) error {
 	if _, err := runIn(app, env, "go", "build", "-o", "app", "."); err != nil {
 		return err
 	}
-	out, err = runIn(app, env, filepath.Join(app, "app"))
+	out, err := runIn(app, env, filepath.Join(app, "app"))
 	if err != nil {
 		return err
 	}
@@ -108,6 +97,86 @@ func dryrun(root string) error {
 	step("a program on once, nonce, lease, sqllease, redislease and adapters/gorm", t)
 	step("done", start)
 	return nil
+}
+
+// cliInstall matches the README's lines that install the CLI: the go
+// install flags (such as -tags) and the version.
+var cliInstall = regexp.MustCompile(`(?m)^go install ((?:-\S+ (?:[^-\s]\S* )?)*)` + regexp.QuoteMeta(rootPath) + `/cmd/once@(v\S+)`)
+
+// readmeInstalls returns the flags of each "go install .../cmd/once@VERSION"
+// line of the README: one without flags (the default install) first.
+func readmeInstalls(path string) ([][]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var installs [][]string
+	for _, m := range cliInstall.FindAllStringSubmatch(string(b), -1) {
+		installs = append(installs, strings.Fields(m[1]))
+	}
+	if len(installs) == 0 || len(installs[0]) != 0 {
+		return nil, fmt.Errorf("%s: want a line \"go install %s/cmd/once@VERSION\" first, then any with flags (found %d)", path, rootPath, len(installs))
+	}
+	return installs, nil
+}
+
+// maxCLISize is the largest binary the default install of the CLI may
+// yield (docs/cli.md gives the figures).
+const maxCLISize = 30 << 20
+
+// optionalSiblings are the modules of the CLI's drivers that only builds
+// with their tags (etcd, kubernetes) contain.
+var optionalSiblings = map[string]string{
+	rootPath + "/lease/etcdlease": "etcd",
+	rootPath + "/lease/k8slease":  "kubernetes",
+}
+
+// installCLI runs go install flags cmd/once@v with a clean GOPATH (the
+// build cache is the developer's) and checks the binary: once version
+// names the siblings the build contains (the drivers' modules exactly when
+// their tags are set), once gen makes values, and the default install is
+// at most maxCLISize bytes.
+func installCLI(tmp string, env []string, v string, flags []string, deps []module.Version) error {
+	t := time.Now()
+	args := append(append([]string{"install"}, flags...), rootPath+"/cmd/once@"+v)
+	if _, err := runIn(tmp, env, "go", args...); err != nil {
+		return err
+	}
+	bin := filepath.Join(tmp, "gopath", "bin", "once")
+	st, err := os.Stat(bin)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("dryrun: go %s (%v): %.1f MiB\n", strings.Join(args, " "), time.Since(t).Round(100*time.Millisecond), float64(st.Size())/(1<<20))
+	if len(flags) == 0 && st.Size() > maxCLISize {
+		return fmt.Errorf("go install %s/cmd/once@%s: the binary has %d bytes, more than %d (docs/cli.md)", rootPath, v, st.Size(), maxCLISize)
+	}
+	out, err := runIn(tmp, env, bin, "version")
+	if err != nil {
+		return err
+	}
+	fmt.Print(indent(out))
+	tags := strings.Join(flags, " ")
+	var want, absent []module.Version
+	for _, d := range deps {
+		if tag, ok := optionalSiblings[d.Path]; ok && !strings.Contains(tags, tag) {
+			absent = append(absent, d)
+			continue
+		}
+		want = append(want, d)
+	}
+	if err := checkVersionOutput(out, v, want, absent); err != nil {
+		return err
+	}
+	out, err = runIn(tmp, env, bin, "gen", "-n", "2", "--machine-id", "7")
+	if err != nil {
+		return err
+	}
+	if n := len(strings.Fields(out)); n != 2 {
+		return fmt.Errorf("once gen -n 2 printed %d values: %q", n, short(out))
+	}
+	fmt.Print(indent("once gen -n 2 --machine-id 7:\n" + out))
+	return os.Remove(bin)
 }
 
 // heavy matches the modules a program on the root's core packages must not
@@ -143,8 +212,8 @@ func checkGraph(dir string, env []string, v string, forbid *regexp.Regexp) error
 }
 
 // checkVersionOutput checks once version's output: the main module and
-// every sibling cmd/once requires, at v.
-func checkVersionOutput(out, v string, deps []module.Version) error {
+// every sibling in deps at v, none of absent.
+func checkVersionOutput(out, v string, deps, absent []module.Version) error {
 	want := []string{rootPath + "/cmd/once " + v}
 	for _, d := range deps {
 		want = append(want, d.Path+" "+v)
@@ -152,6 +221,11 @@ func checkVersionOutput(out, v string, deps []module.Version) error {
 	for _, w := range want {
 		if !strings.Contains(out, w) {
 			return fmt.Errorf("once version does not print %q:\n%s", w, out)
+		}
+	}
+	for _, d := range absent {
+		if strings.Contains(out, d.Path+" ") {
+			return fmt.Errorf("once version prints %s, which this build should not contain:\n%s", d.Path, out)
 		}
 	}
 	return nil

@@ -20,7 +20,8 @@
 //	              against such a proxy, ignoring the go.sum lines of the
 //	              github.com/once-go modules; -w: go mod tidy, writing
 //	              go.mod and go.sum back (the way to tidy in the tree)
-//	dryrun        install cmd/once and build a program on the root,
+//	dryrun        install cmd/once as the README says (each go install
+//	              line) and build a program on the root,
 //	              adapters/huma and lease/k8slease from such a proxy, with
 //	              a clean GOPATH and module cache and GOWORK=off
 //

@@ -1,8 +1,0 @@
-package main
-
-// The command's one SQLite driver: pure Go, on modernc.org/sqlite's
-// engine. It registers the database/sql name "sqlite".
-import _ "github.com/glebarez/go-sqlite"
-
-// sqliteDriver is the database/sql driver name of SQLite.
-const sqliteDriver = "sqlite"
