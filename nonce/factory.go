@@ -79,6 +79,8 @@ type Factory struct {
 	b96      block96  // nil without key material
 	b128     block128 // nil without key material
 
+	fingerprint string // of the base key; "" without one
+
 	machineID atomic.Int32
 
 	mu       sync.Mutex // serialises lifecycle calls and the deadline timer
@@ -137,6 +139,13 @@ func New(cfg Config) (*Factory, error) {
 	}
 	if err := f.setupCiphers(cfg); err != nil {
 		return nil, err
+	}
+	if len(cfg.BaseKey) > 0 {
+		fp, err := Fingerprint(cfg.BaseKey)
+		if err != nil {
+			return nil, err
+		}
+		f.fingerprint = fp
 	}
 	f.machineID.Store(int32(cfg.MachineID))
 	now := f.wall()

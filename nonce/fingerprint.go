@@ -22,3 +22,7 @@ func Fingerprint(baseKey []byte) (string, error) {
 	}
 	return hex.EncodeToString(b), nil
 }
+
+// Fingerprint returns the fingerprint of the factory's base key (see the
+// function Fingerprint), or "" when it was given none.
+func (f *Factory) Fingerprint() string { return f.fingerprint }

@@ -43,6 +43,25 @@ func TestFingerprint(t *testing.T) {
 	}
 }
 
+func TestFactoryFingerprint(t *testing.T) {
+	key := []byte(strings.Repeat("f", 40))
+	f, err := nonce.New(nonce.Config{BaseKey: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := nonce.Fingerprint(key)
+	if got := f.Fingerprint(); got != want || got == "" {
+		t.Fatalf("Factory.Fingerprint = %q, want %q", got, want)
+	}
+	g, err := nonce.New(nonce.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := g.Fingerprint(); got != "" {
+		t.Fatalf("Fingerprint of a factory without a key = %q, want \"\"", got)
+	}
+}
+
 func ExampleFingerprint() {
 	fp, err := nonce.Fingerprint([]byte("an example key, 32 bytes or more: not a secret"))
 	if err != nil {
