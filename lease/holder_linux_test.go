@@ -46,7 +46,10 @@ func TestProbeProcess(t *testing.T) {
 	zombie := false
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 		b, err := os.ReadFile("/proc/" + strconv.Itoa(self.PID) + "/stat")
-		if _, state, _, _, ok := parseStat(b); err == nil && ok && state == 'Z' {
+		// A SIGKILL makes the thread group leader a zombie before
+		// the other threads have exited; until they have, the
+		// process still counts as running.
+		if _, state, threads, _, ok := parseStat(b); err == nil && ok && state == 'Z' && threads <= 1 {
 			zombie = true
 			break
 		}

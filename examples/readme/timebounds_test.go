@@ -190,7 +190,7 @@ func sqlText(v any) string {
 func TestSQLPageMasked(t *testing.T) {
 	page, err := os.ReadFile(filepath.Join(repoRoot, "docs", "sql.md"))
 	require.NoError(t, err)
-	f, err := nonce.New(nonce.Config{Fixed: true, BaseKey: []byte(exampledb.DemoKey)})
+	f, err := nonce.New(nonce.Config{Fixed: true, BaseKey: []byte(exampledb.DemoKey), AllowDemoKey: true})
 	require.NoError(t, err)
 	var demo once.Binding
 	demo.Set(f)
