@@ -35,8 +35,14 @@ func TestWatch(t *testing.T) {
 
 	// A lease granted for 1 min: trusted until 1 min minus the safety
 	// margin after its request, and unusable until the factory hands out
-	// its first value.
+	// its first value. As the manager does, the factory is activated
+	// (here with a hand-off wait of 300 ms) before the acquisition's end
+	// event, so the Watch's draw finds it running.
 	w.Event(lease.Event{Kind: lease.EventStart, Op: lease.OpAcquire, MachineID: -1})
+	notBefore := time.Now().Add(300 * time.Millisecond)
+	if err := w.Factory().Activate(17, notBefore, time.Now().Add(time.Minute-driver.SafetyMargin)); err != nil {
+		t.Fatal(err)
+	}
 	w.Event(lease.Event{Kind: lease.EventEnd, Op: lease.OpAcquire, MachineID: 17, TTL: time.Minute})
 	v, changed = next(t, w, changed)
 	if v.seq != 1 || v.machineID != 17 || !v.active {
@@ -49,12 +55,8 @@ func TestWatch(t *testing.T) {
 		t.Error("usable before the factory's first value")
 	}
 
-	// The manager activates the factory with a hand-off wait of 300 ms:
-	// the first value, and so the lease, comes no earlier.
-	notBefore := time.Now().Add(300 * time.Millisecond)
-	if err := w.Factory().Activate(17, notBefore, v.validUntil); err != nil {
-		t.Fatal(err)
-	}
+	// The first value, and so the lease, comes no earlier than the
+	// hand-off bound.
 	v, changed = next(t, w, changed)
 	if v.notBefore.Before(notBefore) {
 		t.Errorf("first value at %v, before the hand-off bound %v", v.notBefore, notBefore)
