@@ -7,10 +7,10 @@
 //
 // DATABASE_URL selects PostgreSQL or MySQL instead, ADDR the listen address,
 // ONCE_STATE_FILE where the lease is recorded (default once-lease.json in the
-// working directory). Its lease and shutdown code are the README's "lease"
-// and "serve" snippets: SIGINT or SIGTERM stops accepting requests, finishes
-// those in flight, then closes the lease manager (new IDs stop, the machine
-// ID is released), then the database.
+// working directory). It starts once with oncesql.Start as the README does,
+// and its shutdown code is the README's "serve" snippet: SIGINT or SIGTERM
+// stops accepting requests, finishes those in flight, then closes the
+// generator (new IDs stop, the machine ID is released), then the database.
 package main
 
 import (
@@ -19,7 +19,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"net"
 	"net/http"
 	"os"
@@ -29,10 +28,8 @@ import (
 
 	"github.com/once-go/once/examples/internal/exampledb"
 	"github.com/once-go/once/lease"
-	"github.com/once-go/once/lease/sqllease"
-	"github.com/once-go/once/migrations"
-	"github.com/once-go/once/nonce"
 	"github.com/once-go/once/once"
+	"github.com/once-go/once/oncesql"
 )
 
 const table = "api_users"
@@ -61,50 +58,27 @@ func run(ctx context.Context, out io.Writer, getenv func(string) string) (err er
 		key, demo = exampledb.DemoKey, true
 		fmt.Fprintln(out, exampledb.DemoKeyNote)
 	}
-	// AllowDemoKey: nonce.New refuses the public demo key unless told; this
-	// example allows it only when ONCE_KEY is unset.
-	ids, err := nonce.New(nonce.Config{BaseKey: []byte(key), AllowDemoKey: demo})
+	// The README's oncesql.Start, with the demo key allowed (AllowDemoKey)
+	// only when ONCE_KEY is unset.
+	ids, err := oncesql.Start(ctx, db, oncesql.Config{
+		Key:          []byte(key),
+		AllowDemoKey: demo,
+		Check:        []once.Spec{UserID{}},
+		Dialect:      store.Dialect,
+		StateFile:    getenv("ONCE_STATE_FILE"),
+		Lease:        lease.Options{AcquireTimeout: 30 * time.Second},
+	})
 	if err != nil {
-		return fmt.Errorf("ONCE_KEY: %w", err)
-	}
-	once.DefaultBinding().Set(ids)
-	if err := once.Check(UserID{}); err != nil {
 		return err
 	}
-	if err := migrations.Apply(ctx, db, store.Dialect, migrations.DefaultTable); err != nil {
-		return fmt.Errorf("lease table: %w", err)
-	}
-	defer func() { // after the lease manager's Close, deferred below
+	// Close stops new IDs and releases the machine ID; deferred after the
+	// database's Close, it runs before it.
+	defer func() {
+		err = errors.Join(err, ids.Close(context.Background()))
 		if err == nil {
 			fmt.Fprintln(out, "lease released")
 		}
 	}()
-
-	// readme:begin lease
-	// Imports: "cmp", "context", "errors", "log", "os", "time",
-	// "github.com/once-go/once/lease", "github.com/once-go/once/lease/sqllease",
-	// "github.com/once-go/once/nonce".
-	strategy, err := sqllease.New(db, sqllease.Options{}) // table once_leases, dialect from the driver
-	if err != nil {
-		return err
-	}
-	// ctx bounds the start only (with AcquireTimeout); the manager renews
-	// the machine ID until Close and logs through slog.Default (a loss at
-	// ERROR). With StateFile a process restarted in the same place takes its
-	// own unexpired lease back: no ID leaks per crash.
-	m, err := lease.Start(ctx, strategy, lease.Options{
-		Factories:      []*nonce.Factory{ids},
-		AcquireTimeout: 30 * time.Second,
-		StateFile:      cmp.Or(os.Getenv("ONCE_STATE_FILE"), "once-lease.json"),
-	})
-	if err != nil {
-		return err // lease.ErrTimeout: no free machine ID in time; lease.ErrConfig: fix the setup
-	}
-	// Close stops generation, then releases the machine ID; deferred after
-	// the database's Close, it runs before it. run returns its error.
-	defer func() { err = errors.Join(err, m.Close(context.Background())) }()
-	log.Printf("once: machine ID %d", m.MachineID())
-	// readme:end lease
 
 	if err := createTable(ctx, db, store.Dialect, table); err != nil {
 		return err
@@ -115,23 +89,21 @@ func run(ctx context.Context, out io.Writer, getenv func(string) string) (err er
 		return err
 	}
 	srv := newServer(newHandler(db, store.Dialect, table))
-	fmt.Fprintf(out, "%s, machine ID %d\nlistening on http://%s\n", store.Where, m.MachineID(), ln.Addr())
+	fmt.Fprintf(out, "%s, machine ID %d\nlistening on http://%s\n", store.Where, ids.MachineID(), ln.Addr())
 
 	// readme:begin serve
 	// Imports: "context", "errors", "time".
-	// srv is the *http.Server, ln its listener, m the lease manager.
+	// srv is the *http.Server, ln its listener.
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
 	case err := <-served:
 		return err // the listener failed
 	case <-ctx.Done(): // SIGINT or SIGTERM
-	case <-m.Done(): // the lease is lost for good (a strategy with a fixed ID)
-		err = m.Err()
 	}
 	// Shut down in this order: stop accepting and finish the requests in
-	// flight (their IDs still come), then (deferred above) close the lease
-	// manager, which stops new IDs and releases the machine ID, then close
+	// flight (their IDs still come), then (deferred above) close the
+	// generator, which stops new IDs and releases the machine ID, then close
 	// the database.
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

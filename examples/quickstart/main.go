@@ -1,7 +1,7 @@
 // Command quickstart is the whole wiring of once in one function: open the
-// database, create the lease table, take a machine-ID lease, make the nonce
-// factory the generator of IDs, and let GORM fill typed, masked IDs before
-// each INSERT. It prints what the application shows next to what the
+// database, start once on it (oncesql.Start: the lease table, a machine-ID
+// lease, the nonce factory as the generator of IDs), and let GORM fill
+// typed, masked IDs before each INSERT. It prints what the application shows next to what the
 // database holds.
 //
 //	go run ./examples/quickstart
@@ -30,10 +30,9 @@ import (
 
 	oncegorm "github.com/once-go/once/adapters/gorm"
 	"github.com/once-go/once/lease"
-	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/migrations"
-	"github.com/once-go/once/nonce"
 	"github.com/once-go/once/once"
+	"github.com/once-go/once/oncesql"
 )
 
 // UserID is a typed ID: shown as "usr_" + 11 characters, masked (the text
@@ -56,8 +55,8 @@ const demoKey = "once-quickstart-demo-key-do-not-use-in-production"
 
 func main() {
 	// The application's context: it ends on SIGINT or SIGTERM. It bounds
-	// the lease manager's start only (with lease.Options.AcquireTimeout);
-	// the manager then runs until Close.
+	// oncesql.Start only (with lease.Options.AcquireTimeout); the lease is
+	// then renewed until Close.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Stdout, os.Getenv("DATABASE_URL"), os.Getenv("ONCE_KEY"), "quickstart_users"); err != nil {
@@ -89,52 +88,44 @@ func run(ctx context.Context, out io.Writer, databaseURL, key, table string) (er
 	}
 	fmt.Fprintf(out, "database  %s%s\n", dbc.where, hint)
 
-	// 2. The lease table (idempotent; the dialect is found from the driver).
-	if err := migrations.Apply(ctx, db, 0, migrations.DefaultTable); err != nil {
-		return err
-	}
-
-	// 3. A nonce factory that makes IDs only while a lease is held, and the
-	// lease manager that holds one. Start blocks until a machine ID is
-	// leased (at most AcquireTimeout, or until ctx ends), then renews it in
-	// the background until Close.
+	// 2. once on the same database: oncesql.Start creates the lease table
+	// (idempotent), makes the nonce factory from the key, holds a machine ID
+	// (blocking at most AcquireTimeout, or until ctx ends; renewed in the
+	// background until Close) and binds the factory for every ID type.
 	baseKey, demo := []byte(key), key == ""
 	if demo {
 		baseKey = []byte(demoKey)
 		fmt.Fprintln(out, "NOTE      ONCE_KEY is not set: IDs are masked with the public demo key and hide nothing.\n"+
 			"          Set ONCE_KEY to 32+ random bytes, used as is, e.g. export ONCE_KEY=$(openssl rand -hex 32)")
 	}
-	// nonce.New refuses the public demo key (and the placeholders of the
-	// manifests) unless AllowDemoKey opts in: the quickstart does, only
-	// while ONCE_KEY is unset.
-	ids, err := nonce.New(nonce.Config{BaseKey: baseKey, AllowDemoKey: demo})
-	if err != nil {
-		return fmt.Errorf("ONCE_KEY: %w", err)
-	}
-	strategy, err := sqllease.New(db, sqllease.Options{})
-	if err != nil {
-		return err
-	}
-	m, err := lease.Start(ctx, strategy, lease.Options{
-		Factories:      []*nonce.Factory{ids},
-		AcquireTimeout: 20 * time.Second,
-		Logger:         slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	ids, err := oncesql.Start(ctx, db, oncesql.Config{
+		Key: baseKey,
+		// The public demo key is refused unless AllowDemoKey opts in: the
+		// quickstart does, only while ONCE_KEY is unset.
+		AllowDemoKey: demo,
+		Check:        []once.Spec{UserID{}},
+		// A one-shot program releases its machine ID at exit; a service
+		// keeps the default state file, to take its lease back after a crash.
+		NoStateFile: true,
+		Lease: lease.Options{
+			AcquireTimeout: 20 * time.Second,
+			Logger:         slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		},
 	})
 	if err != nil {
-		return err // lease.ErrTimeout: no free machine ID in time; lease.ErrConfig: fix the set-up
+		return err // oncesql.ErrConfig names the setting to fix; lease.ErrTimeout: no free machine ID in time
 	}
 	defer func() {
-		// Close disables the factory, then releases the machine ID.
+		// Close stops new IDs, then releases the machine ID.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		err = errors.Join(err, m.Close(cctx))
+		err = errors.Join(err, ids.Close(cctx))
 		fmt.Fprintln(out, "lease     released")
 	}()
-	once.DefaultBinding().Set(ids)
 	defer once.DefaultBinding().Set(nil)
-	fmt.Fprintf(out, "lease     machine ID %d (table %s)\n", m.MachineID(), migrations.DefaultTable)
+	fmt.Fprintf(out, "lease     machine ID %d (table %s)\n", ids.MachineID(), migrations.DefaultTable)
 
-	// 4. GORM on the same pool, with the plugin that fills IDs before each
+	// 3. GORM on the same pool, with the plugin that fills IDs before each
 	// INSERT and gives ID columns their types (never auto-increment).
 	g, err := gorm.Open(gormDialector(dbc.driver, db), &gorm.Config{Logger: logger.Discard})
 	if err != nil {

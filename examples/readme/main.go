@@ -3,11 +3,12 @@
 // and "// readme:end NAME" is the block marked <!-- readme:NAME --> on
 // some page, and readme_test.go checks that they are equal.
 //
-//	ONCE_KEY=$(openssl rand -hex 32) go run ./examples/readme [-orm gorm,bun,sqlx]
+//	ONCE_KEY=$(openssl rand -hex 32) go run ./examples/readme [-orm gorm,bun,sqlx] [-by-hand]
 //
 // It opens DATABASE_URL (a SQLite file when unset; postgres://... or
-// mysql://... switch), creates the lease table, holds a machine-ID lease on
-// the same database, stores a user and two posts with each ORM chosen (the
+// mysql://... switch), starts once on it with oncesql.Start (with -by-hand:
+// creates the lease table and holds a machine-ID lease on the same
+// database piece by piece), stores a user and two posts with each ORM chosen (the
 // -orm flag, or ORM in the environment; all three by default), reads the
 // posts back and prints each as JSON next to its stored bigint. Any failure
 // exits with status 1.
@@ -36,6 +37,7 @@ import (
 	"github.com/once-go/once/migrations"
 	"github.com/once-go/once/nonce"
 	"github.com/once-go/once/once"
+	"github.com/once-go/once/oncesql"
 )
 
 // orms are the ORM parts of the program by -orm name: save stores a user and
@@ -68,6 +70,7 @@ func main() {
 func run(ctx context.Context, out io.Writer, args []string) (err error) {
 	flags := flag.NewFlagSet("readme", flag.ContinueOnError)
 	ormFlag := flags.String("orm", cmp.Or(os.Getenv("ORM"), "gorm,bun,sqlx"), "ORMs to use, comma-separated: gorm, bun, sqlx")
+	byHand := flags.Bool("by-hand", false, "start with the pieces oncesql.Start puts together (docs/leases.md)")
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
@@ -77,7 +80,43 @@ func run(ctx context.Context, out io.Writer, args []string) (err error) {
 			return fmt.Errorf("-orm: unknown ORM %.20q (want gorm, bun or sqlx)", name)
 		}
 	}
+	if *byHand {
+		return runByHand(ctx, out, names)
+	}
 
+	// readme:begin start
+	// Imports: "context", "errors", "os", "github.com/once-go/once/once",
+	// "github.com/once-go/once/oncesql".
+	db, pool, err := openDB(ctx, os.Getenv("DATABASE_URL"))
+	if err != nil {
+		return err
+	}
+	defer func() { // last: after the generator's Close, deferred below
+		err = errors.Join(err, db.Close())
+		if pool != nil {
+			pool.Close()
+		}
+	}()
+	// Start creates the lease table unless it exists, holds a machine ID on
+	// db (renewed until Close; ctx bounds the start only) and makes every ID
+	// type draw new IDs and masking from the key.
+	ids, err := oncesql.Start(ctx, db, oncesql.Config{
+		Key:       []byte(os.Getenv("ONCE_KEY")),   // 32+ bytes: openssl rand -hex 32
+		Check:     []once.Spec{UserID{}, PostID{}}, // their options, checked now
+		StateFile: os.Getenv("ONCE_STATE_FILE"),    // "": once-lease.json
+	})
+	if err != nil {
+		return err // oncesql.ErrConfig names the setting; lease.ErrTimeout: no free machine ID
+	}
+	defer func() { err = errors.Join(err, ids.Close(context.Background())) }() // stops new IDs, releases the machine ID
+	// readme:end start
+
+	return save(ctx, out, db, pool, ids.MachineID(), names)
+}
+
+// runByHand is run with the pieces that oncesql.Start puts together, as
+// docs/leases.md shows them.
+func runByHand(ctx context.Context, out io.Writer, names []string) (err error) {
 	// readme:begin migrate
 	// Imports: "errors", "os", "github.com/once-go/once/migrations".
 	db, pool, err := openDB(ctx, os.Getenv("DATABASE_URL"))
@@ -142,7 +181,13 @@ func run(ctx context.Context, out io.Writer, args []string) (err error) {
 	log.Printf("once: machine ID %d", m.MachineID())
 	// readme:end lease
 
-	fmt.Fprintf(out, "machine ID %d\n", m.MachineID())
+	return save(ctx, out, db, pool, m.MachineID(), names)
+}
+
+// save stores a user and two posts with each ORM of names and prints the
+// posts as JSON beside their stored bigints, after the machine ID.
+func save(ctx context.Context, out io.Writer, db *sql.DB, pool *pgxpool.Pool, machineID int, names []string) error {
+	fmt.Fprintf(out, "machine ID %d\n", machineID)
 	for _, name := range names {
 		posts, err := orms[name].save(ctx, db)
 		if err != nil {

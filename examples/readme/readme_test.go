@@ -22,6 +22,7 @@ import (
 	"github.com/once-go/once/migrations"
 	"github.com/once-go/once/nonce"
 	"github.com/once-go/once/once"
+	"github.com/once-go/once/oncesql"
 )
 
 // regionDirs are the programs the documentation's Go blocks come from:
@@ -117,6 +118,12 @@ func TestProgram(t *testing.T) {
 				checkOutput(t, out, strings.Split(orms, ","), check)
 			})
 		}
+		// The pieces oncesql.Start puts together, as docs/leases.md shows them.
+		t.Run(db.name+"/by-hand", func(t *testing.T) {
+			databaseURL, check := db.open(t)
+			out := runProgram(t, databaseURL, "-by-hand", "-orm", "gorm,bun,sqlx")
+			checkOutput(t, out, []string{"gorm", "bun", "sqlx"}, check)
+		})
 	}
 }
 
@@ -240,8 +247,10 @@ func TestProgramErrors(t *testing.T) {
 		{"unknown ORM", sqlite, testKey, []string{"-orm", "gorm,hibernate"}, `-orm: unknown ORM "hibernate"`, nil},
 		{"bad flag", sqlite, testKey, []string{"-db", "x"}, "flag provided but not defined: -db", nil},
 		{"unknown scheme", "redis://127.0.0.1:6379", testKey, nil, "DATABASE_URL: want postgres://", nil},
-		{"no key", sqlite, "", nil, "ONCE_KEY is not set", nil},
+		{"no key", sqlite, "", nil, "Config.Key is empty", oncesql.ErrConfig},
 		{"short key", sqlite, "0123456789abcdef", nil, "nonce: ", nonce.ErrConfig},
+		{"no key, by hand", sqlite, "", []string{"-by-hand"}, "ONCE_KEY is not set", nil},
+		{"short key, by hand", sqlite, "0123456789abcdef", []string{"-by-hand"}, "nonce: ", nonce.ErrConfig},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Setenv("DATABASE_URL", c.databaseURL)
