@@ -9,7 +9,7 @@
 // With no configuration it uses the SQLite file once-quickstart.db in the
 // system's temp directory, as both the application database and the lease
 // coordinator; DATABASE_URL=postgres://..., mysql://... or a plain driver
-// DSN switches database (see parseDatabaseURL). ONCE_KEY is the masking key.
+// DSN switches database (the forms are in README.md). ONCE_KEY is the masking key.
 package main
 
 import (

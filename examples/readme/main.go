@@ -1,7 +1,7 @@
 // Command readme is the program the documentation's Go snippets come from
 // (README.md and docs/*.md): each region between "// readme:begin NAME"
 // and "// readme:end NAME" is the block marked <!-- readme:NAME --> on
-// some page, and readme_test.go checks that they are equal.
+// some page, and the program's tests check that they are equal.
 //
 //	ONCE_KEY=$(openssl rand -hex 32) go run ./examples/readme [-orm gorm,bun,sqlx] [-by-hand]
 //

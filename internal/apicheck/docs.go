@@ -323,8 +323,8 @@ func (d *declared) violations(text string, params map[string]bool) []string {
 		}
 		parts := strings.Split(w, ".")
 		qualified := len(parts) > 1
-		if params[parts[0]] {
-			continue
+		if params[parts[0]] || parts[0] == "_" {
+			continue // a parameter, or the blank identifier of an example
 		}
 		switch {
 		case d.unexported[parts[0]]:
