@@ -86,9 +86,22 @@ func cutRing[T text](c *codec, r *Keyring, s T) (*ringKey, T, error) {
 // parseRing is parseText for a masked type bound to keyring r: the prefix
 // picks the generation, whose key unmasks the value.
 func parseRing[T text](c *codec, r *Keyring, s T) (uint64, *ringKey, error) {
-	k, rest, err := cutRing(c, r, s)
-	if err != nil {
-		return 0, nil, err
+	var k *ringKey
+	var rest T
+	// The common spellings, written out: generation 1 and generations 2
+	// to 9 of a rotatable prefix. cutRing reads every spelling.
+	if n := len(c.stem); c.rotatable && len(s) > n+1 && string(s[:n]) == c.stem {
+		if d := s[n]; d == c.sep {
+			k, rest = &r.keys[0], s[n+1:]
+		} else if d >= '2' && d <= '9' && s[n+1] == c.sep && int(d-'0') <= len(r.keys) {
+			k, rest = &r.keys[d-'1'], s[n+2:]
+		}
+	}
+	if k == nil {
+		var err error
+		if k, rest, err = cutRing(c, r, s); err != nil {
+			return 0, nil, err
+		}
 	}
 	var v uint64
 	var ok bool
