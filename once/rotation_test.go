@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -547,4 +548,52 @@ func BenchmarkRotationOverhead(b *testing.B) {
 	b.ReportMetric(minSingle, "single-ns/op")
 	b.ReportMetric(minCur, "current-ns/op")
 	b.ReportMetric(minCur-minSingle, "extra-ns/op")
+}
+
+// TestRotationSchema: with a keyring of 3 generations the pattern accepts
+// each generation's prefix and no other; without one it is unchanged.
+func TestRotationSchema(t *testing.T) {
+	defer rotBinding.SetKeyring(nil)
+	plain, err := once.SchemaOf(rotSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rotBinding.SetKeyring(fuzzRing)
+	s, err := once.SchemaOf(RotID{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const wantPattern = `^usr(?:2|3)?_[A-Za-z0-9_-]{10}[AEIMQUYcgkosw048]$`
+	if s.Pattern != wantPattern || s.Generations != 3 || s.MinLength != 15 || s.MaxLength != 16 ||
+		plain.Pattern != `^usr_[A-Za-z0-9_-]{10}[AEIMQUYcgkosw048]$` || plain.Generations != 1 {
+		t.Fatalf("schema %+v (without keyring %+v)", s, plain)
+	}
+	re := regexp.MustCompile(s.Pattern)
+	id := RotID(once.FromUint64(255514662584827904))
+	o := rotSpec{}.Options()
+	for g := 1; g <= 3; g++ {
+		text, err := o.AppendGeneration(nil, once.ID(id), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !re.Match(text) || len(text) < s.MinLength || len(text) > s.MaxLength {
+			t.Errorf("pattern %s rejects generation %d's %q", s.Pattern, g, text)
+		}
+		body := string(text[len(text)-11:])
+		for _, p := range []string{"usr1_", "usr4_", "usr02_", "usr23_"} {
+			if re.MatchString(p + body) {
+				t.Errorf("pattern %s accepts %q", s.Pattern, p+body)
+			}
+		}
+	}
+	if !re.MatchString(s.Example) || !strings.HasPrefix(s.Example, "usr3_") {
+		t.Errorf("example %q", s.Example)
+	}
+	js, err := json.Marshal(s)
+	if err != nil || !strings.Contains(string(js), `"generations":3`) {
+		t.Errorf("MarshalJSON = %s, %v", js, err)
+	}
+	if js, _ := json.Marshal(plain); strings.Contains(string(js), "generations") {
+		t.Errorf("without keyring, MarshalJSON = %s", js)
+	}
 }
