@@ -597,3 +597,56 @@ func TestRotationSchema(t *testing.T) {
 		t.Errorf("without keyring, MarshalJSON = %s", js)
 	}
 }
+
+// TestRotationConcurrent: binding a new keyring while other goroutines
+// parse and format is safe, and a generation-1 spelling reads the same ID
+// under the keyring before and after the rotation (run it with -race).
+func TestRotationConcurrent(t *testing.T) {
+	keys := rotationKeys(2)
+	before, after := mustRing(t, 0, keys[0]), mustRing(t, 0, keys...)
+	defer rotBinding.SetKeyring(nil)
+	rotBinding.SetKeyring(before)
+	id := RotID(once.FromUint64(255514662584827904))
+	old := id.String()
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			for {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				back, err := once.ParseAs[RotID](old)
+				if err == nil && back != id {
+					err = errors.New("generation-1 spelling read as another ID")
+				}
+				if err == nil {
+					var s string
+					if s = id.String(); s != old && !strings.HasPrefix(s, "usr2_") {
+						err = errors.New("spelled " + s)
+					}
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	for i := range 2000 {
+		if i%2 == 0 {
+			rotBinding.SetKeyring(after)
+		} else {
+			rotBinding.SetKeyring(before)
+		}
+	}
+	close(done)
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
