@@ -87,7 +87,8 @@ func NewKeyring(c nonce.Cipher, current int, baseKeys ...[]byte) (*Keyring, erro
 //
 // Generations are numbered 1, 2, 3... without gaps, in order. A base key is
 // used verbatim (its bytes as written, like ONCE_KEY), or hex-decoded when
-// written "hex:<hex digits>". At most one line says "current"; without one,
+// written "hex:<hex digits>", the form for a key with spaces or other
+// bytes a line cannot hold. At most one line says "current"; without one,
 // the highest generation is current. A line "cipher <name>" (blowfish, the
 // default, speck or des3) chooses the 64-bit cipher, as the factory's
 // Config.Cipher64 does. Blank lines and lines starting with '#' are
@@ -115,7 +116,7 @@ func ParseKeyring(text string) (*Keyring, error) {
 			}
 			continue
 		case len(f) < 2 || len(f) > 3 || len(f) == 3 && f[2] != "current":
-			return nil, configError(where + ": want \"<generation> <key>\" or \"<generation> <key> current\"")
+			return nil, configError(where + ": want \"<generation> <key>\" or \"<generation> <key> current\" (write a key with spaces as hex:<digits>)")
 		}
 		g, err := strconv.Atoi(f[0])
 		if err != nil || g != len(keys)+1 {
