@@ -10,8 +10,9 @@ import (
 // masking cipher from. Bind a type explicitly with Options.Generator; types
 // without one use the process default, [DefaultBinding]. The factory can be
 // set or replaced at any time (e.g. once the key is loaded), also after the
-// type's options were cached. The zero Binding is unbound; it is safe for
-// concurrent use.
+// type's options were cached. A [Keyring] set with [Binding.SetKeyring]
+// masks instead of the factory's cipher, with one key per key generation.
+// The zero Binding is unbound; it is safe for concurrent use.
 type Binding struct {
 	f atomic.Pointer[nonce.Factory]
 	k atomic.Pointer[Keyring]
