@@ -52,6 +52,7 @@ type config struct {
 	from    string
 	svg     string
 	keys    []keyType
+	allKeys bool // -keys not given: the key types the server supports
 }
 
 func main() {
@@ -113,6 +114,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	var err error
 	c.keys, err = selectKeys(keys)
+	c.allKeys = strings.TrimSpace(keys) == ""
 	return c, err
 }
 
@@ -146,6 +148,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer b.close() // drops every table still present, even after an error or interrupt
+	if c.keys, err = b.keysFor(ctx, c.keys, c.allKeys, stderr); err != nil {
+		return err
+	}
+	b.c.keys = c.keys
 
 	rounds := make(map[string][]result, len(c.keys))
 	for round := range c.repeat {
