@@ -60,6 +60,9 @@ func TestLoadFigures(t *testing.T) {
 			r.HeapHit+r.IdxHit <= 0 || r.ServerNotes == "" || r.LoadReaders != 1 || r.IndexBytes <= 0 {
 			t.Errorf("%s: %+v", r.Key, r)
 		}
+		if r.WALFPI < r.InsertWALFPI {
+			t.Errorf("%s: server full-page images %d below the INSERTs' own %d", r.Key, r.WALFPI, r.InsertWALFPI)
+		}
 		if r.WALBytes < r.InsertWALBytes {
 			t.Errorf("%s: server WAL %d below the INSERTs' own %d", r.Key, r.WALBytes, r.InsertWALBytes)
 		}

@@ -39,6 +39,7 @@ type result struct {
 	// (pg_statio_user_tables): hit = found in shared_buffers, read = read
 	// into them (from the OS page cache or disk).
 	WALBytes    int64  `json:"wal_bytes,omitempty"`
+	WALFPI      int64  `json:"wal_fpi,omitempty"` // full-page images in it (pg_stat_wal.wal_fpi after minus before)
 	HeapRead    int64  `json:"heap_blks_read,omitempty"`
 	HeapHit     int64  `json:"heap_blks_hit,omitempty"`
 	IdxRead     int64  `json:"idx_blks_read,omitempty"`
@@ -76,7 +77,8 @@ func medianResult(rs []result) result {
 	r.LookupNs = int64(median(rs, func(r result) float64 { return float64(r.LookupNs) }))
 	r.LookupP99Ns = int64(median(rs, func(r result) float64 { return float64(r.LookupP99Ns) }))
 	for _, f := range []func(*result) *int64{
-		func(r *result) *int64 { return &r.WALBytes }, func(r *result) *int64 { return &r.HeapRead },
+		func(r *result) *int64 { return &r.WALBytes }, func(r *result) *int64 { return &r.WALFPI },
+		func(r *result) *int64 { return &r.HeapRead },
 		func(r *result) *int64 { return &r.HeapHit }, func(r *result) *int64 { return &r.IdxRead },
 		func(r *result) *int64 { return &r.IdxHit }, func(r *result) *int64 { return &r.InsertWALBytes },
 		func(r *result) *int64 { return &r.InsertWALRecords }, func(r *result) *int64 { return &r.InsertWALFPI },
@@ -304,7 +306,8 @@ func (b *bench) load(ctx context.Context, table string, kt keyType, r *result) (
 		if err != nil {
 			return nil, err
 		}
-		r.WALBytes, r.HeapRead, r.HeapHit, r.IdxRead, r.IdxHit = d.walBytes, d.heapRead, d.heapHit, d.idxRead, d.idxHit
+		r.WALBytes, r.WALFPI = d.walBytes, d.walFPI
+		r.HeapRead, r.HeapHit, r.IdxRead, r.IdxHit = d.heapRead, d.heapHit, d.idxRead, d.idxHit
 	}
 	return ks, nil
 }
