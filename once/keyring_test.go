@@ -64,6 +64,8 @@ func TestParseKeyring(t *testing.T) {
 		"1 hex:00",
 		"cipher aes\n1 " + ringKey1,
 		"x " + ringKey1,
+		"1 " + ringKey1 + "\n2 once-examples-demo-key-do-not-use-in-production current", // a public key
+		"replace-me-with-the-output-of-openssl-rand-hex-32",                             // a placeholder
 	} {
 		_, err := once.ParseKeyring(text)
 		if !errors.Is(err, once.ErrConfig) {
