@@ -4,6 +4,10 @@ package leasekit
 // (WithKey): "key=1a2b3c4d host/pid".
 const keyMark = "key="
 
+// KeyLen is how many bytes WithKey adds before a holder: "key=", the
+// fingerprint and a space.
+const KeyLen = len(keyMark) + FingerprintLen + 1
+
 // FingerprintLen is the length of a key fingerprint (nonce.Fingerprint):
 // 8 lowercase hex digits.
 const FingerprintLen = 8
