@@ -71,7 +71,9 @@ const (
 // untouched and releasing any lease it claimed: it waits up to
 // Options.ReleaseTimeout more for a strategy call that outlived its
 // deadline, so that what the call leaves behind is released before Start
-// returns. [ErrConfig] from the options or the strategy fails at once.
+// returns. [ErrConfig] from the options or the strategy fails at once, as
+// does, with Options.RefuseKeyMismatch, a live holder in the pool whose key
+// fingerprint differs from the factories'.
 //
 // ctx bounds the start only, as a dial's context bounds the dial: if it
 // ends before the first lease is held, Start fails with its error (and
