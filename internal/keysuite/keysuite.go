@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/once-go/once/lease"
 	"github.com/once-go/once/lease/driver"
@@ -143,6 +144,24 @@ func list(t *testing.T, s driver.Strategy) []driver.Slot {
 	return slots
 }
 
+// awaitListed waits (up to 2s) until a new strategy lists machine ID id:
+// a listing may lag a moment behind the write (Kubernetes reads the API
+// server's watch cache).
+func awaitListed(t *testing.T, newStrategy func() driver.Strategy, id int) {
+	t.Helper()
+	for try := 0; try < 20; try++ {
+		if try > 0 {
+			time.Sleep(100 * time.Millisecond)
+		}
+		for _, sl := range list(t, newStrategy()) {
+			if sl.MachineID == id {
+				return
+			}
+		}
+	}
+	t.Fatalf("machine ID %d, held, is not listed", id)
+}
+
 // recorded: a manager's holding is listed with the fingerprint of its
 // factory's key, beside the holder's name (which does not carry it); a
 // manager without a key records none.
@@ -151,6 +170,8 @@ func recorded(t *testing.T, c Coordinator) {
 	key := NewKey()
 	a := mustStart(t, newStrategy(), key, false)
 	b := mustStart(t, newStrategy(), nil, false)
+	awaitListed(t, newStrategy, a.m.MachineID())
+	awaitListed(t, newStrategy, b.m.MachineID())
 	for _, sl := range list(t, newStrategy()) {
 		want := ""
 		switch sl.MachineID {
@@ -176,7 +197,9 @@ func mismatch(t *testing.T, c Coordinator) {
 	newStrategy, _ := c.Setup(t)
 	keyA, keyB := NewKey(), NewKey()
 	a := mustStart(t, newStrategy(), keyA, false)
+	awaitListed(t, newStrategy, a.m.MachineID())
 	b := mustStart(t, newStrategy(), keyB, false)
+	awaitListed(t, newStrategy, b.m.MachineID())
 	ev := b.mismatches()
 	if len(ev) == 0 {
 		t.Fatalf("no %s event beside a holder with another key; events: %+v", lease.EventKeyMismatch, b.events)
@@ -212,6 +235,7 @@ func sameKey(t *testing.T, c Coordinator) {
 	newStrategy, _ := c.Setup(t)
 	key := NewKey()
 	a := mustStart(t, newStrategy(), key, false)
+	awaitListed(t, newStrategy, a.m.MachineID())
 	b := mustStart(t, newStrategy(), key, true)
 	for who, p := range map[string]*process{"first": a, "second": b} {
 		if ev := p.mismatches(); len(ev) != 0 {
@@ -228,20 +252,15 @@ func sameKey(t *testing.T, c Coordinator) {
 // count as a mismatch, even with RefuseKeyMismatch.
 func unknown(t *testing.T, c Coordinator) {
 	newStrategy, foreign := c.Setup(t)
-	mustStart(t, newStrategy(), nil, false)
+	unkeyed := mustStart(t, newStrategy(), nil, false)
+	awaitListed(t, newStrategy, unkeyed.m.MachineID())
 	if foreign != nil {
 		id := foreign(t)
-		found := false
+		awaitListed(t, newStrategy, id)
 		for _, sl := range list(t, newStrategy()) {
-			if sl.MachineID == id {
-				found = true
-				if sl.Fingerprint != "" {
-					t.Errorf("the Elixir-style holding of machine ID %d is listed with key fingerprint %q", id, sl.Fingerprint)
-				}
+			if sl.MachineID == id && sl.Fingerprint != "" {
+				t.Errorf("the Elixir-style holding of machine ID %d is listed with key fingerprint %q", id, sl.Fingerprint)
 			}
-		}
-		if !found {
-			t.Fatalf("the Elixir-style holding of machine ID %d is not listed", id)
 		}
 	}
 	p := mustStart(t, newStrategy(), NewKey(), true)

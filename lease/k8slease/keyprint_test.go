@@ -24,7 +24,8 @@ func TestKeyFingerprint(t *testing.T) {
 		foreign := func(t *testing.T) int {
 			const id = 500
 			holder, secs, now := "other-writer", int32(3600), metav1.NewMicroTime(time.Now())
-			rec := &coordv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: k8slease.DefaultPrefix + "-500"},
+			rec := &coordv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: k8slease.DefaultPrefix + "-500",
+				Labels: map[string]string{k8slease.LabelPool: k8slease.DefaultPrefix}},
 				Spec: coordv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &secs, AcquireTime: &now, RenewTime: &now}}
 			if _, err := cs.CoordinationV1().Leases(ns).Create(ctxT(t), rec, metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)
