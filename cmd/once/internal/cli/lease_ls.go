@@ -125,10 +125,10 @@ type pool struct {
 
 // heldLease is one held machine ID.
 type heldLease struct {
-	MachineID   int    `json:"machine_id"`
-	TTLMS       *int64 `json:"ttl_ms"` // nil: unknown
-	Expiring    bool   `json:"expiring"`
-	Holder      string `json:"holder"`
+	MachineID int    `json:"machine_id"`
+	TTLMS     *int64 `json:"ttl_ms"` // nil: unknown
+	Expiring  bool   `json:"expiring"`
+	Holder    string `json:"holder"`
 	// Fingerprint is the holder's key fingerprint, "" when unknown.
 	Fingerprint string `json:"fingerprint"`
 	// Token is the first 8 hex digits of SHA-256(token).
