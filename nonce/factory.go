@@ -49,6 +49,13 @@ type Config struct {
 	// AllowDemoKey accepts a BaseKey that once publishes (the demo key of an
 	// example): for demos only, whose masked IDs hide nothing.
 	AllowDemoKey bool
+	// Fingerprint is the key fingerprint the factory reports
+	// ([Factory.Fingerprint]), which lease holders record so that
+	// instances with different keys show: 8 lowercase hex digits. Default:
+	// the fingerprint of BaseKey. An application whose IDs are masked with
+	// a key ring of several generations (once.Keyring) gives the current
+	// generation's, so that a fleet in the middle of a rotation shows.
+	Fingerprint string
 	// Cipher64, Cipher96 and Cipher128 choose the cipher of each size.
 	Cipher64, Cipher96, Cipher128 Cipher
 	// Key64, Key96 and Key128 override the derived key of one size; each
@@ -140,7 +147,13 @@ func New(cfg Config) (*Factory, error) {
 	if err := f.setupCiphers(cfg); err != nil {
 		return nil, err
 	}
-	if len(cfg.BaseKey) > 0 {
+	switch {
+	case cfg.Fingerprint != "":
+		if !isFingerprint(cfg.Fingerprint) {
+			return nil, configErr("Fingerprint %.20q: want 8 lowercase hex digits, as Fingerprint returns", cfg.Fingerprint)
+		}
+		f.fingerprint = cfg.Fingerprint
+	case len(cfg.BaseKey) > 0:
 		fp, err := Fingerprint(cfg.BaseKey)
 		if err != nil {
 			return nil, err

@@ -24,5 +24,19 @@ func Fingerprint(baseKey []byte) (string, error) {
 }
 
 // Fingerprint returns the fingerprint of the factory's base key (see the
-// function Fingerprint), or "" when it was given none.
+// function Fingerprint), or Config.Fingerprint when that was given, or ""
+// when it was given neither.
 func (f *Factory) Fingerprint() string { return f.fingerprint }
+
+// isFingerprint reports whether s is spelled as Fingerprint spells one.
+func isFingerprint(s string) bool {
+	if len(s) != 8 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -70,3 +70,19 @@ func ExampleFingerprint() {
 	fmt.Println(len(fp), "hex digits")
 	// Output: 8 hex digits
 }
+
+// TestConfigFingerprint: Config.Fingerprint replaces the base key's
+// fingerprint the factory reports, and is refused unless spelled as
+// Fingerprint spells one.
+func TestConfigFingerprint(t *testing.T) {
+	key := []byte("0123456789abcdef0123456789abcdef-fingerprint")
+	f, err := nonce.New(nonce.Config{BaseKey: key, Fingerprint: "0a1b2c3d"})
+	if err != nil || f.Fingerprint() != "0a1b2c3d" {
+		t.Fatalf("New with Fingerprint 0a1b2c3d: %v, reports %q", err, f.Fingerprint())
+	}
+	for _, bad := range []string{"0A1B2C3D", "0a1b2c3", "0a1b2c3d4", "0a1b2c3g"} {
+		if _, err := nonce.New(nonce.Config{BaseKey: key, Fingerprint: bad}); !errors.Is(err, nonce.ErrConfig) {
+			t.Errorf("New with Fingerprint %q: %v, want ErrConfig", bad, err)
+		}
+	}
+}

@@ -177,6 +177,11 @@ func (r *Keyring) Fingerprints() []string {
 	return fps
 }
 
+// Fingerprint returns the fingerprint of the current generation's key
+// (nonce.Fingerprint): what lease holders record as their key's, given to
+// the nonce factory as nonce.Config.Fingerprint.
+func (r *Keyring) Fingerprint() string { return r.cur.fp }
+
 // String lists the generations as a keyring file would with fingerprints
 // in place of the keys: "1 1a2b3c4d\n2 5e6f7a8b current". It never shows a
 // key.

@@ -55,6 +55,13 @@ type Config struct {
 	// Check lists the application's ID types (UserID{}, or their specs):
 	// Start fails when the options of one are invalid (once.Check).
 	Check []once.Spec
+	// Keyring, if set, holds the masking keys of every key generation
+	// (once.KeyringFromEnv, docs/ids.md): masked types format with its
+	// current generation and read every generation it holds. Key still
+	// keys the nonce factory; the lease holder records the fingerprint of
+	// the current generation's key, so that `once lease ls` shows a fleet
+	// in the middle of a rotation.
+	Keyring *once.Keyring
 	// StateFile is where the lease manager records the lease it holds, so
 	// that a process restarted in the same place takes its own unexpired
 	// lease back instead of leaving a machine ID taken per crash (see
@@ -89,8 +96,8 @@ type Generator struct {
 
 // Start migrates the lease table (unless Config.NoMigrate), makes the
 // nonce factory from Config.Key, checks the types of Config.Check, holds a
-// machine-ID lease on db and binds the factory for every ID type
-// (once.DefaultBinding). It blocks until the lease is held: ctx bounds the
+// machine-ID lease on db and binds the factory (and Config.Keyring) for
+// every ID type (once.DefaultBinding). It blocks until the lease is held: ctx bounds the
 // start only (as does Config.Lease.AcquireTimeout, default 60 s); the lease
 // is renewed in the background until Close.
 //
@@ -110,10 +117,24 @@ func Start(ctx context.Context, db *sql.DB, cfg Config) (*Generator, error) {
 	if len(cfg.Lease.Factories) != 0 || cfg.Lease.StateFile != "" {
 		return nil, fmt.Errorf("%w: Config.Lease.Factories and Config.Lease.StateFile are Start's to set: use Config.StateFile, or lease.Start for several factories", ErrConfig)
 	}
+	g, err := start(ctx, db, cfg)
+	if err != nil && cfg.Keyring != nil {
+		once.DefaultBinding().SetKeyring(nil)
+	}
+	return g, err
+}
+
+func start(ctx context.Context, db *sql.DB, cfg Config) (*Generator, error) {
+	nc := nonce.Config{BaseKey: cfg.Key, AllowDemoKey: cfg.AllowDemoKey}
+	if cfg.Keyring != nil {
+		// Check judges the types' prefixes against the keyring's generations.
+		once.DefaultBinding().SetKeyring(cfg.Keyring)
+		nc.Fingerprint = cfg.Keyring.Fingerprint()
+	}
 	if err := once.Check(cfg.Check...); err != nil {
 		return nil, configErr("Config.Check", err)
 	}
-	f, err := nonce.New(nonce.Config{BaseKey: cfg.Key, AllowDemoKey: cfg.AllowDemoKey})
+	f, err := nonce.New(nc)
 	if err != nil {
 		return nil, configErr("Config.Key", err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/sqllease"
 	"github.com/once-go/once/nonce"
 	"github.com/once-go/once/once"
 	"github.com/once-go/once/oncesql"
@@ -209,5 +210,51 @@ func TestStartNoMigrate(t *testing.T) {
 	var n int
 	if err := db.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE name = 'once_leases'`).Scan(&n); err != nil || n != 0 {
 		t.Errorf("NoMigrate created the lease table (%d, %v)", n, err)
+	}
+}
+
+// TestStartKeyring: with a keyring, masked types spell the current
+// generation and read the others, and the lease holder records the
+// current generation's key fingerprint, not that of Key.
+func TestStartKeyring(t *testing.T) {
+	k1, k2 := string(testKey), "fedcba9876543210fedcba9876543210-oncesql-gen2"
+	r, err := once.ParseKeyring("1 " + k1 + "\n2 " + k2 + " current")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := testenv.SQLite(t)
+	ctx := context.Background()
+	g, err := oncesql.Start(ctx, db, oncesql.Config{Key: testKey, Keyring: r, Check: []once.Spec{UserID{}}, NoStateFile: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { once.DefaultBinding().SetKeyring(nil); once.DefaultBinding().Set(nil) })
+	defer g.Close(ctx)
+	u, err := once.NewAs[UserID]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := u.String(); !strings.HasPrefix(s, "usr2_") {
+		t.Errorf("a new UserID spells %q, want the current generation's prefix usr2_", s)
+	}
+	gen1, err := u.Options().AppendGeneration(nil, once.FromInt64(u.Int64()), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back, err := once.ParseAs[UserID](string(gen1)); err != nil || back != u {
+		t.Errorf("generation 1 spelling %q parses to %v, %v; want %v", gen1, back, err, u)
+	}
+
+	s, err := sqllease.New(db, sqllease.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.Rows(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp1, _ := nonce.Fingerprint(testKey)
+	if got := rows[g.MachineID()].Fingerprint; got != r.Fingerprint() || got == fp1 {
+		t.Errorf("the lease holder recorded fingerprint %q; want the current generation's %q (Key's is %q)", got, r.Fingerprint(), fp1)
 	}
 }
