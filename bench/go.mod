@@ -9,10 +9,10 @@ require (
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/oklog/ulid/v2 v2.1.2
-	github.com/once-go/once v0.1.0
-	github.com/once-go/once/adapters/ent v0.1.0
-	github.com/once-go/once/lease/etcdlease v0.1.0
-	github.com/once-go/once/lease/k8slease v0.1.0
+	github.com/once-go/once v0.2.0
+	github.com/once-go/once/adapters/ent v0.2.0
+	github.com/once-go/once/lease/etcdlease v0.2.0
+	github.com/once-go/once/lease/k8slease v0.2.0
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/rs/xid v1.6.0
 	github.com/segmentio/ksuid v1.0.4

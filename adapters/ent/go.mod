@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	entgo.io/ent v0.14.5
-	github.com/once-go/once v0.1.0
+	github.com/once-go/once v0.2.0
 	github.com/stretchr/testify v1.12.1
 )
 

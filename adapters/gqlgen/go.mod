@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/99designs/gqlgen v0.17.98
-	github.com/once-go/once v0.1.0
+	github.com/once-go/once v0.2.0
 	github.com/stretchr/testify v1.12.1
 )
 

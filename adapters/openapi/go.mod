@@ -5,7 +5,7 @@ go 1.26.0
 require (
 	github.com/dlclark/regexp2 v1.11.0
 	github.com/getkin/kin-openapi v0.153.0
-	github.com/once-go/once v0.1.0
+	github.com/once-go/once v0.2.0
 	github.com/stretchr/testify v1.12.1
 )
 

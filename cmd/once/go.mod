@@ -7,9 +7,9 @@ require (
 	github.com/go-logr/logr v1.4.4
 	github.com/go-sql-driver/mysql v1.10.1
 	github.com/jackc/pgx/v5 v5.13.0
-	github.com/once-go/once v0.1.0
-	github.com/once-go/once/lease/etcdlease v0.1.0
-	github.com/once-go/once/lease/k8slease v0.1.0
+	github.com/once-go/once v0.2.0
+	github.com/once-go/once/lease/etcdlease v0.2.0
+	github.com/once-go/once/lease/k8slease v0.2.0
 	github.com/redis/go-redis/v9 v9.23.0
 	go.etcd.io/etcd/client/v3 v3.7.3
 	go.uber.org/zap v1.27.1

@@ -7,8 +7,8 @@ require (
 	github.com/glebarez/go-sqlite v1.21.2
 	github.com/go-sql-driver/mysql v1.10.1
 	github.com/jackc/pgx/v5 v5.13.0
-	github.com/once-go/once v0.1.0
-	github.com/once-go/once/adapters/ent v0.1.0
+	github.com/once-go/once v0.2.0
+	github.com/once-go/once/adapters/ent v0.2.0
 	github.com/stretchr/testify v1.12.1
 )
 

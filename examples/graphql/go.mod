@@ -6,8 +6,8 @@ tool github.com/99designs/gqlgen
 
 require (
 	github.com/99designs/gqlgen v0.17.98
-	github.com/once-go/once v0.1.0
-	github.com/once-go/once/adapters/gqlgen v0.1.0
+	github.com/once-go/once v0.2.0
+	github.com/once-go/once/adapters/gqlgen v0.2.0
 	github.com/stretchr/testify v1.12.1
 	github.com/vektah/gqlparser/v2 v2.5.64
 )

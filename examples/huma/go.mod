@@ -4,8 +4,8 @@ go 1.26.0
 
 require (
 	github.com/danielgtaylor/huma/v2 v2.37.2
-	github.com/once-go/once v0.1.0
-	github.com/once-go/once/adapters/huma v0.1.0
+	github.com/once-go/once v0.2.0
+	github.com/once-go/once/adapters/huma v0.2.0
 	github.com/stretchr/testify v1.12.1
 )
 

@@ -13,7 +13,7 @@ require (
 	github.com/go-faster/jx v1.2.0
 	github.com/oapi-codegen/runtime v1.9.0
 	github.com/ogen-go/ogen v1.24.0
-	github.com/once-go/once v0.1.0
+	github.com/once-go/once v0.2.0
 	github.com/stretchr/testify v1.12.1
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/metric v1.47.0

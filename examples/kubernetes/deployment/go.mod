@@ -3,8 +3,8 @@ module github.com/once-go/once/examples/kubernetes/deployment
 go 1.26.0
 
 require (
-	github.com/once-go/once v0.1.0
-	github.com/once-go/once/lease/k8slease v0.1.0
+	github.com/once-go/once v0.2.0
+	github.com/once-go/once/lease/k8slease v0.2.0
 	github.com/stretchr/testify v1.12.1
 	k8s.io/api v0.34.4
 	k8s.io/apimachinery v0.34.4
