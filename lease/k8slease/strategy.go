@@ -42,6 +42,7 @@ var (
 	_ driver.Reclaimer = (*Strategy)(nil)
 	_ driver.Lister    = (*Strategy)(nil)
 	_ driver.Claimer   = (*Strategy)(nil)
+	_ driver.Ranged    = (*Strategy)(nil)
 )
 
 // New returns a strategy on client, the application's clientset (its
@@ -68,6 +69,10 @@ func (s *Strategy) Name() string { return "kubernetes" }
 // given there (see [driver.DurationDefaulter]). Options.AcquireTimeout has
 // no such default: pass [AcquireTimeout].
 func (s *Strategy) DefaultLeaseDuration() time.Duration { return LeaseDuration }
+
+// MachineIDs returns the range of machine IDs Acquire and Claim take
+// (Options.MachineIDs; 0..511 when it is nil) ([driver.Ranged]).
+func (s *Strategy) MachineIDs() driver.IDRange { return *s.opts.MachineIDs }
 
 // Deterministic reports false: acquiring again may yield another ID.
 func (s *Strategy) Deterministic() bool { return false }
@@ -135,7 +140,7 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (driver.Lease, 
 		if lost > 0 && ctx.Err() != nil {
 			return driver.Lease{}, leasekit.Errorf("k8slease", driver.ErrConflict,
 				"acquire in namespace %s: contenders took each of the %d free machine IDs tried before %v; the last look saw %d of %d held",
-				leasekit.Quote(s.opts.Namespace), lost, context.Cause(ctx), held, Capacity)
+				leasekit.Quote(s.opts.Namespace), lost, context.Cause(ctx), held, s.opts.MachineIDs.Len())
 		}
 		if tried == s.opts.Candidates {
 			s.left.drop()
@@ -147,7 +152,7 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (driver.Lease, 
 			if err != nil {
 				return driver.Lease{}, s.classify("acquire", "list", -1, err)
 			}
-			held = Capacity - len(v.free)
+			held = s.opts.MachineIDs.Len() - len(v.free)
 			if len(v.free) > 0 {
 				s.left.store(v, time.Now())
 				tried = 0
@@ -171,8 +176,9 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (driver.Lease, 
 // exhausted is Acquire's error when a consistent read saw every ID held,
 // after lost races lost to contenders.
 func (s *Strategy) exhausted(v *view, lost int) error {
-	msg := fmt.Sprintf("acquire in namespace %s: no free machine ID: %d of %d held by a consistent read",
-		leasekit.Quote(s.opts.Namespace), Capacity-len(v.free), Capacity)
+	ids := *s.opts.MachineIDs
+	msg := fmt.Sprintf("acquire in namespace %s: no free machine ID in Options.MachineIDs %v: %d of %d held by a consistent read",
+		leasekit.Quote(s.opts.Namespace), ids, ids.Len()-len(v.free), ids.Len())
 	if lost > 0 {
 		msg += fmt.Sprintf(", after contenders took %d machine IDs tried", lost)
 	}
