@@ -21,6 +21,7 @@ func worker(args []string) error {
 	fs.DurationVar(&c.ClockOffset, "clock-offset", 0, "offset added to the nonce factory's clock")
 	fs.DurationVar(&c.LeaseDuration, "lease", 30*time.Second, "lease duration")
 	fs.DurationVar(&c.RenewInterval, "renew", 12*time.Second, "renew interval")
+	fs.IntVar(&c.IDs, "ids", 0, "take only machine IDs 0..N-1 (0: all)")
 	fs.Parse(args)
 	c.Key = os.Getenv("ONCE_KEY")
 	return soakwork.Run(c)

@@ -30,6 +30,7 @@ type Config struct {
 	LeaseDuration time.Duration
 	RenewInterval time.Duration
 	MeanGap       time.Duration
+	IDs           int       // > 0: every worker takes only machine IDs 0..IDs-1
 	Faults        []string  // kinds to draw from (default: all the coordinator supports)
 	Bin           string    `json:"-"` // the soak binary, for worker mode
 	Log           io.Writer `json:"-"`
@@ -194,7 +195,7 @@ func (s *slot) startLocked() error {
 		"-proc", s.name, "-coordinator", cfg.Coordinator, "-target", target, "-ns", s.r.c.ns,
 		"-state", s.state, "-out", filepath.Join(cfg.Out, "records", name+".jsonl"),
 		"-rate", strconv.Itoa(cfg.Rate), "-clock-offset", s.offset.String(),
-		"-lease", cfg.LeaseDuration.String(), "-renew", cfg.RenewInterval.String())
+		"-lease", cfg.LeaseDuration.String(), "-renew", cfg.RenewInterval.String(), "-ids", strconv.Itoa(cfg.IDs))
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.Env = append(os.Environ(), "ONCE_KEY=soak-key-0123456789abcdef0123456789abcdef")
 	// A process group of its own: a SIGSTOPped worker in the runner's
