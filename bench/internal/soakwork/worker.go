@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -34,6 +35,7 @@ type Config struct {
 	LeaseDuration time.Duration
 	RenewInterval time.Duration
 	IDs           int    // > 0: take only machine IDs 0..IDs-1, waiting while they are all held
+	Holding       string // a file that exists, holding the machine ID, while the worker holds a lease ("": none)
 	Key           string // ONCE_KEY: base key of the factory and of masking
 }
 
@@ -105,12 +107,15 @@ func Run(cfg Config) error {
 			opStart = now
 		case e.Kind == lease.EventEnd && (e.Op == lease.OpAcquire || e.Op == lease.OpReclaim) && e.Err == nil:
 			rec.Event(e.MachineID, soakrec.Acquired, sent(opStart, now, e.Duration), string(e.Op))
+			holding(cfg.Holding, e.MachineID)
 		case e.Kind == lease.EventEnd && e.Op == lease.OpRenew && e.Err == nil:
 			rec.Event(e.MachineID, soakrec.Renewed, sent(opStart, now, e.Duration), "")
 		case e.Kind == lease.EventEnd && e.Op == lease.OpRelease && e.Err == nil:
 			rec.Event(e.MachineID, soakrec.Released, now, "")
+			holding(cfg.Holding, -1)
 		case e.Kind == lease.EventLost:
 			rec.Event(e.MachineID, soakrec.Lost, now, fmt.Sprint(e.Err))
+			holding(cfg.Holding, -1)
 		}
 	}
 	lo := lease.Options{
@@ -188,6 +193,19 @@ func generate(ctx context.Context, rec *soakrec.Writer, f *nonce.Factory, news [
 			k++
 		}
 	}
+}
+
+// holding writes the machine ID a worker holds to path, or removes path
+// when id < 0: how the runner sees which workers hold an ID.
+func holding(path string, id int) {
+	if path == "" {
+		return
+	}
+	if id < 0 {
+		os.Remove(path)
+		return
+	}
+	os.WriteFile(path, []byte(strconv.Itoa(id)), 0o644)
 }
 
 func errString(err error) string {
