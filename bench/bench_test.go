@@ -19,6 +19,11 @@ const (
 	mask = n - 1
 )
 
+// Peers that build only with a newer Go than the modules' go line (the
+// standard library's uuid package of Go 1.27, stduuid_test.go) add
+// themselves here from an init function.
+var extraGenerate, extraGenerateParallel, extraParse, extraFormat []impl
+
 type impl struct {
 	name string
 	run  func(b *testing.B)
@@ -60,20 +65,22 @@ func runAllCPU(b *testing.B, impls [][]impl) {
 // Rate-capped generators (once-sortable at 8,192/ms, snowflake at 4,096/ms,
 // sonyflake at 256 per 10 ms) report their cap as the "ceiling-ids/s" metric:
 // their ns/op is bounded below by the cap, not by the code.
-func BenchmarkGenerate(b *testing.B) { runAllCPU(b, [][]impl{onceGenerate(), peerGenerate()}) }
+func BenchmarkGenerate(b *testing.B) {
+	runAllCPU(b, [][]impl{onceGenerate(), peerGenerate(), extraGenerate})
+}
 
 // BenchmarkGenerateParallel is BenchmarkGenerate with b.RunParallel
 // (GOMAXPROCS goroutines sharing one generator, as a server would).
 func BenchmarkGenerateParallel(b *testing.B) {
-	runAll(b, [][]impl{onceGenerateParallel(), peerGenerateParallel()})
+	runAll(b, [][]impl{onceGenerateParallel(), peerGenerateParallel(), extraGenerateParallel})
 }
 
 // BenchmarkParse measures text -> value over 1024 distinct canonical texts.
-func BenchmarkParse(b *testing.B) { runAllCPU(b, [][]impl{onceParse(), peerParse()}) }
+func BenchmarkParse(b *testing.B) { runAllCPU(b, [][]impl{onceParse(), peerParse(), extraParse}) }
 
 // BenchmarkFormat measures value -> text into a reused buffer, using the
 // library's append form where it has one.
-func BenchmarkFormat(b *testing.B) { runAllCPU(b, [][]impl{onceFormat(), peerFormat()}) }
+func BenchmarkFormat(b *testing.B) { runAllCPU(b, [][]impl{onceFormat(), peerFormat(), extraFormat}) }
 
 // reportCeiling records a generator's hard rate cap (IDs per second) so that
 // readers of the output see that its ns/op is a ceiling, not a code cost.

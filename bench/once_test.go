@@ -51,14 +51,21 @@ var (
 	blowfishGen  = once.Bind(mustFactory(nonce.Config{Fixed: true, Cipher64: nonce.Blowfish}))
 )
 
-// sustainedGen is rebound to a fresh factory at the start of each
-// once-counter-sustained benchmark: with no saved-up budget, a tight loop on
-// it measures the 8,192/ms sustained cap.
-var sustainedGen = new(once.Binding)
+// sustainedGen and sustainedEncGen are rebound to a fresh factory at the
+// start of each once-counter-sustained and once-encrypted-sustained
+// benchmark: a fresh factory has no saved-up milliseconds, so from its first
+// call a tight loop runs at the 8,192/ms sustained cap, and a loop of more
+// than a few thousand iterations (any -benchtime of a millisecond or more)
+// measures the cap, not a burst.
+var (
+	sustainedGen    = new(once.Binding)
+	sustainedEncGen = new(once.Binding)
+)
 
 type (
 	counterSpec        struct{}
 	sustainedSpec      struct{}
+	sustainedEncSpec   struct{}
 	sortableSpec       struct{}
 	encryptedSpec      struct{}
 	prefixedSpec       struct{}
@@ -71,6 +78,9 @@ func (counterSpec) Options() once.Options {
 }
 func (sustainedSpec) Options() once.Options {
 	return once.Options{Nonce: nonce.Counter, Generator: sustainedGen}
+}
+func (sustainedEncSpec) Options() once.Options {
+	return once.Options{Nonce: nonce.Encrypted, Generator: sustainedEncGen}
 }
 func (sortableSpec) Options() once.Options {
 	return once.Options{Nonce: nonce.Sortable, Generator: sortableGen}
@@ -87,6 +97,7 @@ func (maskedBlowfishSpec) Options() once.Options {
 type (
 	counterID        = once.Typed[counterSpec]
 	sustainedID      = once.Typed[sustainedSpec]
+	sustainedEncID   = once.Typed[sustainedEncSpec]
 	sortableID       = once.Typed[sortableSpec]
 	encryptedID      = once.Typed[encryptedSpec]
 	prefixedID       = once.Typed[prefixedSpec]
@@ -103,6 +114,7 @@ var (
 	sinkID        once.ID
 	sinkCounter   counterID
 	sinkSustained sustainedID
+	sinkSustEnc   sustainedEncID
 	sinkSortable  sortableID
 	sinkEnc       encryptedID
 	sinkPrefixed  prefixedID
@@ -136,6 +148,14 @@ func onceGenerate() []impl {
 			b.ReportAllocs()
 			for b.Loop() {
 				sinkSustained, sinkErr = once.NewAs[sustainedID]()
+			}
+			reportCeiling(b, nonceCeiling)
+		}},
+		{"once-encrypted-sustained", func(b *testing.B) {
+			sustainedEncGen.Set(mustFactory(nonce.Config{Fixed: true}))
+			b.ReportAllocs()
+			for b.Loop() {
+				sinkSustEnc, sinkErr = once.NewAs[sustainedEncID]()
 			}
 			reportCeiling(b, nonceCeiling)
 		}},
@@ -195,6 +215,21 @@ func onceGenerateParallel() []impl {
 				}
 				sinkMu.Lock()
 				sinkSustained, sinkErr = last, err
+				sinkMu.Unlock()
+			})
+			reportCeiling(b, nonceCeiling)
+		}},
+		{"once-encrypted-sustained", func(b *testing.B) {
+			sustainedEncGen.Set(mustFactory(nonce.Config{Fixed: true}))
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				var last sustainedEncID
+				var err error
+				for pb.Next() {
+					last, err = once.NewAs[sustainedEncID]()
+				}
+				sinkMu.Lock()
+				sinkSustEnc, sinkErr = last, err
 				sinkMu.Unlock()
 			})
 			reportCeiling(b, nonceCeiling)

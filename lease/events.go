@@ -29,6 +29,15 @@ const (
 	// and renewal when the strategy can list the IDs held; Err when the
 	// count failed.
 	EventPool EventKind = "pool"
+	// EventKeyMismatch: a live holder in the pool records another key
+	// fingerprint than this manager's factories (see
+	// driver.Slot.Fingerprint): the two cannot read each other's masked
+	// IDs. Checked with each count of free IDs (EventPool); MachineID is
+	// the first such holder's, Err (matching [ErrConfig]) names the
+	// holders. A holder that recorded no fingerprint (the Elixir library,
+	// an older version, a factory without a key) never counts. See
+	// Options.RefuseKeyMismatch.
+	EventKeyMismatch EventKind = "key_mismatch"
 )
 
 // Op is the lease operation an [Event] is about.
@@ -58,10 +67,11 @@ type Event struct {
 	// Op is the operation of an EventStart, EventEnd or EventRetry.
 	Op Op
 	// MachineID is the machine ID concerned, -1 when none (an acquire not
-	// yet answered).
+	// yet answered); for an EventKeyMismatch, another holder's.
 	MachineID int
 	// Err is the failure of an EventEnd, the reason of an EventRetry, the
-	// loss reason of an EventLost, or why an EventPool's count failed.
+	// loss reason of an EventLost, why an EventPool's count failed, or
+	// which holders an EventKeyMismatch found.
 	// The coordinator's errors match the sentinels of package driver
 	// (driver.ErrRetry, driver.ErrExhausted, ...). An operation cut short
 	// because the manager stopped or the lease was lost meanwhile ends
@@ -171,6 +181,8 @@ func (m *Manager) emitLog(r record, level slog.Level, msg string) {
 				attrs = append(attrs, slog.Int("free_ids", e.FreeIDs))
 			}
 			attrs = append(attrs, slog.Int("low_free_ids", m.o.LowFreeIDs))
+		case EventKeyMismatch:
+			attrs = append(attrs, slog.String("key_fingerprint", m.fp))
 		}
 		if e.Err != nil {
 			attrs = append(attrs, slog.String("reason", e.Err.Error()))
@@ -210,6 +222,8 @@ func eventLevel(r record) (slog.Level, string) {
 			return slog.LevelInfo, "lease pool not counted"
 		}
 		return slog.LevelDebug, "lease pool counted"
+	case EventKeyMismatch:
+		return slog.LevelWarn, "lease pool has holders with another base key: they cannot read this process's masked IDs, nor it theirs"
 	}
 	switch {
 	case e.Err == nil && e.Op == OpRenew:

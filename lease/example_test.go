@@ -129,3 +129,36 @@ func ExampleStart_shutdown() {
 	// new ID: true
 	// after Close: nonce: factory disabled
 }
+
+// Two instances of one service with different keys (a half-rolled
+// secret): the second warns (EventKeyMismatch), and with
+// RefuseKeyMismatch a third does not start at all.
+func ExampleOptions_refuseKeyMismatch() {
+	pool := leasetest.NewMemory(512) // one coordinator, shared
+	start := func(key string, refuse bool) (*lease.Manager, error) {
+		f, err := nonce.New(nonce.Config{BaseKey: []byte(key)})
+		if err != nil {
+			return nil, err
+		}
+		return lease.Start(context.Background(), pool, lease.Options{
+			Factories:         []*nonce.Factory{f},
+			RefuseKeyMismatch: refuse,
+			Logger:            quiet,
+			Events: func(e lease.Event) {
+				if e.Kind == lease.EventKeyMismatch {
+					fmt.Println("warning: machine ID", e.MachineID, "runs with another key")
+				}
+			},
+		})
+	}
+	a, _ := start("the-old-key-of-the-service-0123456789", false)
+	defer a.Close(context.Background())
+	b, _ := start("the-new-key-of-the-service-0123456789", false)
+	defer b.Close(context.Background())
+	_, err := start("the-new-key-of-the-service-0123456789", true) // warns, then refuses
+	fmt.Println("refused:", errors.Is(err, lease.ErrConfig))
+	// Output:
+	// warning: machine ID 0 runs with another key
+	// warning: machine ID 0 runs with another key
+	// refused: true
+}

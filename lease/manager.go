@@ -22,6 +22,7 @@ type Manager struct {
 	tm    timing
 	fs    factories
 	state *stateFile
+	fp    string // key fingerprint of the factories; "" when none
 	// calls counts strategy calls that outlived their deadline and the
 	// clean-up after each (see call.go).
 	calls sync.WaitGroup
@@ -70,7 +71,9 @@ const (
 // untouched and releasing any lease it claimed: it waits up to
 // Options.ReleaseTimeout more for a strategy call that outlived its
 // deadline, so that what the call leaves behind is released before Start
-// returns. [ErrConfig] from the options or the strategy fails at once.
+// returns. [ErrConfig] from the options or the strategy fails at once, as
+// does, with Options.RefuseKeyMismatch, a live holder in the pool whose key
+// fingerprint differs from the factories'.
 //
 // ctx bounds the start only, as a dial's context bounds the dial: if it
 // ends before the first lease is held, Start fails with its error (and
@@ -102,7 +105,18 @@ func Start(ctx context.Context, s driver.Strategy, opts Options) (*Manager, erro
 	if err := fs.check(); err != nil {
 		return nil, err
 	}
-	m := &Manager{s: s, name: s.Name(), o: o, tm: tm, fs: fs, id: -1, done: make(chan struct{})}
+	m := &Manager{s: s, name: s.Name(), o: o, tm: tm, fs: fs, fp: fs.fingerprint(), id: -1, done: make(chan struct{})}
+	if o.RefuseKeyMismatch {
+		if _, ok := s.(driver.Lister); !ok {
+			return nil, configError("RefuseKeyMismatch needs a strategy that can list the machine IDs held (driver.Lister); %s cannot", m.name)
+		}
+		if m.fp == "" {
+			return nil, configError("RefuseKeyMismatch needs factories with a base key (nonce.Config.BaseKey), the same in all")
+		}
+	}
+	// Every strategy call records the factories' key fingerprint beside
+	// its holder.
+	ctx = driver.WithKeyFingerprint(ctx, m.fp)
 	if o.StateFile != "" {
 		if _, ok := s.(driver.Reclaimer); !ok {
 			return nil, configError("StateFile needs a strategy that can reclaim a lease (driver.Reclaimer); %s cannot", m.name)
@@ -124,6 +138,15 @@ func Start(ctx context.Context, s driver.Strategy, opts Options) (*Manager, erro
 	// ctx itself bounds the start only.
 	m.life, m.stop = context.WithCancelCause(context.WithoutCancel(ctx))
 	stopStart := context.AfterFunc(ctx, func() { m.stop(context.Cause(ctx)) })
+	if o.RefuseKeyMismatch {
+		if err := m.refuseKeyMismatch(); err != nil {
+			stopStart()
+			m.stop(err)
+			m.state.close()
+			m.settle()
+			return nil, err
+		}
+	}
 	err = m.acquire(sourceInitial)
 	switch {
 	case err != nil:

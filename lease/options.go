@@ -109,6 +109,18 @@ type Options struct {
 	// whose free IDs are counted within that range; negative: never warn;
 	// at most 512.
 	LowFreeIDs int
+	// RefuseKeyMismatch makes Start fail, with an error matching ErrConfig
+	// and before it acquires anything, when a live holder in the pool
+	// records another key fingerprint than the factories'
+	// (nonce.Factory.Fingerprint): instances of one service with different
+	// keys answer each other's IDs with "not found". Without it the
+	// manager only warns ([EventKeyMismatch]), at start and with each count
+	// of free IDs (see LowFreeIDs). Every holder records the fingerprint
+	// of its factories' base key beside its name; a holder that recorded
+	// none (the Elixir library, an older version, a factory without a key)
+	// never counts as a mismatch. Needs a strategy that can list the IDs
+	// held and factories with a base key (all the same).
+	RefuseKeyMismatch bool
 	// ReleaseTimeout bounds the release of a lease at shutdown and after a
 	// loss, and, once more, Close's wait for strategy calls that outlived
 	// their deadline (see [Manager.Close]). Default 5s.

@@ -1,7 +1,6 @@
 package lease
 
 import (
-	"context"
 	"fmt"
 	"time"
 
@@ -26,7 +25,8 @@ func machineIDs(s driver.Strategy) driver.IDRange {
 // countFree reports how many machine IDs are free, when the strategy
 // implements [Lister]: the IDs it may take (all 512, or its
 // [driver.Ranged] range) minus those it lists, in an EventPool event,
-// which warns when fewer than Options.LowFreeIDs are free. It runs after
+// which warns when fewer than Options.LowFreeIDs are free, then compares
+// the holders' key fingerprints with the manager's (checkKeys). It runs after
 // each acquire and successful renewal, on the manager's goroutine, bounded
 // by ReleaseTimeout and by when the next renewal is due; the lease does
 // not depend on it, and a List that fails or outlives that bound only
@@ -40,38 +40,24 @@ func (m *Manager) countFree(src origin) {
 	if due := m.sent.Add(m.tm.renewAfter(m.o.RenewInterval, m.cur.TTL)); due.Before(deadline) {
 		deadline = due
 	}
-	type listed struct {
-		slots []driver.Slot
-		err   error
-	}
-	var r listed
 	began := time.Now()
-	if budget := deadline.Sub(began); budget <= 0 {
+	var slots []driver.Slot
+	var err error
+	if deadline.Sub(began) <= 0 {
 		// The renewal took longer than the renew interval: the next one
 		// is due now, and comes first.
-		r.err = fmt.Errorf("%w: no time left before the next renewal to list the held machine IDs", ErrTimeout)
+		err = fmt.Errorf("%w: no time left before the next renewal to list the held machine IDs", ErrTimeout)
 	} else {
-		ctx, cancel := context.WithDeadline(m.leaseCtx, deadline)
-		defer cancel()
-		ch := make(chan listed, 1)
-		go func() {
-			slots, err := lister.List(ctx)
-			ch <- listed{slots, err}
-		}()
-		select {
-		case r = <-ch:
-		case <-ctx.Done():
-			r.err = fmt.Errorf("%w: listing the held machine IDs took longer than %v", ErrTimeout, budget.Round(time.Millisecond))
-		}
+		slots, err = m.list(m.leaseCtx, lister, deadline)
 	}
 	if m.leaseCtx.Err() != nil {
 		return // lost or closing: the count does not matter now
 	}
-	e := record{Event: Event{Kind: EventPool, MachineID: m.cur.MachineID, Duration: time.Since(began), Err: r.err}, source: src}
-	if r.err == nil {
+	e := record{Event: Event{Kind: EventPool, MachineID: m.cur.MachineID, Duration: time.Since(began), Err: err}, source: src}
+	if err == nil {
 		ids := machineIDs(m.s)
-		held := make(map[int]bool, len(r.slots))
-		for _, s := range r.slots {
+		held := make(map[int]bool, len(slots))
+		for _, s := range slots {
 			if ids.Contains(s.MachineID) {
 				held[s.MachineID] = true
 			}
@@ -82,4 +68,7 @@ func (m *Manager) countFree(src origin) {
 		}
 	}
 	m.emit(e)
+	if err == nil {
+		m.checkKeys(slots, m.cur.MachineID, src)
+	}
 }

@@ -31,8 +31,14 @@ func DeriveKey(baseKey []byte, label string, n int) ([]byte, error) {
 
 // Block64FromBaseKey derives the 64-bit key of cipher c from baseKey with
 // c's label ("blowfish_64", "speck64_128" or "des3_64") and returns the
-// cipher, as a factory configured with that base key uses it.
+// cipher, as a factory configured with that base key uses it. Like New, it
+// refuses ([ErrConfig]) the public keys once publishes (the demo keys of
+// its examples, the placeholders of its manifests and docs): IDs masked
+// with them hide nothing.
 func Block64FromBaseKey(c Cipher, baseKey []byte) (Block64, error) {
+	if isPublicKey(baseKey) {
+		return nil, errPublicKey
+	}
 	sp, err := specFor(64, c)
 	if err != nil {
 		return nil, err

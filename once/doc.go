@@ -30,7 +30,10 @@
 //     signed or unsigned (decimal);
 //   - a prefix such as "usr_", part of every spelling;
 //   - masking: show E(stored) under the 64-bit block cipher of the bound
-//     nonce factory instead of the stored value.
+//     nonce factory instead of the stored value. The masking key can be
+//     rotated: a [Keyring] holds one key per key generation, the prefix
+//     names the generation ("usr_", "usr2_", ...), new spellings use the
+//     current one and every generation keeps parsing.
 //
 // The database format is chosen separately (signed bigint by default,
 // unsigned for MySQL BIGINT UNSIGNED, raw 8 bytes, or one of the text

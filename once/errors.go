@@ -21,6 +21,10 @@ var (
 	// factory has no key material for masking (the error then also matches
 	// nonce.ErrNoKey).
 	ErrNoGenerator = errors.New("once: no generator")
+	// ErrUnknownGeneration: text spells a masked ID of a key generation
+	// that the bound [Keyring] does not hold (or no keyring is bound). It is
+	// an invalid ID too: such errors also match [ErrInvalid].
+	ErrUnknownGeneration = errors.New("once: unknown key generation")
 )
 
 // idError carries the detail of an error and the sentinel it belongs to.
@@ -30,9 +34,11 @@ type idError struct {
 	cause error  // optional wrapped error
 }
 
-func (e *idError) Error() string        { return e.msg }
-func (e *idError) Is(target error) bool { return target == e.kind }
-func (e *idError) Unwrap() error        { return e.cause }
+func (e *idError) Error() string { return e.msg }
+func (e *idError) Is(target error) bool {
+	return target == e.kind || e.kind == ErrUnknownGeneration && target == ErrInvalid
+}
+func (e *idError) Unwrap() error { return e.cause }
 
 // maxQuote is how many bytes of bad input a message quotes.
 const maxQuote = 40
@@ -78,4 +84,15 @@ func noKeyError(cause error) error {
 // while no lease is held); errors.Is sees through it.
 func generateError(cause error) error {
 	return &idError{cause: cause, msg: "once: generating an ID: " + cause.Error()}
+}
+
+// unknownGeneration is the error for the spelling in of a key generation
+// g that the keyring does not hold.
+func unknownGeneration(in string, g int, r *Keyring) error {
+	msg := "no keyring is bound (only generation 1, the plain prefix, is known)"
+	if r != nil {
+		msg = "the keyring holds generations 1 to " + strconv.Itoa(len(r.keys))
+	}
+	return &idError{kind: ErrUnknownGeneration,
+		msg: "once: invalid ID " + quote(in) + ": key generation " + strconv.Itoa(g) + " is unknown: " + msg}
 }

@@ -10,10 +10,12 @@ import (
 // masking cipher from. Bind a type explicitly with Options.Generator; types
 // without one use the process default, [DefaultBinding]. The factory can be
 // set or replaced at any time (e.g. once the key is loaded), also after the
-// type's options were cached. The zero Binding is unbound; it is safe for
-// concurrent use.
+// type's options were cached. A [Keyring] set with [Binding.SetKeyring]
+// masks instead of the factory's cipher, with one key per key generation.
+// The zero Binding is unbound; it is safe for concurrent use.
 type Binding struct {
 	f atomic.Pointer[nonce.Factory]
+	k atomic.Pointer[Keyring]
 }
 
 // Bind returns a Binding to f.
@@ -32,6 +34,20 @@ func (b *Binding) Factory() *nonce.Factory {
 		return nil
 	}
 	return b.f.Load()
+}
+
+// SetKeyring makes the masked ID types of b mask with the key generations
+// of k instead of the factory's 64-bit cipher (nil: the factory's cipher
+// again, the one generation of a type without a keyring). Rotate a key by
+// setting a keyring that holds one more generation (see [Keyring]).
+func (b *Binding) SetKeyring(k *Keyring) { b.k.Store(k) }
+
+// Keyring returns the keyring set with SetKeyring, or nil.
+func (b *Binding) Keyring() *Keyring {
+	if b == nil {
+		return nil
+	}
+	return b.k.Load()
 }
 
 // defaultBinding is the process default: the package's one piece of

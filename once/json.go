@@ -18,6 +18,15 @@ func (c *codec) marshalJSON(v uint64) ([]byte, error) {
 		return []byte(`""`), nil
 	}
 	if c.mask {
+		if r := c.gen.Keyring(); r != nil && r.cur.gen != 1 {
+			// A generation prefix needs no JSON escape (genPrefixable).
+			b := append(make([]byte, 0, len(c.prefix)+4+maxText+2), '"')
+			b, err := c.appendGen(b, r.cur, v)
+			if err != nil {
+				return nil, err
+			}
+			return append(b, '"'), nil
+		}
 		m, err := c.maskValue(v)
 		if err != nil {
 			return nil, err

@@ -5,8 +5,14 @@ import "github.com/once-go/once/nonce"
 // errNoKey is returned when a masked type's factory has no key material.
 var errNoKey = noKeyError(nonce.ErrNoKey)
 
-// cipher returns the 64-bit block cipher of the bound factory.
+// cipher returns the 64-bit block cipher that masks generation 1, the one
+// generation of a spelling that carries none: the bound keyring's first
+// key, or the bound factory's cipher. (A keyring whose current generation
+// is not 1 formats through appendGen.)
 func (c *codec) cipher() (nonce.Block64, error) {
+	if r := c.gen.Keyring(); r != nil {
+		return r.keys[0].block, nil
+	}
 	f := c.gen.Factory()
 	if f == nil {
 		return nil, errNoGenerator

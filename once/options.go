@@ -64,6 +64,9 @@ type codec struct {
 	jsonPrefix string // prefix escaped for a JSON string
 	pword      uint64 // the prefix's bytes, little-endian, when it has at most 8 (short)
 	short      bool   // len(prefix) <= 8: appendText stores pword in one write
+	stem       string // prefix without its final separator, when rotatable
+	sep        byte   // the prefix's final separator, when rotatable
+	rotatable  bool   // the prefix can carry a key generation (genPrefixable)
 	format     Format
 	db         Format
 	persist    bool
@@ -123,6 +126,9 @@ func (o Options) resolve() (codec, error) {
 		copy(w[:], c.prefix)
 		c.pword, c.short = binary.LittleEndian.Uint64(w[:]), true
 	}
+	if genPrefixable(c.prefix) {
+		c.stem, c.sep, c.rotatable = c.prefix[:len(c.prefix)-1], c.prefix[len(c.prefix)-1], true
+	}
 	if strings.ContainsAny(c.prefix, `"\`) {
 		r := strings.NewReplacer(`"`, `\"`, `\`, `\\`)
 		c.jsonPrefix = r.Replace(c.prefix)
@@ -157,6 +163,8 @@ type Spec interface {
 // pointer argument is such an error too, naming its position.
 func Check(specs ...Spec) error {
 	var errs []error
+	var opts []Options
+	var names []string
 	for i, s := range specs {
 		typ := reflect.TypeOf(s)
 		if typ == nil || typ.Kind() == reflect.Pointer {
@@ -173,11 +181,27 @@ func Check(specs ...Spec) error {
 		} else if err = checkSpec(s); err == nil {
 			err = s.Options().Check()
 		}
+		if err == nil {
+			var o Options
+			if o, err = optionsOf(s); err == nil {
+				err = checkRotated(o)
+				opts, names = append(opts, o), append(names, typ.String())
+			}
+		}
 		if err != nil {
 			errs = append(errs, inType(err, typ.String()))
 		}
 	}
+	errs = append(errs, checkGenerations(opts, names)...)
 	return errors.Join(errs...)
+}
+
+// optionsOf returns the declared options of a valid spec or ID value.
+func optionsOf(s Spec) (Options, error) {
+	if t, ok := s.(interface{ options() (Options, error) }); ok {
+		return t.options()
+	}
+	return s.Options(), nil
 }
 
 // nilName names a nil or pointer argument of Check.

@@ -171,6 +171,12 @@ func parseText[T text](c *codec, s T) (uint64, error) {
 	if c.err != nil {
 		return 0, c.err
 	}
+	if c.mask {
+		if r := c.gen.Keyring(); r != nil {
+			v, _, err := parseRing(c, r, s)
+			return v, err
+		}
+	}
 	rest := s
 	if p := c.prefix; p != "" {
 		if len(s) < len(p) || string(s[:len(p)]) != p {
@@ -215,6 +221,10 @@ func parseText[T text](c *codec, s T) (uint64, error) {
 func parseAny(c *codec, s string) (uint64, error) {
 	if c.err != nil {
 		return 0, c.err
+	}
+	if c.mask && c.gen.Keyring() != nil {
+		id, _, err := c.opts.ParseAnyGeneration(s)
+		return id.v, err
 	}
 	rest, ok := strings.CutPrefix(s, c.prefix)
 	if !ok {
@@ -266,6 +276,11 @@ func explainPrefix(c *codec, in string) string {
 
 // explainText builds the error for text that parseText rejected.
 func explainText(c *codec, in string) error {
+	if c.mask && c.rotatable {
+		if g, _, ok := cutGen(c, in); ok {
+			return unknownGeneration(in, g, c.gen.Keyring())
+		}
+	}
 	if msg := explainPrefix(c, in); msg != "" {
 		return invalid("ID", in, msg)
 	}

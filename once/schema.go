@@ -40,6 +40,11 @@ type Schema struct {
 	Prefix string // the type's prefix, "" for none
 	Format Format // the text format (URL64 when the options leave it zero)
 	Mask   bool   // the type masks its IDs
+	// Generations is the number of key generations whose prefixes the
+	// pattern accepts: more than 1 for a masked type whose binding holds
+	// a [Keyring] of several generations (generation g >= 2 is spelled
+	// with [GenerationPrefix]), else 1.
+	Generations int
 
 	Pattern   string // anchored regular expression of the spellings
 	MinLength int    // in bytes (= characters: spellings are ASCII)
@@ -64,6 +69,12 @@ func (o Options) Schema() (Schema, error) {
 	}
 	return c.schema(), nil
 }
+
+// A masked type whose binding holds a [Keyring] of several generations
+// reads every generation's prefix ("usr_", "usr2_", ...), and its pattern
+// accepts each of them: the schema describes the keyring bound when it is
+// made, so build schemas after binding the keyring, and again after adding
+// a generation.
 
 // SchemaOf returns the JSON Schema of the text spelling of an ID type,
 // given an ID of the type (UserID{}) or its spec (userSpec{}). Invalid
@@ -119,13 +130,39 @@ func (c *codec) schema() Schema {
 	if strings.Contains(body, "|") {
 		body = "(?:" + body + ")"
 	}
-	s.Pattern = "^" + quoteMeta(c.prefix) + body + "$"
+	s.Generations = 1
+	prefix, example := quoteMeta(c.prefix), c.prefix
+	var r *Keyring
+	if c.mask && c.rotatable {
+		r = c.gen.Keyring()
+	}
+	if r != nil && len(r.keys) > 1 {
+		// Every generation's prefix: the stem, the generation's digits
+		// (none for generation 1), the separator.
+		var gens strings.Builder
+		for _, k := range r.keys[1:] {
+			if gens.Len() > 0 {
+				gens.WriteByte('|')
+			}
+			gens.WriteString(k.digits)
+		}
+		prefix = quoteMeta(c.stem) + "(?:" + gens.String() + ")?" + quoteMeta(string(c.sep))
+		example = c.stem + r.cur.digits + string(c.sep)
+		s.Generations = len(r.keys)
+		s.MaxLength += len(r.keys[len(r.keys)-1].digits)
+	}
+	s.Pattern = "^" + prefix + body + "$"
 	s.MinLength += len(c.prefix)
 	s.MaxLength += len(c.prefix)
-	s.Example = string(appendFormat([]byte(c.prefix), c.format, exampleValue))
+	s.Example = string(appendFormat([]byte(example), c.format, exampleValue))
 	s.Description = "ID: " + words
 	if c.prefix != "" {
 		s.Description = "ID: " + strconv.Quote(c.prefix) + " then " + words
+	}
+	if s.Generations > 1 {
+		s.Description = "ID: " + strconv.Quote(c.prefix) + " (key generation 1) or " + strconv.Quote(c.stem+"2"+string(c.sep)) +
+			" to " + strconv.Quote(c.stem+r.keys[len(r.keys)-1].digits+string(c.sep)) + " (generations 2 to " +
+			strconv.Itoa(len(r.keys)) + ") then " + words
 	}
 	if c.mask {
 		s.Description += " (masked)"
@@ -206,9 +243,14 @@ func quoteMeta(s string) string {
 }
 
 // Extension returns the value of the [SchemaExtension] keyword:
-// {"prefix": "usr_", "format": "url64", "mask": true}.
+// {"prefix": "usr_", "format": "url64", "mask": true}, and "generations"
+// when the type reads more than one key generation.
 func (s Schema) Extension() map[string]any {
-	return map[string]any{"prefix": s.Prefix, "format": s.Format.String(), "mask": s.Mask}
+	m := map[string]any{"prefix": s.Prefix, "format": s.Format.String(), "mask": s.Mask}
+	if s.Generations > 1 {
+		m["generations"] = s.Generations
+	}
+	return m
 }
 
 // MarshalJSON writes the JSON Schema (draft 2020-12, as OpenAPI 3.1 uses
@@ -216,9 +258,14 @@ func (s Schema) Extension() map[string]any {
 // "example").
 func (s Schema) MarshalJSON() ([]byte, error) {
 	type ext struct {
-		Prefix string `json:"prefix"`
-		Format string `json:"format"`
-		Mask   bool   `json:"mask"`
+		Prefix      string `json:"prefix"`
+		Format      string `json:"format"`
+		Mask        bool   `json:"mask"`
+		Generations int    `json:"generations,omitempty"`
+	}
+	gens := s.Generations
+	if gens <= 1 {
+		gens = 0
 	}
 	var examples []string
 	if s.Example != "" {
@@ -234,5 +281,5 @@ func (s Schema) MarshalJSON() ([]byte, error) {
 		Examples    []string `json:"examples,omitempty"`
 		Ext         ext      `json:"x-once-id"`
 	}{"string", SchemaFormat, s.Description, s.Pattern, s.MinLength, s.MaxLength,
-		examples, ext{s.Prefix, s.Format.String(), s.Mask}})
+		examples, ext{s.Prefix, s.Format.String(), s.Mask, gens}})
 }

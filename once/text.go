@@ -16,6 +16,9 @@ func (c *codec) appendText(b []byte, v uint64) ([]byte, error) {
 		return b, nil
 	}
 	if c.mask {
+		if r := c.gen.Keyring(); r != nil && r.cur.gen != 1 {
+			return c.appendGen(b, r.cur, v)
+		}
 		m, err := c.maskValue(v)
 		if err != nil {
 			return b, err
@@ -103,6 +106,9 @@ func (o Options) AppendText(b []byte, id ID) ([]byte, error) {
 	}
 	var v uint64
 	if c.mask {
+		if r := c.gen.Keyring(); r != nil {
+			return c.appendGen(b, r.cur, 0)
+		}
 		if v, err = c.maskValue(0); err != nil {
 			return b, err
 		}

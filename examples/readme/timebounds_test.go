@@ -113,8 +113,9 @@ func TestSQLPage(t *testing.T) {
 type statement struct{ sql, want string }
 
 // sqlStatements splits an SQL block of the page: a statement ends with a line whose
-// code ends in ";"; "-- → X" after it is its expected answer; other
-// comment lines are dropped.
+// code ends in ";" outside a $$-quoted body (a DO block's or a function's);
+// "-- → X" after it is its expected answer; other comment lines are
+// dropped.
 func sqlStatements(block string) []statement {
 	var out []statement
 	var cur strings.Builder
@@ -124,7 +125,8 @@ func sqlStatements(block string) []statement {
 			continue
 		}
 		cur.WriteString(code + "\n")
-		if strings.HasSuffix(strings.TrimSpace(code), ";") {
+		quoted := strings.Count(cur.String(), "$$")%2 == 1
+		if !quoted && strings.HasSuffix(strings.TrimSpace(code), ";") {
 			want, _ := strings.CutPrefix(strings.TrimSpace(comment), "→ ")
 			if !strings.HasPrefix(strings.TrimSpace(comment), "→") {
 				want = ""

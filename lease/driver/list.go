@@ -18,6 +18,14 @@ type Slot struct {
 	// recorded nothing (a holder that predates the field, or another
 	// implementation sharing the coordinator).
 	Holder string
+	// Fingerprint is the fingerprint of the base key the holder's nonce
+	// factories use (nonce.Fingerprint: 8 hex digits), as the holder
+	// recorded it beside Holder (see [WithKeyFingerprint]); "" when
+	// unknown: it recorded none (no key, an older version, another
+	// implementation such as the Elixir library). Two holders with
+	// different fingerprints cannot read each other's masked IDs; an
+	// unknown fingerprint is never a mismatch.
+	Fingerprint string
 	// Token is the holding's token in the form the strategy's Release
 	// takes: Release(ctx, Lease{MachineID: s.MachineID, Token: s.Token})
 	// frees exactly this holding and leaves a later one alone.

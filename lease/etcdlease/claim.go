@@ -34,7 +34,7 @@ func (s *Strategy) Claim(ctx context.Context, id int, d time.Duration) (driver.L
 	if err != nil {
 		return driver.Lease{}, s.classify("claim (grant)", id, err)
 	}
-	token := s.newToken()
+	token := s.newToken(ctx)
 	won, err := s.claim(ctx, id, token, g.ID)
 	if err != nil {
 		if isLeaseNotFound(err) {

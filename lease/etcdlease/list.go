@@ -17,7 +17,8 @@ var _ driver.Lister = (*Strategy)(nil)
 // prefix+<id> that exists, read in one range request, with the remaining
 // TTL of its etcd lease (TimeToLive, one request per etcd lease; whole
 // seconds, rounded down by etcd; 0 for a key on no etcd lease, which this
-// package never writes), the holder recorded in its value, and Token in
+// package never writes), the holder recorded in its value and the key
+// fingerprint before it (Slot.Fingerprint, "" when none), and Token in
 // the form [Strategy.Release] takes (the etcd lease ID and the value): it
 // releases exactly that lease and leaves a later holder's alone. A key
 // whose etcd lease ended between the two reads is free and not listed. A
@@ -42,7 +43,8 @@ func (s *Strategy) List(ctx context.Context) ([]driver.Slot, error) {
 			continue
 		}
 		v, lid := string(kv.Value), clientv3.LeaseID(kv.Lease)
-		slot := driver.Slot{MachineID: id, Holder: leasekit.HolderOf(v), Token: leaseToken(lid, v)}
+		holder, fp := leasekit.SplitKey(leasekit.HolderOf(v))
+		slot := driver.Slot{MachineID: id, Holder: holder, Fingerprint: fp, Token: leaseToken(lid, v)}
 		if lid != 0 {
 			ttl, seen := ttls[lid]
 			if !seen {

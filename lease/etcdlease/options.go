@@ -71,7 +71,8 @@ type Options struct {
 	// [Strategy.List] reports it (Slot.Holder). Default: the host name (a
 	// pod's name on Kubernetes) and the process ID, "host/pid". It is stored in the key's value after
 	// the random token ("<token>|<holder>"), cut to 200 printable ASCII
-	// bytes.
+	// bytes; the lease manager's key fingerprint (driver.KeyFingerprint)
+	// goes before it: "<token>|key=<fingerprint> <holder>".
 	Holder string
 }
 

@@ -38,7 +38,7 @@ func (s *Strategy) Reclaim(ctx context.Context, l driver.Lease, d time.Duration)
 	if err != nil {
 		return driver.Lease{}, s.classify("reclaim (grant)", id, err)
 	}
-	next := s.newToken()
+	next := s.newToken(ctx)
 	rctx, cancel := s.request(ctx)
 	r, err := s.c.Txn(rctx).If(
 		clientv3.Compare(clientv3.Value(key), "=", token),

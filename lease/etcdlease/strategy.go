@@ -92,7 +92,7 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (driver.Lease, 
 	if err != nil {
 		return driver.Lease{}, s.classify("acquire (grant)", -1, err)
 	}
-	token := s.newToken()
+	token := s.newToken(ctx)
 	tried := leasekit.Candidates(free, s.opts.Candidates, s.opts.LowestFirst)
 	for _, id := range tried {
 		won, err := s.claim(ctx, id, token, g.ID)

@@ -1,6 +1,7 @@
 package etcdlease
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"time"
@@ -11,19 +12,21 @@ import (
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
-// maxValueLen bounds a key's value: a token, '|' and a holder of at most
-// 200 bytes (leasekit.HolderToken, leasekit.CleanHolder).
-const maxValueLen = leasekit.TokenLen + 1 + 200
+// maxValueLen bounds a key's value: a token, '|', a key fingerprint and a
+// holder of at most 200 bytes (leasekit.HolderToken, leasekit.WithKey,
+// leasekit.CleanHolder).
+const maxValueLen = leasekit.TokenLen + 1 + leasekit.KeyLen + 200
 
 // releasedValue is the value of a released key while it is held for
 // Options.ReleaseHold: no token, so no renewal, reclaim or release of
 // the lease it belonged to matches it.
 const releasedValue = "released"
 
-// newToken returns the value of a new key: a random token and the holder
-// (leasekit.HolderToken). The whole value proves ownership.
-func (s *Strategy) newToken() string {
-	return leasekit.HolderToken(leasekit.NewTokenString(), s.opts.Holder)
+// newToken returns the value of a new key: a random token and the holder,
+// with the key fingerprint ctx carries before it (leasekit.HolderToken,
+// leasekit.WithKey). The whole value proves ownership.
+func (s *Strategy) newToken(ctx context.Context) string {
+	return leasekit.HolderToken(leasekit.NewTokenString(), leasekit.WithKey(s.opts.Holder, driver.KeyFingerprint(ctx)))
 }
 
 // leaseToken is what Lease.Token carries: the etcd lease ID (16 hex

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/once-go/once/lease/driver"
+	"github.com/once-go/once/lease/internal/leasekit"
 )
 
 // view is the pool as one List showed it, judged by this strategy's
@@ -74,7 +75,8 @@ func (s *Strategy) survey(ctx context.Context, cached bool) (*view, error) {
 // counted from when this strategy first saw the record's current version:
 // a process that has only just looked cannot tell a dead holder from a
 // live one, and reports the whole duration (0 when the record has no
-// valid duration). Slot.Holder is the holderIdentity without its token;
+// valid duration). Slot.Holder is the holderIdentity without its token
+// and key fingerprint, Slot.Fingerprint that fingerprint ("" when none);
 // Slot.Token the whole holderIdentity, which Release matches.
 func (s *Strategy) List(ctx context.Context) ([]driver.Slot, error) {
 	v, err := s.survey(ctx, true)
@@ -87,7 +89,8 @@ func (s *Strategy) List(ctx context.Context) ([]driver.Slot, error) {
 			continue
 		}
 		identity := holderOf(rec)
-		slots = append(slots, driver.Slot{MachineID: id, TTL: max(v.judged[id].left, 0), Holder: holderName(identity), Token: identity})
+		holder, fp := leasekit.SplitKey(holderName(identity))
+		slots = append(slots, driver.Slot{MachineID: id, TTL: max(v.judged[id].left, 0), Holder: holder, Fingerprint: fp, Token: identity})
 	}
 	return slots, nil
 }

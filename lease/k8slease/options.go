@@ -67,7 +67,8 @@ type Options struct {
 	// once-go.github.io/pool=<prefix>, by which the strategy lists them.
 	Prefix string
 	// Holder says who holds a lease; it is recorded, with a random token,
-	// as the Lease's holderIdentity. Default leasekit's "host/pid": in a
+	// as the Lease's holderIdentity, after the lease manager's key
+	// fingerprint (driver.KeyFingerprint): "key=<fingerprint> <holder>/<token>". Default leasekit's "host/pid": in a
 	// pod, the pod's name (its hostname) and the process ID.
 	Holder string
 	// Candidates is how many free IDs of one look at the pool an Acquire

@@ -1,6 +1,7 @@
 package k8slease
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"time"
@@ -8,6 +9,7 @@ import (
 	coordv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/internal/leasekit"
 )
 
@@ -45,10 +47,13 @@ func (s *Strategy) idOf(name string) (int, bool) {
 	return leasekit.ParseID(rest)
 }
 
-// identity is the holderIdentity of a new holding: the holder and a fresh
+// identity is the holderIdentity of a new holding: the holder, with the
+// key fingerprint ctx carries before it (leasekit.WithKey), and a fresh
 // random token. It is also the lease's Token: Renew, Reclaim and Release
 // match it exactly.
-func (s *Strategy) identity() string { return s.opts.Holder + "/" + leasekit.NewTokenString() }
+func (s *Strategy) identity(ctx context.Context) string {
+	return leasekit.WithKey(s.opts.Holder, driver.KeyFingerprint(ctx)) + "/" + leasekit.NewTokenString()
+}
 
 // holderOf returns rec's holderIdentity, "" when released (cleared).
 func holderOf(rec *coordv1.Lease) string {

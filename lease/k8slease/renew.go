@@ -128,7 +128,7 @@ func (s *Strategy) Reclaim(ctx context.Context, l driver.Lease, d time.Duration)
 	if err := checkLease("reclaim", l); err != nil {
 		return driver.Lease{}, err
 	}
-	identity := s.identity()
+	identity := s.identity(ctx)
 	var floor time.Time
 	r, err := s.rewrite(ctx, l.MachineID, l.Token, func(rec *coordv1.Lease, now time.Time) {
 		floor = s.reclaim(rec, identity, secs, now)

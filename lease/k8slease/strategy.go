@@ -197,7 +197,7 @@ func (s *Strategy) exhausted(v *view, lost int) error {
 // deleted meanwhile). On an error whose outcome is unknown the claim is
 // returned beside it.
 func (s *Strategy) claim(ctx context.Context, op string, id int, rec *coordv1.Lease, secs int32) (driver.Lease, bool, error) {
-	identity := s.identity()
+	identity := s.identity(ctx)
 	rctx, cancel := s.request(ctx)
 	defer cancel()
 	now := s.wall()

@@ -76,6 +76,7 @@ func Run(t *testing.T, h Harness) {
 		t.Run("Reclaim", s.checkReclaim)
 		t.Run("Claim", s.checkClaim)
 		t.Run("List", s.checkList)
+		t.Run("KeyFingerprint", s.checkKeyFingerprint)
 	}
 	if h.Deterministic {
 		t.Run("SameIDAgain", s.checkSameIDAgain)

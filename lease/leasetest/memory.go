@@ -21,7 +21,8 @@ import (
 // held, as the SQL table's pre-populated rows have it) and its clock with
 // every lease. Memory also implements [driver.Reclaimer] and
 // [driver.Lister] (its own leases list the holder [driver.Slot.Holder]
-// of this process, "host/pid"; stolen ones none). Use it in the tests of
+// of this process, "host/pid", and the key fingerprint the call's context
+// carries, [driver.KeyFingerprint]; stolen ones none). Use it in the tests of
 // code that runs a lease manager; [Memory.Expire] and
 // [Memory.Steal] simulate what other processes do, [Memory.SetReleaseHold]
 // makes it keep released IDs taken for a while, as the Redis strategy does.
@@ -89,7 +90,7 @@ func (m *Memory) Acquire(ctx context.Context, d time.Duration) (driver.Lease, er
 		if prev.IsZero() {
 			prev = neverHeld
 		}
-		*sl = memorySlot{token: token, expires: now.Add(d), holder: leasekit.Holder()}
+		*sl = memorySlot{token: token, expires: now.Add(d), holder: leasekit.WithKey(leasekit.Holder(), driver.KeyFingerprint(ctx))}
 		return driver.Lease{MachineID: id, Token: token, TTL: d, PrevExpiry: prev, CoordinatorNow: now, ReleaseHold: m.hold}, nil
 	}
 	return driver.Lease{}, fmt.Errorf("%w (memory, %d IDs)", driver.ErrExhausted, len(m.slots))
@@ -128,7 +129,7 @@ func (m *Memory) Reclaim(ctx context.Context, l driver.Lease, d time.Duration) (
 		return driver.Lease{}, err
 	}
 	now, prev := time.Now(), sl.expires
-	sl.token, sl.expires, sl.holder = newToken(), now.Add(d), leasekit.Holder()
+	sl.token, sl.expires, sl.holder = newToken(), now.Add(d), leasekit.WithKey(leasekit.Holder(), driver.KeyFingerprint(ctx))
 	return driver.Lease{MachineID: l.MachineID, Token: sl.token, TTL: d, PrevExpiry: prev, CoordinatorNow: now, ReleaseHold: m.hold}, nil
 }
 
@@ -180,7 +181,8 @@ func (m *Memory) List(ctx context.Context) ([]driver.Slot, error) {
 	now := time.Now()
 	for id, sl := range m.slots {
 		if now.Before(sl.expires) {
-			out = append(out, driver.Slot{MachineID: id, TTL: sl.expires.Sub(now), Holder: sl.holder, Token: sl.token})
+			holder, fp := leasekit.SplitKey(sl.holder)
+			out = append(out, driver.Slot{MachineID: id, TTL: sl.expires.Sub(now), Holder: holder, Fingerprint: fp, Token: sl.token})
 		}
 	}
 	return out, nil

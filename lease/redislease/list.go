@@ -17,7 +17,8 @@ var _ driver.Lister = (*Strategy)(nil)
 // {NAME}:<id>. Each [driver.Slot] has the remaining TTL the server reports
 // (HPTTL, PTTL; 0 for a lease without a TTL, which this package never
 // writes), the holder recorded in the lease's value ("" for a lease of
-// the Elixir library or of a holder that recorded none), and the whole
+// the Elixir library or of a holder that recorded none), the key
+// fingerprint recorded before it (Slot.Fingerprint, "" when none), and the whole
 // value as Token: Release(ctx, driver.Lease{MachineID: s.MachineID,
 // Token: s.Token}) releases exactly that lease, an Elixir holder's too,
 // and leaves a later holder's alone.
@@ -57,8 +58,9 @@ func parseList(r []any) ([]driver.Slot, error) {
 		if !ok1 || !ok2 || !ok3 || !leasekit.ValidID(int(id)) || (len(slots) > 0 && int(id) <= slots[len(slots)-1].MachineID) {
 			return nil, fmt.Errorf("unexpected list reply at element %d", i)
 		}
+		holder, fp := leasekit.SplitKey(leasekit.HolderOf(v))
 		slots = append(slots, driver.Slot{MachineID: int(id), TTL: time.Duration(max(ms, 0)) * time.Millisecond,
-			Holder: leasekit.HolderOf(v), Token: v})
+			Holder: holder, Fingerprint: fp, Token: v})
 	}
 	return slots, nil
 }

@@ -125,7 +125,9 @@ type Options struct {
 	// [Strategy.List] reports it (Slot.Holder). Default: the host name (a
 	// pod's name on Kubernetes) and the process ID, "host/pid". It is stored inside the lease's value,
 	// after the random token ("<token>|<holder>"; see the package
-	// documentation), cut to 200 printable ASCII bytes.
+	// documentation), cut to 200 printable ASCII bytes. The lease
+	// manager's key fingerprint (driver.KeyFingerprint) goes before it:
+	// "<token>|key=<fingerprint> <holder>".
 	Holder string
 	// WaitReplicas is how many replicas of NAME's master must acknowledge
 	// every claim (Acquire, Claim, Reclaim) and renewal before the

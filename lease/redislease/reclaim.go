@@ -40,7 +40,7 @@ func (s *Strategy) Reclaim(ctx context.Context, l driver.Lease, d time.Duration)
 	if err := s.ready(ctx, true); err != nil {
 		return driver.Lease{}, err
 	}
-	token := s.newToken()
+	token := s.newToken(ctx)
 	script, keys, args := reclaimScript, []string{s.idKeys[l.MachineID]}, []any{l.Token, token, ms}
 	if s.opts.Mode == ModeHash {
 		script, keys, args = hashReclaimScript, s.keys[:1], []any{l.MachineID, l.Token, token, ms}

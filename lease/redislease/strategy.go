@@ -189,7 +189,7 @@ func (s *Strategy) claimOnce(ctx context.Context, op string, id int, ms int64, p
 	if s.opts.Mode == ModeHash {
 		script = hashAcquireScript
 	}
-	token := s.newToken()
+	token := s.newToken(ctx)
 	ids := *s.opts.MachineIDs
 	r, ackErr, err := s.run(ctx, script, firstIs(int64(id)), s.keys, id, token, ms, pick, ids.Min, ids.Max)
 	if err != nil {
@@ -304,9 +304,11 @@ func (s *Strategy) Release(ctx context.Context, l driver.Lease) error {
 }
 
 // newToken returns the value of a new lease: a random token and the
-// holder (leasekit.HolderToken). The whole value is the lease's token.
-func (s *Strategy) newToken() string {
-	return leasekit.HolderToken(leasekit.NewTokenString(), s.opts.Holder)
+// holder, with the key fingerprint ctx carries before it
+// (leasekit.HolderToken, leasekit.WithKey). The whole value is the lease's
+// token.
+func (s *Strategy) newToken(ctx context.Context) string {
+	return leasekit.HolderToken(leasekit.NewTokenString(), leasekit.WithKey(s.opts.Holder, driver.KeyFingerprint(ctx)))
 }
 
 // releaseHold is the hold leases report: the hold Release applies, or 0

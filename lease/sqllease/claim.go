@@ -51,7 +51,7 @@ func (s *Strategy) Claim(ctx context.Context, id int, d time.Duration) (driver.L
 	}
 	c := cands[0]
 	token, text := newToken()
-	l, ok, err := s.write(ctx, ss, t, t.q.claim, s.claimArgs(t, us, token, c.id, c.lockVersion), us)
+	l, ok, err := s.write(ctx, ss, t, t.q.claim, s.claimArgs(ctx, t, us, token, c.id, c.lockVersion), us)
 	if err != nil {
 		err = fail(ctx, op, t.name, err)
 		if errors.Is(err, driver.ErrRetry) {

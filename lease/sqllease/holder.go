@@ -2,6 +2,8 @@ package sqllease
 
 import (
 	"encoding/hex"
+
+	"github.com/once-go/once/lease/internal/leasekit"
 )
 
 // holderPrefix is how many hex digits of the token the holder column
@@ -13,20 +15,27 @@ import (
 const holderPrefix = 16
 
 // holderValue is what a claim of t with token writes to the holder
-// column, cut to the column's size.
-func (s *Strategy) holderValue(t *table, token []byte) string {
-	v := hex.EncodeToString(token[:holderPrefix/2]) + " " + s.opts.Holder
+// column: the token prefix, then the holder with the key fingerprint fp
+// before it (leasekit.WithKey), cut to the column's size; without the
+// fingerprint when the column cannot hold it whole.
+func (s *Strategy) holderValue(t *table, token []byte, fp string) string {
+	prefix := hex.EncodeToString(token[:holderPrefix/2]) + " "
+	v := prefix + leasekit.WithKey(s.opts.Holder, fp)
+	if t.holder > 0 && len(prefix+leasekit.WithKey("", fp)) > t.holder {
+		v = prefix + s.opts.Holder
+	}
 	if t.holder > 0 && len(v) > t.holder {
 		v = v[:t.holder]
 	}
 	return v
 }
 
-// holderOf returns the holder recorded in v if it was recorded with token.
-func holderOf(v string, token []byte) string {
+// holderOf returns the holder and the key fingerprint recorded in v if
+// they were recorded with token.
+func holderOf(v string, token []byte) (holder, fp string) {
 	if len(v) <= holderPrefix || v[holderPrefix] != ' ' || len(token) < holderPrefix/2 ||
 		v[:holderPrefix] != hex.EncodeToString(token[:holderPrefix/2]) {
-		return ""
+		return "", ""
 	}
-	return v[holderPrefix+1:]
+	return leasekit.SplitKey(v[holderPrefix+1:])
 }

@@ -54,8 +54,11 @@ type Options struct {
 	// Holder is recorded beside each lease this strategy claims, in the
 	// table's optional holder column ([migrations.HolderColumn]), for
 	// `once lease ls` and [Strategy.List]: printable ASCII, cut to fit.
-	// Default: the host name and process ID ("web-7f9c/4242"). A table
-	// without the column records nothing.
+	// Default: the host name and process ID ("web-7f9c/4242"). The lease
+	// manager's key fingerprint (driver.KeyFingerprint) is recorded before
+	// it, "key=<fingerprint> web-7f9c/4242", and reported as
+	// Row.Fingerprint and Slot.Fingerprint. A table without the column
+	// records nothing.
 	Holder string
 }
 

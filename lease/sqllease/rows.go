@@ -29,6 +29,10 @@ type Row struct {
 	// such column or the token was written by someone who recorded
 	// nothing (the Elixir library, an older version of this package).
 	Holder string
+	// Fingerprint is the key fingerprint the holder recorded with its
+	// token beside Holder (see driver.Slot.Fingerprint); "" when it
+	// recorded none.
+	Fingerprint string
 }
 
 // Rows reads the whole lease table in ID order, for inspection tools
@@ -65,7 +69,7 @@ func (s *Strategy) rows(ctx context.Context) ([]Row, time.Time, error) {
 		// A value in a foreign format (SQLite) stays zero; such a row is
 		// reported held, as Acquire treats it.
 		r.ExpiresAt, _ = parseTime("expires_at", exp)
-		r.Holder = holderOf(holder.String, r.Token)
+		r.Holder, r.Fingerprint = holderOf(holder.String, r.Token)
 		out = append(out, r)
 		return nil
 	})
@@ -94,7 +98,7 @@ func (s *Strategy) List(ctx context.Context) ([]driver.Slot, error) {
 		if !r.Held || !leasekit.ValidID(r.ID) {
 			continue
 		}
-		slot := driver.Slot{MachineID: r.ID, Holder: r.Holder}
+		slot := driver.Slot{MachineID: r.ID, Holder: r.Holder, Fingerprint: r.Fingerprint}
 		if !r.ExpiresAt.IsZero() {
 			slot.TTL = max(r.ExpiresAt.Sub(now), 0)
 		}

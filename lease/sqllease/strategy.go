@@ -172,7 +172,7 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (driver.Lease, 
 	}
 	token, text := newToken()
 	for _, c := range cands {
-		l, ok, err := s.write(ctx, ss, t, t.q.claim, s.claimArgs(t, us, token, c.id, c.lockVersion), us)
+		l, ok, err := s.write(ctx, ss, t, t.q.claim, s.claimArgs(ctx, t, us, token, c.id, c.lockVersion), us)
 		if err != nil {
 			err = fail(ctx, op+" machine ID "+strconv.FormatInt(c.id, 10), t.name, err)
 			if errors.Is(err, driver.ErrRetry) {
@@ -216,17 +216,17 @@ func (s *Strategy) begin(ctx context.Context, op string, write bool) (*table, *s
 
 // claimArgs are the arguments of t's claim statement: the expiry, the
 // new token and the holder recorded with it, the row and its version.
-func (s *Strategy) claimArgs(t *table, us int64, token []byte, id, lockVersion any) []any {
-	return append(s.tokenArgs(t, us, token), id, lockVersion)
+func (s *Strategy) claimArgs(ctx context.Context, t *table, us int64, token []byte, id, lockVersion any) []any {
+	return append(s.tokenArgs(ctx, t, us, token), id, lockVersion)
 }
 
 // tokenArgs are the first arguments of a statement that writes a new
 // token: the expiry, the token and, with a holder column, the holder
-// recorded with it.
-func (s *Strategy) tokenArgs(t *table, us int64, token []byte) []any {
+// recorded with it and with the key fingerprint ctx carries.
+func (s *Strategy) tokenArgs(ctx context.Context, t *table, us int64, token []byte) []any {
 	args := append(t.q.expiry(us), token)
 	if t.q.holder {
-		args = append(args, s.holderValue(t, token))
+		args = append(args, s.holderValue(t, token, driver.KeyFingerprint(ctx)))
 	}
 	return args
 }
@@ -404,7 +404,7 @@ type reclaim struct {
 // (PostgreSQL).
 func (s *Strategy) reclaimReturning(ctx context.Context, r reclaim) (driver.Lease, error) {
 	var prevS, expS, nowS string
-	args := append(s.tokenArgs(r.t, r.us, r.token), r.l.MachineID, r.old)
+	args := append(s.tokenArgs(ctx, r.t, r.us, r.token), r.l.MachineID, r.old)
 	switch err := r.ss.queryRow(ctx, r.t.q.reclaim, args, &prevS, &expS, &nowS); {
 	case errors.Is(err, sql.ErrNoRows):
 		return driver.Lease{}, s.lost(r.t, r.l)
@@ -449,7 +449,7 @@ func (s *Strategy) reclaimReadWrite(ctx context.Context, r reclaim) (driver.Leas
 		if err != nil {
 			return driver.Lease{}, fail(ctx, r.op, r.t.name, err)
 		}
-		args := append(s.tokenArgs(r.t, r.us, r.token), r.l.MachineID, r.old, seen)
+		args := append(s.tokenArgs(ctx, r.t, r.us, r.token), r.l.MachineID, r.old, seen)
 		nl, ok, err := s.write(ctx, r.ss, r.t, r.t.q.reclaimSeen, args, r.us)
 		if err != nil {
 			return s.unknown(ctx, r, err)

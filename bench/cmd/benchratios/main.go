@@ -27,8 +27,10 @@ import (
 // unit is the benchmark metric compared (-unit).
 var unit = "ns/op"
 
-// peers are the other libraries' sub-benchmark names.
-var peers = []string{"xid", "ulid", "uuidv4", "uuidv7", "uuid", "snowflake", "sonyflake", "typeid", "ksuid"}
+// peers are the other libraries' sub-benchmark names (the std-* ones, the
+// standard library's uuid package, appear only in runs with Go 1.27).
+var peers = []string{"xid", "ulid", "uuidv4", "uuidv7", "uuid", "snowflake", "sonyflake", "typeid", "ksuid",
+	"std-uuidv7", "std-uuidv4", "std-uuid"}
 
 func main() {
 	goFile := flag.String("go", "", "go test -bench output (- = stdin)")

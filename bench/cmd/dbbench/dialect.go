@@ -49,6 +49,8 @@ func (postgres) createTable(name string, col column) string {
 		colBigint: "bigint PRIMARY KEY",
 		colUUID:   "uuid PRIMARY KEY",
 		colSerial: "bigserial PRIMARY KEY",
+		// PostgreSQL 18 and later; run only where the server has uuidv7() (see keysFor).
+		colUUIDServer: "uuid PRIMARY KEY DEFAULT uuidv7()",
 	}[col]
 	return fmt.Sprintf("CREATE TABLE %s (id %s, n integer NOT NULL, s text NOT NULL)", name, id)
 }
@@ -126,7 +128,7 @@ func (mysql) pgStats() bool { return false }
 // insertSQL builds a multi-row INSERT for rows rows.
 func insertSQL(d dialect, table string, col column, rows int) string {
 	cols := []string{"id", "n", "s"}
-	if col == colSerial {
+	if col == colSerial || col == colUUIDServer {
 		cols = cols[1:]
 	}
 	return multirow.Insert(table, cols, rows, d.placeholder)

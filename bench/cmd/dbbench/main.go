@@ -1,7 +1,9 @@
 // Command dbbench measures what a primary-key type costs a real database:
 // it inserts the same rows into one table per key type (once counter,
-// sortable and encrypted IDs as bigint; UUIDv4 and UUIDv7; a server-assigned
-// serial), then reports table and primary-index size from the catalog, the
+// sortable and encrypted IDs as bigint; UUIDv4 and UUIDv7 made in the
+// client, with Go 1.27 also the standard library's uuid.NewV7; a
+// server-assigned serial, and on PostgreSQL 18 a server-assigned uuidv7()),
+// then reports table and primary-index size from the catalog, the
 // insert rate and point-lookup latency; on PostgreSQL also the WAL written
 // and the table's buffer reads and hits during the load, optionally with
 // concurrent readers looking rows up while it runs (-readers) and the
@@ -13,6 +15,7 @@
 //	go run ./cmd/dbbench -db mysql -json
 //	go run ./cmd/dbbench -db postgres -keys once-counter,uuidv4 -rows 200000 -writers 2
 //	go run ./cmd/dbbench -db postgres -rows 10000000 -readers 1 -explain -keys once-counter,once-sortable,serial,uuidv4,uuidv7
+//	GOTOOLCHAIN=go1.27.3 go run ./cmd/dbbench -dsn postgres://postgres@127.0.0.1:5433/test -rows 200000 # PostgreSQL 18 (.ci/pg18.sh)
 //
 // DSNs default to the test services (see -dsn), overridable with
 // ONCE_TEST_POSTGRES_DSN and ONCE_TEST_MYSQL_DSN. Every table it creates is
@@ -52,6 +55,7 @@ type config struct {
 	from    string
 	svg     string
 	keys    []keyType
+	allKeys bool // -keys not given: the key types the server supports
 }
 
 func main() {
@@ -113,6 +117,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	var err error
 	c.keys, err = selectKeys(keys)
+	c.allKeys = strings.TrimSpace(keys) == ""
 	return c, err
 }
 
@@ -146,6 +151,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer b.close() // drops every table still present, even after an error or interrupt
+	if c.keys, err = b.keysFor(ctx, c.keys, c.allKeys, stderr); err != nil {
+		return err
+	}
+	b.c.keys = c.keys
 
 	rounds := make(map[string][]result, len(c.keys))
 	for round := range c.repeat {

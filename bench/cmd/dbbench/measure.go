@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -12,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // result is one key type's measurements; the JSON names are an interface.
@@ -36,6 +39,7 @@ type result struct {
 	// (pg_statio_user_tables): hit = found in shared_buffers, read = read
 	// into them (from the OS page cache or disk).
 	WALBytes    int64  `json:"wal_bytes,omitempty"`
+	WALFPI      int64  `json:"wal_fpi,omitempty"` // full-page images in it (pg_stat_wal.wal_fpi after minus before)
 	HeapRead    int64  `json:"heap_blks_read,omitempty"`
 	HeapHit     int64  `json:"heap_blks_hit,omitempty"`
 	IdxRead     int64  `json:"idx_blks_read,omitempty"`
@@ -73,7 +77,8 @@ func medianResult(rs []result) result {
 	r.LookupNs = int64(median(rs, func(r result) float64 { return float64(r.LookupNs) }))
 	r.LookupP99Ns = int64(median(rs, func(r result) float64 { return float64(r.LookupP99Ns) }))
 	for _, f := range []func(*result) *int64{
-		func(r *result) *int64 { return &r.WALBytes }, func(r *result) *int64 { return &r.HeapRead },
+		func(r *result) *int64 { return &r.WALBytes }, func(r *result) *int64 { return &r.WALFPI },
+		func(r *result) *int64 { return &r.HeapRead },
 		func(r *result) *int64 { return &r.HeapHit }, func(r *result) *int64 { return &r.IdxRead },
 		func(r *result) *int64 { return &r.IdxHit }, func(r *result) *int64 { return &r.InsertWALBytes },
 		func(r *result) *int64 { return &r.InsertWALRecords }, func(r *result) *int64 { return &r.InsertWALFPI },
@@ -124,6 +129,33 @@ func open(ctx context.Context, c config, d dialect) (*bench, error) {
 		return nil, fmt.Errorf("connect to %s: %w", c.db, err)
 	}
 	return &bench{c: c, d: d, db: db, runID: fmt.Sprintf("%06x", rand.Uint32()&0xffffff)}, nil
+}
+
+// keysFor returns the key types of keys that the server can run:
+// uuidv7-server needs PostgreSQL's uuidv7() (PostgreSQL 18 and later). A
+// key type the server cannot run is left out, saying so on stderr, when the
+// list is the default one (all), and is an error when it was asked for.
+func (b *bench) keysFor(ctx context.Context, keys []keyType, all bool, stderr io.Writer) ([]keyType, error) {
+	var out []keyType
+	for _, kt := range keys {
+		if kt.col == colUUIDServer {
+			has := false
+			if b.c.db == "postgres" {
+				if err := b.db.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_proc WHERE proname = 'uuidv7')").Scan(&has); err != nil {
+					return nil, err
+				}
+			}
+			if !has {
+				if !all {
+					return nil, fmt.Errorf("%s needs a server with uuidv7() (PostgreSQL 18 or later)", kt.name)
+				}
+				fmt.Fprintf(stderr, "dbbench: %s left out: the server has no uuidv7() (PostgreSQL 18 or later)\n", kt.name)
+				continue
+			}
+		}
+		out = append(out, kt)
+	}
+	return out, nil
 }
 
 // close drops every table this run created that is still present, on a fresh
@@ -197,7 +229,7 @@ func (b *bench) load(ctx context.Context, table string, kt keyType, r *result) (
 	switch kt.col {
 	case colBigint:
 		ks.ints = make([]int64, b.c.rows)
-	case colUUID:
+	case colUUID, colUUIDServer:
 		ks.uuids = make([][16]byte, b.c.rows)
 	}
 	p := &progress{batch: b.c.batch, rows: b.c.rows}
@@ -238,6 +270,13 @@ func (b *bench) load(ctx context.Context, table string, kt keyType, r *result) (
 	if err != nil {
 		return nil, err
 	}
+	if kt.col == colUUIDServer && b.c.explain {
+		// Under EXPLAIN the INSERTs return no rows: read the keys the
+		// server assigned, for the lookups after the load.
+		if err := b.serverKeys(ctx, table, ks); err != nil {
+			return nil, err
+		}
+	}
 	r.InsertSeconds = elapsed.Seconds()
 	r.RowsPerSecond = float64(b.c.rows) / elapsed.Seconds()
 	if b.c.readers > 0 {
@@ -267,7 +306,8 @@ func (b *bench) load(ctx context.Context, table string, kt keyType, r *result) (
 		if err != nil {
 			return nil, err
 		}
-		r.WALBytes, r.HeapRead, r.HeapHit, r.IdxRead, r.IdxHit = d.walBytes, d.heapRead, d.heapHit, d.idxRead, d.idxHit
+		r.WALBytes, r.WALFPI = d.walBytes, d.walFPI
+		r.HeapRead, r.HeapHit, r.IdxRead, r.IdxHit = d.heapRead, d.heapHit, d.idxRead, d.idxHit
 	}
 	return ks, nil
 }
@@ -351,6 +391,11 @@ func (b *bench) writer(ctx context.Context, conn *sql.Conn, table string, col co
 		stmt := stmts[hi-lo]
 		if stmt == nil {
 			q := insertSQL(b.d, table, col, hi-lo)
+			if col == colUUIDServer && !b.c.explain {
+				// The server assigns the keys: the INSERT returns them,
+				// as an application that needs its rows' keys would.
+				q += " RETURNING id, n"
+			}
 			if b.c.explain {
 				q = explainPrefix + q
 			}
@@ -381,11 +426,66 @@ func (b *bench) writer(ctx context.Context, conn *sql.Conn, table string, col co
 				return total, err
 			}
 			total.add(c)
+		} else if col == colUUIDServer {
+			if err := returnedKeys(ctx, stmt, args, ks, hi-lo); err != nil {
+				return total, err
+			}
 		} else if _, err := stmt.ExecContext(ctx, args...); err != nil {
 			return total, err
 		}
 		p.commit(bi)
 	}
+}
+
+// returnedKeys runs an INSERT ... RETURNING id, n of a uuidv7-server table
+// and records each row's key under its n (its row number).
+func returnedKeys(ctx context.Context, stmt *sql.Stmt, args []any, ks *keyStore, want int) error {
+	rows, err := stmt.QueryContext(ctx, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	got := 0
+	for rows.Next() {
+		var id uuid.UUID
+		var n int64
+		if err := rows.Scan(&id, &n); err != nil {
+			return err
+		}
+		if n < 0 || n >= int64(len(ks.uuids)) {
+			return fmt.Errorf("INSERT returned row number %d", n)
+		}
+		ks.uuids[n] = id
+		got++
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if got != want {
+		return fmt.Errorf("INSERT returned %d keys for %d rows", got, want)
+	}
+	return nil
+}
+
+// serverKeys reads every row's key of a uuidv7-server table into ks.
+func (b *bench) serverKeys(ctx context.Context, table string, ks *keyStore) error {
+	rows, err := b.db.QueryContext(ctx, "SELECT id, n FROM "+table)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id uuid.UUID
+		var n int64
+		if err := rows.Scan(&id, &n); err != nil {
+			return err
+		}
+		if n < 0 || n >= int64(len(ks.uuids)) {
+			return fmt.Errorf("%s: row number %d", table, n)
+		}
+		ks.uuids[n] = id
+	}
+	return rows.Err()
 }
 
 // explainPrefix runs an INSERT under EXPLAIN, which executes it and reports
@@ -429,7 +529,7 @@ func (b *bench) lookups(ctx context.Context, table string, kt keyType, ks *keySt
 		switch kt.col {
 		case colBigint:
 			return ks.ints[rng.IntN(len(ks.ints))]
-		case colUUID:
+		case colUUID, colUUIDServer:
 			return ks.uuidArg(ks.uuids[rng.IntN(len(ks.uuids))])
 		}
 		return lo + rng.Int64N(span)

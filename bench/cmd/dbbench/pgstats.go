@@ -9,12 +9,14 @@ import (
 )
 
 // serverStats is what the server counts during one load: WAL written by
-// every session (PostgreSQL: the difference of pg_current_wal_lsn()) and
+// every session (PostgreSQL: the difference of pg_current_wal_lsn()), the
+// full-page images in it (pg_stat_wal.wal_fpi, every session too) and
 // the buffer accesses of the table and its indexes (pg_statio_user_tables:
 // blocks found in shared_buffers, hit, and blocks read into them, read,
 // from the OS page cache or disk), by the writers and readers together.
 type serverStats struct {
 	walBytes          int64
+	walFPI            int64
 	heapRead, heapHit int64
 	idxRead, idxHit   int64
 	lsn               string // at the snapshot
@@ -24,17 +26,17 @@ type serverStats struct {
 func pgSnapshot(ctx context.Context, db *sql.DB, table string) (serverStats, error) {
 	var s serverStats
 	err := db.QueryRowContext(ctx, `
-		SELECT pg_current_wal_lsn()::text,
+		SELECT pg_current_wal_lsn()::text, (SELECT wal_fpi FROM pg_stat_wal),
 		       coalesce(heap_blks_read, 0), coalesce(heap_blks_hit, 0),
 		       coalesce(idx_blks_read, 0), coalesce(idx_blks_hit, 0)
 		FROM pg_statio_user_tables WHERE relid = $1::regclass`, table).
-		Scan(&s.lsn, &s.heapRead, &s.heapHit, &s.idxRead, &s.idxHit)
+		Scan(&s.lsn, &s.walFPI, &s.heapRead, &s.heapHit, &s.idxRead, &s.idxHit)
 	return s, err
 }
 
 // pgDelta returns the counts between two snapshots.
 func pgDelta(ctx context.Context, db *sql.DB, before, after serverStats) (serverStats, error) {
-	d := serverStats{
+	d := serverStats{walFPI: after.walFPI - before.walFPI,
 		heapRead: after.heapRead - before.heapRead, heapHit: after.heapHit - before.heapHit,
 		idxRead: after.idxRead - before.idxRead, idxHit: after.idxHit - before.idxHit}
 	err := db.QueryRowContext(ctx, "SELECT pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn)::bigint", after.lsn, before.lsn).Scan(&d.walBytes)

@@ -64,8 +64,8 @@ func writeLoadMarkdown(w io.Writer, results []result) {
 		return
 	}
 	fmt.Fprintf(w, "\nDuring the load (server: %s)\n\n", results[0].ServerNotes)
-	fmt.Fprintln(w, "| key | WAL | WAL / row | WAL / serial | full-page images | INSERT reads | INSERT hits | table+index reads of existing pages | hits | lookups during load | lookup median | lookup p99 |")
-	fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+	fmt.Fprintln(w, "| key | WAL | WAL / row | WAL / serial | WAL full-page images | INSERT full-page images | INSERT reads | INSERT hits | table+index reads of existing pages | hits | lookups during load | lookup median | lookup p99 |")
+	fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 	serial := find(results, "serial")
 	for _, r := range results {
 		walSerial := "–"
@@ -81,12 +81,12 @@ func writeLoadMarkdown(w io.Writer, results []result) {
 			lookups = count(int64(r.LoadLookups))
 			med, p99 = fmt.Sprintf("%.1f µs", float64(r.LoadLookupNs)/1e3), fmt.Sprintf("%.1f µs", float64(r.LoadLookupP99Ns)/1e3)
 		}
-		fmt.Fprintf(w, "| %s | %s | %.0f B | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-			r.Key, mb(r.WALBytes), float64(r.WALBytes)/float64(r.Rows), walSerial, fpi, insRead, insHit,
+		fmt.Fprintf(w, "| %s | %s | %.0f B | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			r.Key, mb(r.WALBytes), float64(r.WALBytes)/float64(r.Rows), walSerial, count(r.WALFPI), fpi, insRead, insHit,
 			count(existingReads(r)), count(r.HeapHit+r.IdxHit), lookups, med, p99)
 	}
-	fmt.Fprintln(w, "\nWAL = pg_current_wal_lsn() after the load minus before (every session on the server). "+
-		"Full-page images, INSERT reads and hits: the INSERT statements' own counts (EXPLAIN (ANALYZE, BUFFERS, WAL), with -explain). "+
+	fmt.Fprintln(w, "\nWAL = pg_current_wal_lsn() after the load minus before, WAL full-page images = pg_stat_wal.wal_fpi after minus before (both: every session on the server). "+
+		"INSERT full-page images, reads and hits: the INSERT statements' own counts (EXPLAIN (ANALYZE, BUFFERS, WAL), with -explain). "+
 		"Reads and hits: pg_statio_user_tables of the table and its indexes, writers and readers together; "+
 		"reads of existing pages leave out the pages the load added (pg_statio counts each new page as a read).")
 }

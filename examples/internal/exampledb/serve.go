@@ -53,14 +53,12 @@ func Serve(ctx context.Context, out io.Writer, getenv func(string) string, sqlit
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
 		WriteTimeout: 15 * time.Second, IdleTimeout: 60 * time.Second, MaxHeaderBytes: 16 << 10}
-	fmt.Fprintf(out, "%s, machine ID %d\nlistening on http://%s %s\n", db.Where, l.Manager.MachineID(), ln.Addr(), note)
+	fmt.Fprintf(out, "%s, machine ID %d\nlistening on http://%s %s\n", db.Where, l.MachineID(), ln.Addr(), note)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
 	select {
 	case <-ctx.Done():
-	case <-l.Manager.Done(): // the lease is gone for good
-		err = fmt.Errorf("lease: %w", l.Manager.Err())
 	case err = <-served:
 		return err
 	}

@@ -68,8 +68,9 @@ func (p *valueParser) prefixOf(w string) string {
 		}
 		q := *p
 		q.asInt = false
-		if _, err := q.parseAs(w, w[:i]); err == nil {
-			return w[:i]
+		pre := p.basePrefix(w[:i])
+		if _, err := q.parseAs(w, pre); err == nil {
+			return pre
 		}
 	}
 	return ""

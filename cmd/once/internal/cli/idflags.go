@@ -55,13 +55,14 @@ type valueParser struct {
 	opts   once.Options // Prefix, Mask and Generator; Format is chosen per value
 	asInt  bool
 	stored bool
+	ring   *once.Keyring // the keyring bound to opts.Generator, or nil
 }
 
 // parse parses one VALUE; an invalid one that carries a prefix the
 // command was not given gets a hint naming --prefix.
 func (p *valueParser) parse(v string) (once.ID, error) {
 	id, err := p.parseAs(v, p.opts.Prefix)
-	if err != nil {
+	if err != nil && !errors.Is(err, once.ErrUnknownGeneration) {
 		err = p.prefixHint(v, err)
 	}
 	return id, err
@@ -72,6 +73,12 @@ func (p *valueParser) parseAs(v, prefix string) (once.ID, error) {
 	o := p.opts
 	o.Prefix = prefix
 	body, ok := strings.CutPrefix(v, prefix)
+	if !ok && p.ring != nil {
+		if g := p.generationOf(v, prefix); g > 1 {
+			gp, _ := once.GenerationPrefix(prefix, g)
+			body, ok = v[len(gp):], true
+		}
+	}
 	if !ok && p.stored {
 		o.Prefix, body = "", v
 	}
@@ -79,6 +86,48 @@ func (p *valueParser) parseAs(v, prefix string) (once.ID, error) {
 		o.Format = once.Signed // accepts the whole range [-2^63, 2^64-1]
 	}
 	return o.ParseAny(v)
+}
+
+// generationOf returns the key generation whose spelling of prefix v
+// starts with: 1 for the prefix itself or when no keyring was given, g for
+// the generation-g prefix of a generation the keyring holds ("usr2_" for
+// "usr_" and 2), 0 for none of them.
+func (p *valueParser) generationOf(v, prefix string) int {
+	if p.ring != nil {
+		for g := p.ring.Generations(); g > 1; g-- {
+			if gp, err := once.GenerationPrefix(prefix, g); err == nil && strings.HasPrefix(v, gp) {
+				return g
+			}
+		}
+	}
+	if strings.HasPrefix(v, prefix) {
+		return 1
+	}
+	return 0
+}
+
+// basePrefix returns the generation-1 prefix of pre when a keyring was
+// given and pre is the spelling of one of its later generations ("usr2_"
+// for "usr_"), else pre: a word's prefix found in text names the type by
+// its generation-1 prefix, and the generation by its digits.
+func (p *valueParser) basePrefix(pre string) string {
+	if p.ring == nil || len(pre) < 3 {
+		return pre
+	}
+	i := len(pre) - 1
+	for i > 0 && pre[i-1] >= '0' && pre[i-1] <= '9' {
+		i--
+	}
+	if i == len(pre)-1 || i == 0 {
+		return pre
+	}
+	base := pre[:i] + pre[len(pre)-1:]
+	if g := p.generationOf(pre, base); g > 1 {
+		if gp, _ := once.GenerationPrefix(base, g); gp == pre {
+			return base
+		}
+	}
+	return pre
 }
 
 // isDecimal reports whether s is a decimal integer (an optional sign, then
@@ -104,8 +153,11 @@ const maxPrefix = 32
 // it names that prefix and the flag. Otherwise it returns err.
 func (p *valueParser) prefixHint(v string, err error) error {
 	for i := 0; i < len(v) && i < maxPrefix; i++ {
-		pre := v[:i+1]
-		if v[i] != '_' || pre == p.opts.Prefix || (once.Options{Prefix: pre}).Check() != nil {
+		if v[i] != '_' {
+			continue
+		}
+		pre := p.basePrefix(v[:i+1])
+		if pre == p.opts.Prefix || (once.Options{Prefix: pre}).Check() != nil {
 			continue
 		}
 		if _, perr := p.parseAs(v, pre); perr != nil {
@@ -146,19 +198,76 @@ func parseTextFormat(name string) (once.Format, error) {
 }
 
 // keyFlags are the flags of the masking key: --cipher and the base key as
-// --key-hex or --key-env.
+// --key-hex or --key-env, or the masking keys of several key generations
+// as --keyring-env or --keyring-file (when the command registers them).
 type keyFlags struct {
-	cipher string
-	keyHex string
-	keyEnv string
+	fs       *flagSet
+	cipher   string
+	keyHex   string
+	keyEnv   string
+	ringEnv  string
+	ringFile string
 }
 
 func addKeyFlags(fs *flagSet, what string) *keyFlags {
-	k := new(keyFlags)
+	k := &keyFlags{fs: fs}
 	fs.StringVar(&k.cipher, "cipher", "blowfish", "the 64-bit block `cipher` "+what+": blowfish, speck or des3")
 	fs.StringVar(&k.keyHex, "key-hex", "", "the base key as `HEX` digits spelling its raw bytes (at least 32 bytes); visible to other users in the process list, prefer --key-env")
 	fs.StringVar(&k.keyEnv, "key-env", "", "read the base key from the environment variable `NAME` (e.g. ONCE_KEY): its raw bytes as they are, not decoded, at least 32 (a key with a zero byte cannot be passed this way)")
 	return k
+}
+
+// addKeyringFlags registers --keyring-env and --keyring-file: the keys of
+// several key generations, one line per generation, as once.ParseKeyring
+// reads them.
+func (k *keyFlags) addKeyringFlags() {
+	k.fs.StringVar(&k.ringEnv, "keyring-env", "", "the masking keys of all key generations, one line each, \"<generation> <key> [current]\" (docs/ids.md), in the variable `NAME` (ONCE_MASK_KEYS, say); instead of --key-env or --key-hex")
+	k.fs.StringVar(&k.ringFile, "keyring-file", "", "the masking keys of all key generations in the file `PATH`, as --keyring-env reads them")
+}
+
+// hasRing reports whether a keyring flag was set.
+func (k *keyFlags) hasRing() bool { return k.ringEnv != "" || k.ringFile != "" }
+
+// keyring returns the keyring of --keyring-env or --keyring-file, or nil
+// when neither was given. Its errors never contain key material.
+func (k *keyFlags) keyring() (*once.Keyring, error) {
+	switch {
+	case !k.hasRing():
+		return nil, nil
+	case k.ringEnv != "" && k.ringFile != "":
+		return nil, errors.New("give the keyring with --keyring-env or --keyring-file, not both")
+	case k.given():
+		return nil, errors.New("give the masking key with --key-env or --key-hex, or the keys of every generation with --keyring-env or --keyring-file, not both")
+	case given(k.fs, "cipher"):
+		return nil, errors.New("--cipher is for --key-env and --key-hex: a keyring names its cipher on a line \"cipher NAME\"")
+	}
+	var r *once.Keyring
+	var err error
+	if k.ringEnv != "" {
+		if r, err = once.KeyringFromEnv(k.ringEnv); err != nil {
+			return nil, fmt.Errorf("--keyring-env %s: %s", quoteValue(k.ringEnv), trimOnce(err))
+		}
+		return r, nil
+	}
+	if r, err = once.KeyringFromFile(k.ringFile); err != nil {
+		return nil, fmt.Errorf("--keyring-file %s: %s", quoteValue(k.ringFile), trimOnce(err))
+	}
+	return r, nil
+}
+
+// masking returns the binding that masks VALUEs: the keyring's, or a
+// factory's keyed with --key-env or --key-hex; ring is the keyring or nil.
+func (k *keyFlags) masking() (b *once.Binding, ring *once.Keyring, err error) {
+	if ring, err = k.keyring(); err != nil || ring != nil {
+		b = new(once.Binding)
+		b.SetKeyring(ring)
+		return b, ring, err
+	}
+	fac, err := k.factory(0)
+	if err != nil {
+		return nil, nil, err
+	}
+	return once.Bind(fac), nil, nil
 }
 
 // given reports whether a key flag was set.

@@ -12,7 +12,7 @@ import (
 
 var inspectCmd = &command{
 	name:    "inspect",
-	usage:   "inspect [--epoch RFC3339] [--prefix P] [--int] [--grep] [--cipher blowfish|speck|des3] [--key-hex HEX | --key-env NAME] [--] [VALUE...]",
+	usage:   "inspect [--epoch RFC3339] [--prefix P] [--int] [--grep] [--cipher blowfish|speck|des3] [--key-hex HEX | --key-env NAME | --keyring-env NAME | --keyring-file PATH] [--] [VALUE...]",
 	summary: "take IDs apart: timestamp, machine ID, counter (JSON lines)",
 	about: `Prints one JSON object per VALUE, on one line:
 
@@ -45,13 +45,21 @@ ahead of this machine's clock is reported as masked (one error line, no
 output line, exit status 1), as nearly every masked value is; a masked
 value whose noise happens to read as a past time (a share of about
 (now - epoch) / 139 years of them: 1.4% in 2026) cannot be told apart,
-so unmask IDs known to be masked.`,
+so unmask IDs known to be masked.
+
+With the keys of every key generation (--keyring-env NAME or --keyring-file
+PATH, as for unmask), inspect unmasks each VALUE with the key of the
+generation its prefix names and adds "generation" (1 for --prefix P itself,
+g for P with g before its final separator) and "key", the fingerprint of
+that generation's key (the one the application's Keyring.String shows):
+  {"value":"usr2_...","unsigned":"...",...,"counter":0,"generation":2,"key":"4520b36c"}`,
 	flags: func(e *env, c *command) (*flagSet, func([]string) int) {
 		fs := newFlagSet(e, "inspect")
 		epoch := fs.String("epoch", nonce.DefaultEpoch().Format(time.RFC3339), "the factory epoch, `RFC3339`")
 		f := addIDFlags(fs, "", true)
 		grep := fs.Bool("grep", false, "VALUEs (or the lines of standard input) are text: inspect every ID found in it (see above)")
 		k := addKeyFlags(fs, "of masked VALUEs")
+		k.addKeyringFlags()
 		return fs, func(args []string) int {
 			ep, err := time.Parse(time.RFC3339, *epoch)
 			if err != nil {
@@ -61,16 +69,18 @@ so unmask IDs known to be masked.`,
 			if err != nil {
 				return fs.usageError(c, "%v", err)
 			}
-			if given(fs, "cipher") && !k.given() {
+			if given(fs, "cipher") && !k.given() && !k.hasRing() {
 				return fs.usageError(c, "--cipher is for masked VALUEs: give their key with --key-env or --key-hex")
 			}
-			if k.given() {
-				fac, err := k.factory(0)
-				if err != nil {
+			var ring *once.Keyring
+			if k.given() || k.hasRing() {
+				var b *once.Binding
+				if b, ring, err = k.masking(); err != nil {
 					return fs.usageError(c, "%v", err)
 				}
-				in.opts.Mask, in.opts.Generator = true, once.Bind(fac)
+				in.opts.Mask, in.opts.Generator, in.ring = true, b, ring
 			}
+			unmasked := k.given() || k.hasRing()
 			var split func(string) []string
 			parse := in.parse
 			if *grep {
@@ -83,9 +93,24 @@ so unmask IDs known to be masked.`,
 				}
 				p := nonce.Split64(id.Uint64(), ep)
 				if ahead := time.Until(p.Time); ahead > maxAhead {
-					return dst, notPlain(v, p.Time, k.given())
+					return dst, notPlain(v, p.Time, unmasked)
 				}
-				return appendInspect(dst, v, id.Uint64(), p), nil
+				dst = appendInspect(dst, v, id.Uint64(), p)
+				if ring == nil {
+					return dst, nil
+				}
+				g := in.generationOf(v, in.opts.Prefix)
+				if *grep {
+					g = in.generationOf(v, in.prefixOf(v))
+				}
+				dst = append(dst[:len(dst)-1], `,"generation":`...)
+				dst = strconv.AppendInt(dst, int64(g), 10)
+				if g >= 1 && g <= ring.Generations() {
+					dst = append(dst, `,"key":"`...)
+					dst = append(dst, ring.Fingerprints()[g-1]...)
+					dst = append(dst, '"')
+				}
+				return append(dst, '}'), nil
 			})
 		}
 	},

@@ -208,7 +208,8 @@ type lsRow struct {
 	expiring bool          // TTL under --expiring
 	ttl      time.Duration // 0: unknown or free
 	holder   string
-	fp       string // fingerprint, "" when free
+	token    string // first 8 hex digits of SHA-256 of the token, "" when free
+	key      string // key fingerprint, "" when unknown
 }
 
 // lsJSON is the output of "lease ls --json", as its help documents it.
@@ -224,6 +225,7 @@ type lsJSON struct {
 		Expiring    bool   `json:"expiring"`
 		Holder      string `json:"holder"`
 		Fingerprint string `json:"fingerprint"`
+		Token       string `json:"token"`
 		Released    bool   `json:"released"`
 	} `json:"leases"`
 }
@@ -269,10 +271,13 @@ func lsWith(t *testing.T, run func(args ...string) result, flags []string) ([]ls
 		if l.MachineID < 0 || l.MachineID > 511 || (i > 0 && l.MachineID <= p.Leases[i-1].MachineID) {
 			t.Fatalf("lease ls --json: machine IDs out of order or range: %s", r.stdout)
 		}
-		if len(l.Fingerprint) != 8 || fingerprintFormat(l.Fingerprint) != l.Fingerprint {
+		if len(l.Token) != 8 || hexFormat(l.Token) != l.Token {
+			t.Fatalf("lease ls --json: token %q of machine ID %d", l.Token, l.MachineID)
+		}
+		if l.Fingerprint != "" && (len(l.Fingerprint) != 8 || hexFormat(l.Fingerprint) != l.Fingerprint) {
 			t.Fatalf("lease ls --json: fingerprint %q of machine ID %d", l.Fingerprint, l.MachineID)
 		}
-		row := lsRow{held: true, released: l.Released, expiring: l.Expiring, holder: l.Holder, fp: l.Fingerprint}
+		row := lsRow{held: true, released: l.Released, expiring: l.Expiring, holder: l.Holder, token: l.Token, key: l.Fingerprint}
 		if l.TTLMS != nil {
 			row.ttl = time.Duration(*l.TTLMS) * time.Millisecond
 			if row.ttl <= 0 || l.Expiring != (row.ttl < time.Duration(p.ExpiringUnderMS)*time.Millisecond && !l.Released) {
@@ -292,8 +297,8 @@ func lsWith(t *testing.T, run func(args ...string) result, flags []string) ([]ls
 	return rows, p
 }
 
-// fingerprintFormat returns fp if it is 8 lowercase hex digits, else "".
-func fingerprintFormat(fp string) string {
+// hexFormat returns fp if it is lowercase hex digits, else "".
+func hexFormat(fp string) string {
 	for _, c := range fp {
 		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
 			return ""

@@ -96,8 +96,8 @@ func TestEtcdLeaseHoldSignal(t *testing.T) {
 		t.Fatalf("key of machine ID %d: %v", id, err)
 	}
 	sum := sha256.Sum256(fmt.Appendf(nil, "%016x.%s", r.Kvs[0].Lease, r.Kvs[0].Value))
-	if fp := hex.EncodeToString(sum[:4]); rows[id].fp != fp {
-		t.Errorf("ls fingerprint %s, want %s (SHA-256 of the etcd lease ID and the key's value)", rows[id].fp, fp)
+	if fp := hex.EncodeToString(sum[:4]); rows[id].token != fp {
+		t.Errorf("ls fingerprint %s, want %s (SHA-256 of the etcd lease ID and the key's value)", rows[id].token, fp)
 	}
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

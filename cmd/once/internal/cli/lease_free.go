@@ -18,7 +18,7 @@ another process can take the ID now rather than when the lease runs out.
 
 It first prints who holds the ID, as "lease ls" shows it:
 
-  machine ID 17: held by batch-1/4121 (TTL 7h58m2s, fingerprint 1a2b3c4d)
+  machine ID 17: held by batch-1/4121 (TTL 7h58m2s, key fingerprint 5e0c1a7b, token 1a2b3c4d)
 
 and, without --force, stops there with exit status 2. --force is for an
 operator who knows that holder is gone: if it is alive, it keeps making

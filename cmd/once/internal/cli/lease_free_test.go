@@ -80,9 +80,9 @@ func TestLeaseFree(t *testing.T) {
 		}
 		r := free("--id", "0")
 		if r.code != exitUsage || len(r.lines()) != 1 || !strings.HasPrefix(r.stdout, "machine ID 0: "+holder+" (TTL ") ||
-			!strings.Contains(r.stdout, "fingerprint "+rows[0].fp+")") ||
+			!strings.Contains(r.stdout, "token "+rows[0].token+")") ||
 			!strings.Contains(r.stderr, "--force") || !strings.Contains(r.stderr, "same values") {
-			t.Errorf("free without --force: %v\nwant exit 2, the holder of machine ID 0 (%s, %s) and what --force risks", r, holder, rows[0].fp)
+			t.Errorf("free without --force: %v\nwant exit 2, the holder of machine ID 0 (%s, %s) and what --force risks", r, holder, rows[0].token)
 		}
 		if rows := lsIn(t, flags); !rows[0].held || !rows[1].held {
 			t.Fatalf("free without --force released something: held %v", heldIDs(rows))
@@ -129,11 +129,11 @@ func TestLeaseFreeRace(t *testing.T) {
 			}
 			want := "machine ID 9: held by " + dash(lsIn(t, flags)[id].holder) + " (TTL "
 			if r.code != 0 || len(r.lines()) != 2 || !strings.HasPrefix(r.lines()[1], want) ||
-				!strings.Contains(r.lines()[1], "fingerprint "+fingerprint(renewed.Token)+") now: not the holding printed above, left alone") {
-				t.Fatalf("free --force after a new holder took the ID: %v\nwant the new holding (%s) left alone", r, fingerprint(renewed.Token))
+				!strings.Contains(r.lines()[1], "token "+tokenHash(renewed.Token)+") now: not the holding printed above, left alone") {
+				t.Fatalf("free --force after a new holder took the ID: %v\nwant the new holding (%s) left alone", r, tokenHash(renewed.Token))
 			}
-			if row := lsIn(t, flags)[id]; !row.held || row.fp != fingerprint(renewed.Token) {
-				t.Errorf("machine ID %d after free: %+v, want the new holding %s", id, row, fingerprint(renewed.Token))
+			if row := lsIn(t, flags)[id]; !row.held || row.token != tokenHash(renewed.Token) {
+				t.Errorf("machine ID %d after free: %+v, want the new holding %s", id, row, tokenHash(renewed.Token))
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()

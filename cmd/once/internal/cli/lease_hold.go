@@ -20,7 +20,7 @@ import (
 
 var leaseHoldCmd = &command{
 	name:    "lease hold",
-	usage:   "lease hold --driver D [--mode hash|key] --dsn DSN [--table T] [--duration DUR] [--renew-interval DUR] [--acquire-timeout DUR] [--release-hold DUR] [--wait-replicas N] [--accept-replica-loss] [--sharing S] [--for DUR | --grace DUR -- CMD [ARG...]] [--verbose]",
+	usage:   "lease hold --driver D [--mode hash|key] --dsn DSN [--table T] [--duration DUR] [--renew-interval DUR] [--acquire-timeout DUR] [--release-hold DUR] [--wait-replicas N] [--accept-replica-loss] [--sharing S] [--key-env NAME] [--for DUR | --grace DUR -- CMD [ARG...]] [--verbose]",
 	summary: "hold a machine-ID lease (renewing it): print machine_id=N, or run CMD with it",
 	about: `Starts a lease manager on the coordinator and holds a lease, renewing it.
 
@@ -61,6 +61,13 @@ If no lease can be had within the acquire timeout, the reason goes to
 standard error and the exit status is 3 (see Exit status below). Any other failure (bad DSN, missing table, unsupported
 server) exits 1; invalid durations are a bad command line (exit 2).
 
+With --key-env NAME, the holder records the fingerprint of the base key
+in the environment variable NAME (its raw bytes, at least 32, as the other
+commands' --key-env reads it) beside its name, as an application's lease
+manager records its own key's: "lease ls" shows it, and the application's
+managers warn about a holder whose key differs from theirs. Without it the
+holder records none ("-": unknown, never a mismatch).
+
 The durations are the lease manager's (lease.Options): --duration must be
 at least 30s, --renew-interval longer than 10s and shorter than --duration
 minus 10s, and --grace at most --duration minus --renew-interval minus 10s
@@ -80,6 +87,7 @@ not released (kill -9) stays taken until it expires: pick a short
 		fs.DurationVar(&h.acquire, "acquire-timeout", 0, "how long (`DUR`) to wait for a free machine ID (default 1m; 2m for kubernetes)")
 		fs.DurationVar(&h.hold, "for", 0, "release the lease and exit 0 `DUR` after machine_id=N is printed (default: hold until SIGINT or SIGTERM); not with CMD")
 		fs.DurationVar(&h.grace, "grace", supervise.DefaultGrace, "how long (`DUR`) CMD has to exit after SIGTERM before it gets SIGKILL (only with CMD)")
+		fs.StringVar(&h.keyEnv, "key-env", "", "read a base key from the variable `NAME` (e.g. ONCE_KEY) and record its fingerprint beside this holder")
 		fs.BoolVar(&h.verbose, "verbose", false, "log every lease operation on standard error (default: none; losses and failures are reported anyway)")
 		return fs, func(args []string) int {
 			if len(args) > 0 && !fs.dashdash {
@@ -102,7 +110,8 @@ not released (kill -9) stays taken until it expires: pick a short
 
 type holdOptions struct {
 	duration, renew, acquire, hold, grace time.Duration
-	graceSet                              bool // --grace was given
+	graceSet                              bool   // --grace was given
+	keyEnv                                string // --key-env: the variable holding the base key
 	verbose                               bool
 	cmd                                   []string // CMD and its arguments; nil: print the machine ID
 }
@@ -208,8 +217,20 @@ func hold(e *env, fs *flagSet, c *command, bf *backendFlags, h holdOptions) int 
 	if d := coord.Lookup(bf.driver); h.acquire == 0 && d != nil {
 		h.acquire = d.AcquireTimeout
 	}
-	w, err := supervise.NewWatch()
+	var key []byte
+	if h.keyEnv != "" {
+		v, ok := os.LookupEnv(h.keyEnv)
+		if !ok || v == "" {
+			errorf(e, who, "--key-env %s: the variable is not set or empty", quoteValue(h.keyEnv))
+			return exitFail
+		}
+		key = []byte(v)
+	}
+	w, err := supervise.NewWatch(key)
 	if err != nil {
+		if key != nil {
+			err = fmt.Errorf("--key-env %s: %w", quoteValue(h.keyEnv), err)
+		}
 		errorf(e, who, "%v", err)
 		return exitFail
 	}

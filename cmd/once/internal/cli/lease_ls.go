@@ -23,9 +23,9 @@ var leaseLsCmd = &command{
 	about: `Prints one line per held machine ID, in ID order, under a header, then a
 summary line:
 
-  ID  STATE     TTL     FINGERPRINT  HOLDER
-  3   held      59m58s  9f86d081     api-7d9f8-x2k4q/1
-  17  expiring  4m2s    1a2b3c4d     batch-1/4121
+  ID  STATE     TTL     FINGERPRINT  TOKEN     HOLDER
+  3   held      59m58s  5e0c1a7b     9f86d081  api-7d9f8-x2k4q/1
+  17  expiring  4m2s    -            1a2b3c4d  batch-1/4121
   held 2, free 510, expiring 1 (TTL under 30m0s)
 
 A machine ID not listed is free: nobody holds it (with SQL, its row has
@@ -43,18 +43,24 @@ STATE "released" (etcd) is an ID released less than its release hold ago:
 taken, with no holder, until the TTL shown. HOLDER is who took the lease
 as it recorded itself (host/pid by default, the pod's name on Kubernetes),
 "-" when it recorded nothing (the Elixir library, an older holder).
-FINGERPRINT is the first 8 hex digits of the SHA-256 of the lease's token:
-it tells holdings apart without showing the token, with which anyone could
-renew or release the lease.
+FINGERPRINT is the fingerprint of the base key the holder's nonce factories
+use (8 hex digits; "once lease hold --key-env NAME" records its key's):
+holders that show different ones cannot read each other's masked IDs. "-"
+is unknown (the Elixir library, an older version, a holder without a key),
+never a mismatch. TOKEN is the first 8 hex digits of the SHA-256 of the
+lease's token: it tells holdings apart without showing the token, with
+which anyone could renew or release the lease.
 
 With --json it prints one JSON object instead, for scripts:
 
   {"capacity":512,"held":2,"free":510,"expiring":1,"expiring_under_ms":1800000,
    "leases":[{"machine_id":3,"ttl_ms":3598000,"expiring":false,
-     "holder":"api-7d9f8-x2k4q/1","fingerprint":"9f86d081","released":false},...]}
+     "holder":"api-7d9f8-x2k4q/1","fingerprint":"5e0c1a7b","token":"9f86d081",
+     "released":false},...]}
 
 (on one line). "leases" lists the held IDs in ID order ([] when none);
-ttl_ms is null when unknown, holder "" when none was recorded. Fields may
+ttl_ms is null when unknown, holder and fingerprint "" when none was
+recorded. Fields may
 be added; none will be removed or change meaning.`,
 	flags: func(e *env, c *command) (*flagSet, func([]string) int) {
 		fs := newFlagSet(e, c.name)
@@ -119,11 +125,14 @@ type pool struct {
 
 // heldLease is one held machine ID.
 type heldLease struct {
-	MachineID   int    `json:"machine_id"`
-	TTLMS       *int64 `json:"ttl_ms"` // nil: unknown
-	Expiring    bool   `json:"expiring"`
-	Holder      string `json:"holder"`
+	MachineID int    `json:"machine_id"`
+	TTLMS     *int64 `json:"ttl_ms"` // nil: unknown
+	Expiring  bool   `json:"expiring"`
+	Holder    string `json:"holder"`
+	// Fingerprint is the holder's key fingerprint, "" when unknown.
 	Fingerprint string `json:"fingerprint"`
+	// Token is the first 8 hex digits of SHA-256(token).
+	Token string `json:"token"`
 	// Released: the ID was released and stays taken for its release hold.
 	Released bool `json:"released"`
 }
@@ -135,7 +144,7 @@ func newPool(slots []driver.Slot, under time.Duration, released func(driver.Slot
 	p := &pool{Capacity: machineIDs, Held: len(slots), Free: machineIDs - len(slots),
 		ExpiringUnderMS: under.Milliseconds(), Leases: make([]heldLease, 0, len(slots)), under: under}
 	for _, s := range slots {
-		l := heldLease{MachineID: s.MachineID, Holder: s.Holder, Fingerprint: fingerprint(s.Token),
+		l := heldLease{MachineID: s.MachineID, Holder: s.Holder, Fingerprint: s.Fingerprint, Token: tokenHash(s.Token),
 			Released: released != nil && released(s)}
 		if s.TTL > 0 {
 			ms := s.TTL.Milliseconds()
@@ -160,9 +169,9 @@ func (p *pool) table() ([]byte, error) {
 	var b bytes.Buffer
 	if len(p.Leases) > 0 {
 		w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(w, "ID\tSTATE\tTTL\tFINGERPRINT\tHOLDER")
+		fmt.Fprintln(w, "ID\tSTATE\tTTL\tFINGERPRINT\tTOKEN\tHOLDER")
 		for _, l := range p.Leases {
-			fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\n", l.MachineID, l.state(), l.ttl(), dash(l.Fingerprint), dash(l.Holder))
+			fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\n", l.MachineID, l.state(), l.ttl(), dash(l.Fingerprint), dash(l.Token), dash(l.Holder))
 		}
 		if err := w.Flush(); err != nil {
 			return nil, err
@@ -198,7 +207,7 @@ func (l heldLease) describe() string {
 	if l.Holder != "" {
 		holder = l.Holder
 	}
-	return fmt.Sprintf("held by %s (TTL %s, fingerprint %s)", holder, l.ttl(), dash(l.Fingerprint))
+	return fmt.Sprintf("held by %s (TTL %s, key fingerprint %s, token %s)", holder, l.ttl(), dash(l.Fingerprint), dash(l.Token))
 }
 
 func dash(s string) string {
@@ -208,8 +217,8 @@ func dash(s string) string {
 	return s
 }
 
-// fingerprint is the first 8 hex digits of SHA-256(token), "" for none.
-func fingerprint(token string) string {
+// tokenHash is the first 8 hex digits of SHA-256(token), "" for none.
+func tokenHash(token string) string {
 	if token == "" {
 		return ""
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/once-go/once/cmd/once/internal/coord"
 	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/lease/driver"
+	"github.com/once-go/once/nonce"
 )
 
 // listBackends are the coordinators of the ls and free tests: every lease
@@ -48,7 +49,9 @@ func claimHolder(b leaseBackend) string {
 }
 
 // TestLeaseLs: with 3 IDs claimed for an hour and a hold process on a 30s
-// lease, ls shows the hold's ID with the process as its holder and counts
+// lease (hold --key-env), ls shows the hold's ID with the process as its
+// holder and the fingerprint of its key (nonce.Fingerprint; the claims,
+// which record none, "-"), and counts
 // 4 held, 508 free, 1 expiring under --expiring 40m (the hour-long claims
 // are not); the table says the same as --json; the default --expiring is
 // 30m (30s for kubernetes, whose default lease is 1m); after SIGTERM the
@@ -57,7 +60,8 @@ func TestLeaseLs(t *testing.T) {
 	forListBackends(t, func(t *testing.T, b leaseBackend) {
 		flags, claim := b.setup(t)
 		claim(t, 3)
-		p := startHold(t, append(flags, shortLease...)...)
+		key := "ls-test-key-" + strconv.FormatInt(time.Now().UnixNano(), 36) + "-0123456789abcdef"
+		p := startHoldEnv(t, []string{"ONCE_TEST_HOLD_KEY=" + key}, append(flags, append(shortLease, "--key-env", "ONCE_TEST_HOLD_KEY")...)...)
 		id := p.machineID(t)
 		under := []string{"--expiring", "40m"}
 		rows, pool := lsPool(t, append(flags, under...))
@@ -75,7 +79,17 @@ func TestLeaseLs(t *testing.T) {
 		if r := rows[id]; !r.held || !r.expiring || r.holder != holderOf(p) || r.ttl < 10*time.Second || r.ttl > 31*time.Second {
 			t.Errorf("ls row %d during hold: %+v, want held by %s, about 30s left, expiring", id, r, holderOf(p))
 		}
+		wantKey, err := nonce.Fingerprint([]byte(key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rows[id].key != wantKey {
+			t.Errorf("ls row %d during hold --key-env: key fingerprint %q, want %q (nonce.Fingerprint of the key)", id, rows[id].key, wantKey)
+		}
 		for claimed := range 3 {
+			if r := rows[claimed]; r.key != "" {
+				t.Errorf("ls row %d (claimed without a key): key fingerprint %q, want none", claimed, r.key)
+			}
 			if r := rows[claimed]; !r.held || r.expiring || r.holder != claimHolder(b) || r.ttl < 50*time.Minute {
 				t.Errorf("ls row %d (claimed for an hour or more): %+v, want held by %q, not expiring", claimed, r, claimHolder(b))
 			}
@@ -93,15 +107,15 @@ func TestLeaseLs(t *testing.T) {
 		if text.code != 0 || text.stderr != "" || len(lines) != 6 {
 			t.Fatalf("lease ls: %v\nwant a header, 4 lines and the summary", text)
 		}
-		if f := strings.Fields(lines[0]); strings.Join(f, " ") != "ID STATE TTL FINGERPRINT HOLDER" {
+		if f := strings.Fields(lines[0]); strings.Join(f, " ") != "ID STATE TTL FINGERPRINT TOKEN HOLDER" {
 			t.Errorf("lease ls header %q", lines[0])
 		}
 		want := map[int]string{0: "held", 1: "held", 2: "held", id: "expiring"}
 		for _, l := range lines[1:5] {
 			f := strings.Fields(l)
 			n, err := strconv.Atoi(f[0])
-			if err != nil || len(f) != 5 || want[n] != f[1] || f[3] != rows[n].fp || f[4] != dash(rows[n].holder) {
-				t.Errorf("lease ls line %q, want ID %s with fingerprint %s and holder %q", l, want[n], rows[n].fp, rows[n].holder)
+			if err != nil || len(f) != 6 || want[n] != f[1] || f[3] != dash(rows[n].key) || f[4] != rows[n].token || f[5] != dash(rows[n].holder) {
+				t.Errorf("lease ls line %q, want ID %s with key fingerprint %s, token %s and holder %q", l, want[n], dash(rows[n].key), rows[n].token, rows[n].holder)
 			}
 		}
 		if lines[5] != "held 4, free 508, expiring 1 (TTL under 40m0s)" {

@@ -100,8 +100,8 @@ func TestRedisReplicaFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := claimID(t, s, 3)
-	if rows := ls(t, flags); !rows[3].held || rows[3].fp != fingerprint(l.Token) {
-		t.Errorf("ls on a replicated master: ID 3 %+v; want it held with the claim's fingerprint %s", rows[3], fingerprint(l.Token))
+	if rows := ls(t, flags); !rows[3].held || rows[3].token != tokenHash(l.Token) {
+		t.Errorf("ls on a replicated master: ID 3 %+v; want it held with the claim's token %s", rows[3], tokenHash(l.Token))
 	}
 	if r := runBin(t, append(append([]string{"lease", "free"}, flags...), "--id", "3", "--force")...); r.code != 0 || len(r.lines()) != 2 {
 		t.Errorf("free on a replicated master: %v", r)

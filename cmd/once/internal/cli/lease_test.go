@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"os"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -73,10 +74,19 @@ func (l *lockedBuilder) String() string {
 // startHold starts "once lease hold" with flags.
 func startHold(t *testing.T, flags ...string) *proc {
 	t.Helper()
+	return startHoldEnv(t, nil, flags...)
+}
+
+// startHoldEnv is startHold with env added to the process's environment.
+func startHoldEnv(t *testing.T, env []string, flags ...string) *proc {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), procTimeout)
 	p := &proc{lines: make(chan string, 16), errb: new(lockedBuilder), done: make(chan struct{})}
 	p.cmd = exec.CommandContext(ctx, binary(t), append([]string{"lease", "hold"}, flags...)...)
 	p.cmd.Stderr = p.errb
+	if env != nil {
+		p.cmd.Env = append(os.Environ(), env...)
+	}
 	stdout, err := p.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

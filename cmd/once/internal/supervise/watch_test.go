@@ -23,7 +23,7 @@ func next(t *testing.T, w *Watch, changed <-chan struct{}) (leaseView, <-chan st
 // value, each change wakes a waiter, and a lease is usable only when in
 // force, past its hand-off wait and inside its safe window.
 func TestWatch(t *testing.T) {
-	w, err := NewWatch()
+	w, err := NewWatch(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
