@@ -69,7 +69,8 @@ func (s *Strategy) Check(ctx context.Context) error {
 
 // Acquire claims a free machine ID for d (rounded up to whole seconds;
 // etcd may grant more, at least its minimum TTL, and reports what it
-// granted). Errors wrap [driver.ErrExhausted] (all 512 keys exist),
+// granted), among Options.MachineIDs. Errors wrap [driver.ErrExhausted]
+// (the keys of every ID of the range exist),
 // [driver.ErrConflict] (racing contenders took every candidate),
 // [driver.ErrConfig] or [driver.ErrRetry] (see the package documentation).
 // When no key was won the granted etcd lease is revoked. When the outcome

@@ -100,8 +100,9 @@ func (s *Strategy) Check(ctx context.Context) error {
 	return nil
 }
 
-// Acquire claims a free machine ID for d (rounded up to whole seconds,
-// the unit of leaseDurationSeconds). A machine ID is free when it has no
+// Acquire claims a free machine ID of Options.MachineIDs for d (rounded
+// up to whole seconds, the unit of leaseDurationSeconds). A machine ID is
+// free when it has no
 // Lease (Acquire creates one), its Lease was released (holder cleared),
 // or this strategy has seen its record unchanged for the recorded
 // duration (Acquire takes it over with an update conditioned on the

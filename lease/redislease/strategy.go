@@ -133,9 +133,9 @@ func (s *Strategy) MachineIDs() driver.IDRange { return *s.opts.MachineIDs }
 // Deterministic reports false: acquiring again may yield another ID.
 func (s *Strategy) Deterministic() bool { return false }
 
-// Acquire claims a free machine ID for d (rounded up to whole milliseconds;
-// the server clock applies it). Errors wrap [driver.ErrExhausted] (every ID
-// held), [driver.ErrConflict] (every candidate raced away),
+// Acquire claims a free machine ID of Options.MachineIDs for d (rounded up
+// to whole milliseconds; the server clock applies it). Errors wrap
+// [driver.ErrExhausted] (every ID of the range held), [driver.ErrConflict] (every candidate raced away),
 // [driver.ErrConfig] (unsupported server, an eviction policy that can
 // reach lease data, the other mode's data under NAME) or [driver.ErrRetry]
 // (transport, timeout, server busy: try again). When the claim was sent

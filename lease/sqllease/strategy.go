@@ -121,9 +121,9 @@ type candidate struct {
 	prev            time.Time
 }
 
-// Acquire reads up to Options.Candidates rows whose expires_at is before
-// the database's now, in ID order from a random start (wrapping around),
-// and claims the first one it can:
+// Acquire reads up to Options.Candidates rows of Options.MachineIDs whose
+// expires_at is before the database's now, in ID order from a random
+// start in the range (wrapping around), and claims the first one it can:
 //
 //	UPDATE t SET expires_at = now + d, token = :new, lock_version = lock_version + 1
 //	 WHERE id = :id AND lock_version = :seen AND expires_at < now
