@@ -102,11 +102,10 @@ func (s *Strategy) Check(ctx context.Context) error {
 
 // Acquire claims a free machine ID of Options.MachineIDs for d (rounded
 // up to whole seconds, the unit of leaseDurationSeconds). A machine ID is
-// free when it has no
-// Lease (Acquire creates one), its Lease was released (holder cleared),
-// or this strategy has seen its record unchanged for the recorded
-// duration (Acquire takes it over with an update conditioned on the
-// resourceVersion it timed).
+// free when it has no Lease (Acquire creates one), its Lease was released
+// (holder cleared), or this strategy has seen its record unchanged for
+// the recorded duration (Acquire takes it over with an update conditioned
+// on the resourceVersion it timed).
 //
 // A claim that a contender beat (409) only shows that the view it came
 // from is out of date: Acquire tries up to Options.Candidates free IDs of
