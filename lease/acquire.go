@@ -140,6 +140,12 @@ func jitter(base time.Duration) time.Duration { return rand.N(base) + 1 }
 func (m *Manager) attempt(source origin, deadline time.Time) error {
 	op, fn, on := OpAcquire, func(ctx context.Context) (driver.Lease, error) { return m.s.Acquire(ctx, m.o.LeaseDuration) }, (*driver.Lease)(nil)
 	id := -1
+	if m.reclaim != nil && !machineIDs(m.s).Contains(m.reclaim.MachineID) {
+		// The state file's lease lies outside the IDs the strategy may
+		// take now (its range changed): give it back and acquire.
+		m.release(*m.reclaim, source)
+		m.reclaim = nil
+	}
 	if m.reclaim != nil {
 		rl := *m.reclaim
 		op, on, id = OpReclaim, &rl, rl.MachineID

@@ -86,8 +86,10 @@ type Event struct {
 	// obtained it was sent; the manager trusts the lease until 10s
 	// before it runs out.
 	TTL time.Duration
-	// FreeIDs of an EventPool: how many of the 512 machine IDs the
-	// coordinator does not list as held (this manager's own is held).
+	// FreeIDs of an EventPool: how many of the machine IDs the strategy
+	// may take (all 512, or the range of a strategy restricted to one,
+	// [driver.Ranged]) the coordinator does not list as held (this
+	// manager's own is held).
 	FreeIDs int
 	// Delay of an EventRetry: the pause before the next attempt.
 	Delay time.Duration

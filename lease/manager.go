@@ -94,6 +94,9 @@ func Start(ctx context.Context, s driver.Strategy, opts Options) (*Manager, erro
 	if d, ok := s.(driver.DurationDefaulter); ok && opts.LeaseDuration == 0 {
 		opts.LeaseDuration = d.DefaultLeaseDuration()
 	}
+	if r, ok := s.(driver.Ranged); ok && opts.LowFreeIDs == 0 {
+		opts.LowFreeIDs = (r.MachineIDs().Len() + 7) / 8 // an eighth of the range, rounded up
+	}
 	o, tm, err := opts.validate()
 	if err != nil {
 		return nil, err

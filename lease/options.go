@@ -103,7 +103,10 @@ type Options struct {
 	// etcd and Kubernetes strategies can): after each acquire and renewal
 	// it counts the IDs the coordinator does not list as held, reports
 	// them in an [EventPool] event, and logs a warning below this
-	// threshold. Default 64 (an eighth of the pool); negative: never warn;
+	// threshold. Default 64 (an eighth of the pool), or an eighth of the
+	// range (rounded up) for a strategy restricted to fewer IDs
+	// ([driver.Ranged], such as Options.MachineIDs of the SQL strategy),
+	// whose free IDs are counted within that range; negative: never warn;
 	// at most 512.
 	LowFreeIDs int
 	// RefuseKeyMismatch makes Start fail, with an error matching ErrConfig

@@ -5,15 +5,26 @@ import (
 	"time"
 
 	"github.com/once-go/once/lease/driver"
-	"github.com/once-go/once/lease/internal/leasekit"
 )
 
 // defaultLowFreeIDs is the default of Options.LowFreeIDs: an eighth of the
 // 512 machine IDs.
 const defaultLowFreeIDs = 64
 
+// machineIDs returns the machine IDs s may take: its [driver.Ranged]
+// range, or all 512.
+func machineIDs(s driver.Strategy) driver.IDRange {
+	if r, ok := s.(driver.Ranged); ok {
+		if ids := r.MachineIDs(); ids.Valid() {
+			return ids
+		}
+	}
+	return driver.AllIDs()
+}
+
 // countFree reports how many machine IDs are free, when the strategy
-// implements [Lister]: 512 minus the IDs it lists, in an EventPool event,
+// implements [Lister]: the IDs it may take (all 512, or its
+// [driver.Ranged] range) minus those it lists, in an EventPool event,
 // which warns when fewer than Options.LowFreeIDs are free, then compares
 // the holders' key fingerprints with the manager's (checkKeys). It runs after
 // each acquire and successful renewal, on the manager's goroutine, bounded
@@ -44,13 +55,14 @@ func (m *Manager) countFree(src origin) {
 	}
 	e := record{Event: Event{Kind: EventPool, MachineID: m.cur.MachineID, Duration: time.Since(began), Err: err}, source: src}
 	if err == nil {
+		ids := machineIDs(m.s)
 		held := make(map[int]bool, len(slots))
 		for _, s := range slots {
-			if leasekit.ValidID(s.MachineID) {
+			if ids.Contains(s.MachineID) {
 				held[s.MachineID] = true
 			}
 		}
-		e.FreeIDs, e.result = leasekit.IDs-len(held), "ok"
+		e.FreeIDs, e.result = ids.Len()-len(held), "ok"
 		if e.FreeIDs < m.o.LowFreeIDs {
 			e.result = "low"
 		}

@@ -192,3 +192,54 @@ func TestPoolNotCountedPastTheNextRenewal(t *testing.T) {
 		}
 	})
 }
+
+// ranged is listing restricted to the machine IDs r ([driver.Ranged]).
+type ranged struct {
+	listing
+	r driver.IDRange
+}
+
+func (s ranged) MachineIDs() driver.IDRange { return s.r }
+
+// TestPoolFreeIDsInRange: for a strategy restricted to a range of IDs,
+// the manager counts the free IDs within the range, and by default warns
+// below an eighth of it.
+func TestPoolFreeIDsInRange(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 512)
+		c := &capture{}
+		r.opts.Logger = slog.New(c)
+		for id := range 400 { // outside the range: not counted
+			r.s.mem.Steal(id, 10*time.Hour)
+		}
+		for id := 401; id < 406; id++ {
+			r.s.mem.Steal(id, 10*time.Hour)
+		}
+		s := ranged{listing{fake: r.s}, driver.IDRange{Min: 400, Max: 415}}
+		m, err := lease.Start(r.with(t.Context()), s, r.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close(context.Background())
+		ev := r.pool()
+		if len(ev) != 1 || ev[0].FreeIDs != 10 || ev[0].Err != nil || ev[0].MachineID != 400 {
+			t.Fatalf("after Start: pool events %+v, want one counting 10 free IDs of the 16 in 400..415", ev)
+		}
+		if w := c.atLeast(slog.LevelWarn); len(w) != 0 {
+			t.Errorf("warned with 10 of 16 IDs free: %v", w)
+		}
+		for id := 406; id < 415; id++ { // 1 left
+			r.s.mem.Steal(id, 10*time.Hour)
+		}
+		time.Sleep(driver.DefaultRenewInterval)
+		synctest.Wait()
+		ev = r.pool()
+		if len(ev) != 2 || ev[1].FreeIDs != 1 {
+			t.Fatalf("after a renewal: pool events %+v, want a second one: 1 free", ev)
+		}
+		w := c.atLeast(slog.LevelWarn)
+		if len(w) != 1 || w[0].attrs["free_ids"] != "1" || w[0].attrs["low_free_ids"] != "2" {
+			t.Errorf("warnings %v, want one with free_ids=1 low_free_ids=2", w)
+		}
+	})
+}

@@ -116,3 +116,53 @@ func TestStateFileRejectsSecondManagerAndGarbage(t *testing.T) {
 		t.Errorf("unwritable state file: %v", err)
 	}
 }
+
+// rangedFake is the rig's strategy restricted to the machine IDs r
+// ([driver.Ranged]): its Acquire takes the fake's first free ID in r.
+type rangedFake struct {
+	*fake
+	r driver.IDRange
+}
+
+func (s rangedFake) MachineIDs() driver.IDRange { return s.r }
+
+func (s rangedFake) Acquire(ctx context.Context, d time.Duration) (driver.Lease, error) {
+	var outside []driver.Lease // held while looking further, then given back
+	defer func() {
+		for _, l := range outside {
+			_ = s.mem.Release(ctx, l)
+		}
+	}()
+	for {
+		l, err := s.fake.Acquire(ctx, d)
+		if err != nil || s.r.Contains(l.MachineID) {
+			return l, err
+		}
+		outside = append(outside, l)
+	}
+}
+
+// TestStateFileOutsideRangeReleased: a process restarts with its strategy
+// restricted to machine IDs that exclude the one in its state file (the
+// operator moved it to another range): the manager releases that lease
+// and acquires one in the range, instead of reclaiming it.
+func TestStateFileOutsideRangeReleased(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 512)
+		r.opts.StateFile = filepath.Join(t.TempDir(), "lease.json")
+		m := r.start()
+		if m.MachineID() != 0 {
+			t.Fatalf("machine ID %d, want 0", m.MachineID())
+		}
+		crash(t, r, m)
+		m, err := lease.Start(r.with(t.Context()), rangedFake{r.s, driver.IDRange{Min: 5, Max: 6}}, r.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close(context.Background())
+		if _, _, live := r.s.mem.Holder(0); live || m.MachineID() != 5 || r.j.count("strategy reclaim") != 0 {
+			t.Errorf("machine ID %d, ID 0 still held %v, %d reclaims; want the state file's ID 0 released and ID 5 acquired without a reclaim\n%v",
+				m.MachineID(), live, r.j.count("strategy reclaim"), r.j)
+		}
+	})
+}

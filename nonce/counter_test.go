@@ -87,14 +87,11 @@ func TestCounterWaitsForClock(t *testing.T) {
 				}
 				got <- ts
 			}()
-			clk.waitReads(5)
-			select {
-			case ts := <-got:
-				t.Fatalf("returned ts %d while the clock is at %d", ts, clk.ms())
-			default:
+			if ts, early := awaitWaiting(t, clk, 5, got); early {
+				t.Fatalf("returned ts %d while the clock is at %d, below the hand-off bound %d: it did not wait", ts, clk.ms(), want)
 			}
 			clk.Advance(time.Millisecond)
-			if ts := <-got; ts != want {
+			if ts := receive(t, got, "after the clock reached the hand-off bound"); ts != want {
 				t.Fatalf("ts %d, want %d", ts, want)
 			}
 		})
@@ -118,14 +115,11 @@ func TestCounter64WaitsWhenExhausted(t *testing.T) {
 		}
 		got <- v
 	}()
-	clk.waitReads(5)
-	select {
-	case v := <-got:
+	if v, early := awaitWaiting(t, clk, 5, got); early {
 		t.Fatalf("value with ts %d emitted while the clock is at %d", ts64(v), start)
-	default:
 	}
 	clk.Advance(time.Millisecond)
-	v := <-got
+	v := receive(t, got, "after the clock moved on")
 	if ts64(v) != start+1 || count64(v) != 0 {
 		t.Fatalf("after the wait: ts %d count %d, want ts %d count 0", ts64(v), count64(v), start+1)
 	}

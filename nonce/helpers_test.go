@@ -32,15 +32,6 @@ func (c *fakeClock) ms() uint64 {
 	return uint64((c.ns.Load() - DefaultEpoch().UnixNano()) / 1e6)
 }
 
-// waitReads blocks until the factory has read the clock n more times: proof
-// that a generator is polling it (waiting), without timing assumptions.
-func (c *fakeClock) waitReads(n int64) {
-	target := c.reads.Load() + n
-	for c.reads.Load() < target {
-		time.Sleep(100 * time.Microsecond)
-	}
-}
-
 // timeZero is the zero time, for optional time arguments.
 var timeZero time.Time
 
@@ -73,4 +64,47 @@ func split96(b [12]byte) (ts, machine, count uint64) {
 func split128(b [16]byte) (ts, machine, zero, count uint64) {
 	hi := binary.BigEndian.Uint64(b[:8])
 	return hi >> 22, hi >> 13 & 511, hi & 8191, binary.BigEndian.Uint64(b[8:])
+}
+
+// waitDeadline bounds each wait of a test on a generator, so that a
+// regression that makes a generator return at once, or never, fails the
+// test with a message instead of hanging until the test binary's timeout.
+const waitDeadline = 10 * time.Second
+
+// awaitWaiting waits until the factory has read the clock n more times
+// (the generator on got is polling it: waiting). It returns the value and
+// true if the generator delivered on got first (it did not wait), and
+// fails the test if neither happens within waitDeadline.
+func awaitWaiting[T any](t *testing.T, c *fakeClock, n int64, got <-chan T) (T, bool) {
+	t.Helper()
+	target := c.reads.Load() + n
+	deadline := time.Now().Add(waitDeadline)
+	for c.reads.Load() < target {
+		select {
+		case v := <-got:
+			return v, true
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v the generator had read the clock %d of %d more times and not returned: neither waiting nor done",
+				waitDeadline, n-(target-c.reads.Load()), n)
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	var zero T
+	return zero, false
+}
+
+// receive returns what the generator delivers on got, failing the test if
+// nothing comes within waitDeadline.
+func receive[T any](t *testing.T, got <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-got:
+		return v
+	case <-time.After(waitDeadline):
+		t.Fatalf("%s: nothing returned within %v", what, waitDeadline)
+	}
+	var zero T
+	return zero
 }

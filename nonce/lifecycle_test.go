@@ -255,10 +255,16 @@ func TestDisableStopsWaitingGenerators(t *testing.T) {
 			errs <- err
 		}()
 	}
-	clk.waitReads(20)
+	if err, early := awaitWaiting(t, clk, 20, errs); early {
+		f.Disable()
+		for range len(gens) - 1 {
+			receive(t, errs, "a generator, disabled")
+		}
+		t.Fatalf("a generator returned (%v) before the clock reached its hand-off bound: it did not wait", err)
+	}
 	f.Disable()
 	for range gens {
-		if err := <-errs; !errors.Is(err, ErrDisabled) {
+		if err := receive(t, errs, "a waiting generator, disabled"); !errors.Is(err, ErrDisabled) {
 			t.Fatalf("waiting generator: %v, want ErrDisabled", err)
 		}
 	}

@@ -49,14 +49,11 @@ func TestSortable64CapPerMillisecond(t *testing.T) {
 		}
 		got <- v
 	}()
-	clk.waitReads(5)
-	select {
-	case v := <-got:
+	if v, early := awaitWaiting(t, clk, 5, got); early {
 		t.Fatalf("8193rd value in one ms: ts %d count %d", ts64(v), count64(v))
-	default:
 	}
 	clk.Advance(time.Millisecond)
-	v := <-got
+	v := receive(t, got, "after the clock moved on")
 	if ts64(v) != now+1 || count64(v) != 0 || v <= prev {
 		t.Fatalf("after the cap: ts %d count %d, want ts %d count 0", ts64(v), count64(v), now+1)
 	}
@@ -110,16 +107,13 @@ func TestSortableNeverBeforeStart(t *testing.T) {
 		}
 		got <- v
 	}()
-	clk.waitReads(5)
-	clk.Advance(time.Millisecond)
-	clk.waitReads(5)
-	select {
-	case v := <-got:
-		t.Fatalf("ts %d emitted before notBefore %d", ts64(v), want)
-	default:
+	for range 2 {
+		if v, early := awaitWaiting(t, clk, 5, got); early {
+			t.Fatalf("ts %d emitted before notBefore %d (clock at %d)", ts64(v), want, clk.ms())
+		}
+		clk.Advance(time.Millisecond)
 	}
-	clk.Advance(time.Millisecond)
-	if v := <-got; ts64(v) != want || count64(v) != 0 {
+	if v := receive(t, got, "after the clock reached notBefore"); ts64(v) != want || count64(v) != 0 {
 		t.Fatalf("ts %d count %d, want ts %d count 0", ts64(v), count64(v), want)
 	}
 }

@@ -23,6 +23,9 @@ func (s *Strategy) Claim(ctx context.Context, id int, d time.Duration) (driver.L
 	if !leasekit.ValidID(id) {
 		return driver.Lease{}, leasekit.Errorf("etcdlease", driver.ErrConfig, "claim: machine ID %d outside 0..%d", id, Capacity-1)
 	}
+	if ids := *s.opts.MachineIDs; !ids.Contains(id) {
+		return driver.Lease{}, leasekit.Errorf("etcdlease", driver.ErrConfig, "claim: machine ID %d outside Options.MachineIDs %v", id, ids)
+	}
 	ttl, err := ttlSeconds(d)
 	if err != nil {
 		return driver.Lease{}, err

@@ -22,6 +22,12 @@ func TestLeasetest(t *testing.T) {
 				return strategy(t, newClient(t, eps...), prefix, false)
 			}
 		},
+		Range: func(t *testing.T, r driver.IDRange) func() (driver.Strategy, error) {
+			prefix := namespace(t, newClient(t, eps...))
+			return func() (driver.Strategy, error) {
+				return etcdlease.New(newClient(t, eps...), etcdlease.Options{Prefix: prefix, MachineIDs: &r})
+			}
+		},
 		Broken: func(t *testing.T) driver.Strategy {
 			s, err := etcdlease.New(newClient(t, testenv.DeadAddr(t)), etcdlease.Options{RequestTimeout: time.Second})
 			if err != nil {

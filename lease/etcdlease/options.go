@@ -46,6 +46,12 @@ type Options struct {
 	// picks its candidates at random among the free IDs, which spreads
 	// boot-time contenders apart.
 	LowestFirst bool
+	// MachineIDs restricts the machine IDs Acquire and Claim take to a
+	// range ([driver.IDRange]): processes that share the prefix with
+	// others of another range (regions, services) never take their IDs.
+	// Nil: every ID, 0..511. A range outside 0..511 or with Min > Max is
+	// refused with driver.ErrConfig.
+	MachineIDs *driver.IDRange
 	// RequestTimeout bounds every etcd request (a call's context bounds it
 	// too). Default [DefaultRequestTimeout]; negative: only the context.
 	RequestTimeout time.Duration
@@ -88,6 +94,11 @@ func (o Options) withDefaults() (Options, error) {
 	case o.Candidates == 0:
 		o.Candidates = DefaultCandidates
 	}
+	ids, err := leasekit.MachineIDs("etcdlease", o.MachineIDs)
+	if err != nil {
+		return o, err
+	}
+	o.MachineIDs = &ids
 	if o.RequestTimeout == 0 {
 		o.RequestTimeout = DefaultRequestTimeout
 	}

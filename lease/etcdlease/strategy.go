@@ -22,6 +22,7 @@ type Strategy struct {
 var (
 	_ driver.Strategy  = (*Strategy)(nil)
 	_ driver.Reclaimer = (*Strategy)(nil)
+	_ driver.Ranged    = (*Strategy)(nil)
 )
 
 // New returns a strategy on c, the application's client (its endpoints,
@@ -41,6 +42,10 @@ func New(c *clientv3.Client, opts Options) (*Strategy, error) {
 
 // Name returns "etcd".
 func (s *Strategy) Name() string { return "etcd" }
+
+// MachineIDs returns the range of machine IDs Acquire and Claim take
+// (Options.MachineIDs; 0..511 when it is nil) ([driver.Ranged]).
+func (s *Strategy) MachineIDs() driver.IDRange { return *s.opts.MachineIDs }
 
 // Deterministic reports false: acquiring again may yield another ID.
 func (s *Strategy) Deterministic() bool { return false }
@@ -64,7 +69,8 @@ func (s *Strategy) Check(ctx context.Context) error {
 
 // Acquire claims a free machine ID for d (rounded up to whole seconds;
 // etcd may grant more, at least its minimum TTL, and reports what it
-// granted). Errors wrap [driver.ErrExhausted] (all 512 keys exist),
+// granted), among Options.MachineIDs. Errors wrap [driver.ErrExhausted]
+// (the keys of every ID of the range exist),
 // [driver.ErrConflict] (racing contenders took every candidate),
 // [driver.ErrConfig] or [driver.ErrRetry] (see the package documentation).
 // When no key was won the granted etcd lease is revoked. When the outcome
@@ -80,8 +86,8 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (driver.Lease, 
 		return driver.Lease{}, s.classify("acquire (list)", -1, err)
 	}
 	if len(free) == 0 {
-		return driver.Lease{}, leasekit.Errorf("etcdlease", driver.ErrExhausted, "acquire under %s: all %d machine IDs held",
-			leasekit.Quote(s.opts.Prefix), Capacity)
+		return driver.Lease{}, leasekit.Errorf("etcdlease", driver.ErrExhausted, "acquire under %s: all %d machine IDs of Options.MachineIDs %v held",
+			leasekit.Quote(s.opts.Prefix), s.opts.MachineIDs.Len(), *s.opts.MachineIDs)
 	}
 	g, err := s.grant(ctx, ttl)
 	if err != nil {
@@ -238,7 +244,7 @@ func (s *Strategy) move(ctx context.Context, key, token string, old clientv3.Lea
 	return g.ID, g.TTL, nil
 }
 
-// free lists the machine IDs whose keys do not exist.
+// free lists the machine IDs of Options.MachineIDs whose keys do not exist.
 func (s *Strategy) free(ctx context.Context) ([]int, error) {
 	rctx, cancel := s.request(ctx)
 	defer cancel()
@@ -253,9 +259,10 @@ func (s *Strategy) free(ctx context.Context) ([]int, error) {
 			held[id] = true
 		}
 	}
-	free := make([]int, 0, Capacity)
+	ids := *s.opts.MachineIDs
+	free := make([]int, 0, ids.Len())
 	for id, h := range held {
-		if !h {
+		if !h && ids.Contains(id) {
 			free = append(free, id)
 		}
 	}

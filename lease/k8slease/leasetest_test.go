@@ -23,6 +23,12 @@ func TestLeasetest(t *testing.T) {
 			ns := namespace(t, clientset(t, cfg))
 			return func() driver.Strategy { return strategy(t, cfg, ns, k8slease.Options{}) }
 		},
+		Range: func(t *testing.T, r driver.IDRange) func() (driver.Strategy, error) {
+			ns := namespace(t, clientset(t, cfg))
+			return func() (driver.Strategy, error) {
+				return k8slease.New(clientset(t, cfg), k8slease.Options{Namespace: ns, MachineIDs: &r})
+			}
+		},
 		Broken: func(t *testing.T) driver.Strategy {
 			dead := rest.CopyConfig(cfg)
 			dead.Host = "https://" + testenv.DeadAddr(t)

@@ -16,8 +16,8 @@ import (
 type view struct {
 	recs    [Capacity]*coordv1.Lease
 	judged  [Capacity]judgement
-	free    []int         // ascending: no Lease, released, or expired
-	soonest time.Duration // time until the first held ID expires by observation; -1 none
+	free    []int         // ascending, within Options.MachineIDs: no Lease, released, or expired
+	soonest time.Duration // time until the first held ID in Options.MachineIDs expires by observation; -1 none
 }
 
 // survey lists the pool's Leases (label once-go.github.io/pool=<prefix>,
@@ -57,6 +57,8 @@ func (s *Strategy) survey(ctx context.Context, cached bool) (*view, error) {
 		}
 		j := v.judged[id]
 		switch {
+		case !s.opts.MachineIDs.Contains(id):
+			// outside Options.MachineIDs: never a candidate
 		case j.free:
 			v.free = append(v.free, id)
 		case j.left >= 0 && (v.soonest < 0 || j.left < v.soonest):

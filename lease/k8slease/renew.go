@@ -194,6 +194,9 @@ func (s *Strategy) Claim(ctx context.Context, id int, d time.Duration) (driver.L
 	if !leasekit.ValidID(id) {
 		return driver.Lease{}, leasekit.Errorf("k8slease", driver.ErrConfig, "claim: machine ID %d outside 0..%d", id, Capacity-1)
 	}
+	if ids := *s.opts.MachineIDs; !ids.Contains(id) {
+		return driver.Lease{}, leasekit.Errorf("k8slease", driver.ErrConfig, "claim: machine ID %d outside Options.MachineIDs %v", id, ids)
+	}
 	secs, err := durationSeconds(d)
 	if err != nil {
 		return driver.Lease{}, err

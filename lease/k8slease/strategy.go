@@ -42,6 +42,7 @@ var (
 	_ driver.Reclaimer = (*Strategy)(nil)
 	_ driver.Lister    = (*Strategy)(nil)
 	_ driver.Claimer   = (*Strategy)(nil)
+	_ driver.Ranged    = (*Strategy)(nil)
 )
 
 // New returns a strategy on client, the application's clientset (its
@@ -69,6 +70,10 @@ func (s *Strategy) Name() string { return "kubernetes" }
 // no such default: pass [AcquireTimeout].
 func (s *Strategy) DefaultLeaseDuration() time.Duration { return LeaseDuration }
 
+// MachineIDs returns the range of machine IDs Acquire and Claim take
+// (Options.MachineIDs; 0..511 when it is nil) ([driver.Ranged]).
+func (s *Strategy) MachineIDs() driver.IDRange { return *s.opts.MachineIDs }
+
 // Deterministic reports false: acquiring again may yield another ID.
 func (s *Strategy) Deterministic() bool { return false }
 
@@ -95,12 +100,12 @@ func (s *Strategy) Check(ctx context.Context) error {
 	return nil
 }
 
-// Acquire claims a free machine ID for d (rounded up to whole seconds,
-// the unit of leaseDurationSeconds). A machine ID is free when it has no
-// Lease (Acquire creates one), its Lease was released (holder cleared),
-// or this strategy has seen its record unchanged for the recorded
-// duration (Acquire takes it over with an update conditioned on the
-// resourceVersion it timed).
+// Acquire claims a free machine ID of Options.MachineIDs for d (rounded
+// up to whole seconds, the unit of leaseDurationSeconds). A machine ID is
+// free when it has no Lease (Acquire creates one), its Lease was released
+// (holder cleared), or this strategy has seen its record unchanged for
+// the recorded duration (Acquire takes it over with an update conditioned
+// on the resourceVersion it timed).
 //
 // A claim that a contender beat (409) only shows that the view it came
 // from is out of date: Acquire tries up to Options.Candidates free IDs of
@@ -135,7 +140,7 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (driver.Lease, 
 		if lost > 0 && ctx.Err() != nil {
 			return driver.Lease{}, leasekit.Errorf("k8slease", driver.ErrConflict,
 				"acquire in namespace %s: contenders took each of the %d free machine IDs tried before %v; the last look saw %d of %d held",
-				leasekit.Quote(s.opts.Namespace), lost, context.Cause(ctx), held, Capacity)
+				leasekit.Quote(s.opts.Namespace), lost, context.Cause(ctx), held, s.opts.MachineIDs.Len())
 		}
 		if tried == s.opts.Candidates {
 			s.left.drop()
@@ -147,7 +152,7 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (driver.Lease, 
 			if err != nil {
 				return driver.Lease{}, s.classify("acquire", "list", -1, err)
 			}
-			held = Capacity - len(v.free)
+			held = s.opts.MachineIDs.Len() - len(v.free)
 			if len(v.free) > 0 {
 				s.left.store(v, time.Now())
 				tried = 0
@@ -171,8 +176,9 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (driver.Lease, 
 // exhausted is Acquire's error when a consistent read saw every ID held,
 // after lost races lost to contenders.
 func (s *Strategy) exhausted(v *view, lost int) error {
-	msg := fmt.Sprintf("acquire in namespace %s: no free machine ID: %d of %d held by a consistent read",
-		leasekit.Quote(s.opts.Namespace), Capacity-len(v.free), Capacity)
+	ids := *s.opts.MachineIDs
+	msg := fmt.Sprintf("acquire in namespace %s: no free machine ID in Options.MachineIDs %v: %d of %d held by a consistent read",
+		leasekit.Quote(s.opts.Namespace), ids, ids.Len()-len(v.free), ids.Len())
 	if lost > 0 {
 		msg += fmt.Sprintf(", after contenders took %d machine IDs tried", lost)
 	}

@@ -36,7 +36,10 @@
 // each recorded (and the key fingerprint each acquisition's context
 // carried, driver.KeyFingerprint), a released ID drops out of the list,
 // and Release with a listed token frees that holding and no later one.
-// The checks of an
+// With [Harness.Range], a strategy restricted to a range of machine IDs
+// (Options.MachineIDs) is checked to take only IDs in it, to report a
+// full range as driver.ErrExhausted, and to refuse an empty range. The
+// checks of an
 // optional capability are skipped for a strategy without it.
 //
 // [Memory] is a correct in-memory coordinator, handy as a stand-in strategy in

@@ -19,6 +19,13 @@ type Harness struct {
 	// pool, dead port); every call must fail with driver.ErrRetry (not
 	// ErrLost, not ErrConfig). Nil skips that check.
 	Broken func(t *testing.T) driver.Strategy
+	// Range, for a strategy that can be restricted to a range of machine
+	// IDs (Options.MachineIDs), prepares a fresh, empty namespace as New
+	// does and returns a constructor of contenders on it restricted to r,
+	// returning the error the strategy's constructor returns for r (a
+	// range that is empty or outside 0..511 must be refused with
+	// driver.ErrConfig). Nil skips the range checks.
+	Range func(t *testing.T, r driver.IDRange) (contender func() (driver.Strategy, error))
 	// Deterministic strategies (env, host) set this; the suite then runs
 	// only the checks that apply.
 	Deterministic bool
@@ -77,6 +84,9 @@ func Run(t *testing.T, h Harness) {
 		t.Run("Lifecycle", s.checkLifecycle)
 		t.Run("AbortedAcquires", s.checkAbortedAcquires)
 		t.Run("ConcurrentExhaustion", s.checkConcurrentExhaustion)
+	}
+	if h.Range != nil {
+		t.Run("MachineIDs", s.checkMachineIDs)
 	}
 	if h.Broken != nil {
 		t.Run("BrokenRetry", s.checkBroken)

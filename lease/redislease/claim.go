@@ -21,6 +21,9 @@ func (s *Strategy) Claim(ctx context.Context, id int, d time.Duration) (driver.L
 	if !leasekit.ValidID(id) {
 		return driver.Lease{}, s.errorf(driver.ErrConfig, "claim: machine ID %d outside 0..%d", id, Capacity-1)
 	}
+	if ids := *s.opts.MachineIDs; !ids.Contains(id) {
+		return driver.Lease{}, s.errorf(driver.ErrConfig, "claim: machine ID %d outside Options.MachineIDs %v", id, ids)
+	}
 	ms, err := millis(d)
 	if err != nil {
 		return driver.Lease{}, err

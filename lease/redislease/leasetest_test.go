@@ -8,6 +8,7 @@ import (
 	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/leasetest"
+	"github.com/once-go/once/lease/redislease"
 )
 
 // harness describes one server and mode to leasetest: each namespace is a
@@ -20,6 +21,13 @@ func harness(tg target) leasetest.Harness {
 			name := namespace(t, c)
 			return func() driver.Strategy {
 				return strategy(t, c, tg.mode, name, false)
+			}
+		},
+		Range: func(t *testing.T, r driver.IDRange) func() (driver.Strategy, error) {
+			c := client(t, tg.srv)
+			name := namespace(t, c)
+			return func() (driver.Strategy, error) {
+				return redislease.New(c, redislease.Options{Mode: tg.mode, Name: name, MachineIDs: &r})
 			}
 		},
 		Broken: func(t *testing.T) driver.Strategy {

@@ -89,6 +89,12 @@ type Options struct {
 	// starts at a random ID and moves to a free ID drawn at random, which
 	// spreads boot-time contenders apart.
 	LowestFirst bool
+	// MachineIDs restricts the machine IDs Acquire and Claim take to a
+	// range ([driver.IDRange]): processes that share the hash or keys with
+	// others of another range (regions, services) never take their IDs.
+	// Nil: every ID, 0..511. A range outside 0..511 or with Min > Max is
+	// refused with driver.ErrConfig.
+	MachineIDs *driver.IDRange
 	// ReleaseHold is how long a machine ID stays taken after Release:
 	// instead of deleting the lease, Release shortens it to ReleaseHold
 	// (whole milliseconds, rounded up), so that nobody can acquire the ID
@@ -171,6 +177,11 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Candidates == 0 {
 		o.Candidates = DefaultCandidates
 	}
+	ids, err := leasekit.MachineIDs(pkg, o.MachineIDs)
+	if err != nil {
+		return o, err
+	}
+	o.MachineIDs = &ids
 	if o.ReleaseHold == 0 {
 		o.ReleaseHold = DefaultReleaseHold
 	}

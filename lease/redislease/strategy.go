@@ -44,7 +44,10 @@ type Strategy struct {
 	closer  interface{ Close() error }
 }
 
-var _ driver.Strategy = (*Strategy)(nil)
+var (
+	_ driver.Strategy = (*Strategy)(nil)
+	_ driver.Ranged   = (*Strategy)(nil)
+)
 
 // New returns a strategy on c. It validates opts (errors wrap
 // [driver.ErrConfig]) but does no I/O: the server is verified by [Strategy.Check],
@@ -123,12 +126,16 @@ func (s *Strategy) Mode() Mode { return s.opts.Mode }
 // in key mode.
 func (s *Strategy) Key() string { return s.opts.Name }
 
+// MachineIDs returns the range of machine IDs Acquire and Claim take
+// (Options.MachineIDs; 0..511 when it is nil) ([driver.Ranged]).
+func (s *Strategy) MachineIDs() driver.IDRange { return *s.opts.MachineIDs }
+
 // Deterministic reports false: acquiring again may yield another ID.
 func (s *Strategy) Deterministic() bool { return false }
 
-// Acquire claims a free machine ID for d (rounded up to whole milliseconds;
-// the server clock applies it). Errors wrap [driver.ErrExhausted] (every ID
-// held), [driver.ErrConflict] (every candidate raced away),
+// Acquire claims a free machine ID of Options.MachineIDs for d (rounded up
+// to whole milliseconds; the server clock applies it). Errors wrap
+// [driver.ErrExhausted] (every ID of the range held), [driver.ErrConflict] (every candidate raced away),
 // [driver.ErrConfig] (unsupported server, an eviction policy that can
 // reach lease data, the other mode's data under NAME) or [driver.ErrRetry]
 // (transport, timeout, server busy: try again). When the claim was sent
@@ -147,9 +154,10 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (driver.Lease, 
 	if err := s.ready(ctx, true); err != nil {
 		return driver.Lease{}, err
 	}
-	pick, id := -1, 0
+	ids := *s.opts.MachineIDs
+	pick, id := -1, ids.Min
 	if !s.opts.LowestFirst {
-		pick, id = mrand.IntN(1<<30), mrand.IntN(Capacity)
+		pick, id = mrand.IntN(1<<30), ids.Min+mrand.IntN(ids.Len())
 	}
 	for range s.opts.Candidates {
 		l, code, next, err := s.claimOnce(ctx, "acquire (script)", id, ms, pick)
@@ -159,10 +167,10 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (driver.Lease, 
 		case code == int64(id):
 			return l, nil
 		case code == -1:
-			return driver.Lease{}, s.errorf(driver.ErrExhausted, "acquire: all %d machine IDs held", Capacity)
+			return driver.Lease{}, s.errorf(driver.ErrExhausted, "acquire: all %d machine IDs of Options.MachineIDs %v held", ids.Len(), ids)
 		case code == -2:
 			return driver.Lease{}, s.otherModeError()
-		case code == -3 && leasekit.ValidID(int(next)):
+		case code == -3 && ids.Contains(int(next)):
 			id = int(next)
 		default:
 			return driver.Lease{}, s.classify(ctx, "acquire (script)", fmt.Errorf("unexpected reply %d, %d", code, next), false)
@@ -182,7 +190,8 @@ func (s *Strategy) claimOnce(ctx context.Context, op string, id int, ms int64, p
 		script = hashAcquireScript
 	}
 	token := s.newToken(ctx)
-	r, ackErr, err := s.run(ctx, script, firstIs(int64(id)), s.keys, id, token, ms, pick)
+	ids := *s.opts.MachineIDs
+	r, ackErr, err := s.run(ctx, script, firstIs(int64(id)), s.keys, id, token, ms, pick, ids.Min, ids.Max)
 	if err != nil {
 		return claimed(id, token, err), 0, 0, s.classify(ctx, op, err, true)
 	}

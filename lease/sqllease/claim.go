@@ -30,6 +30,9 @@ func (s *Strategy) Claim(ctx context.Context, id int, d time.Duration) (driver.L
 	if !leasekit.ValidID(id) {
 		return driver.Lease{}, leasekit.Errorf(pkg, driver.ErrConfig, "claim: machine ID %d outside 0..%d", id, leasekit.IDs-1)
 	}
+	if ids := *s.opts.MachineIDs; !ids.Contains(id) {
+		return driver.Lease{}, leasekit.Errorf(pkg, driver.ErrConfig, "claim: machine ID %d outside Options.MachineIDs %v", id, ids)
+	}
 	us, err := micros(d)
 	if err != nil {
 		return driver.Lease{}, fail(ctx, op, s.opts.Table, err)

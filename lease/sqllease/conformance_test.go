@@ -23,6 +23,12 @@ func TestConformance(t *testing.T) {
 					return newStrategy(t, db, sqllease.Options{Dialect: d, Table: table})
 				}
 			},
+			Range: func(t *testing.T, r driver.IDRange) func() (driver.Strategy, error) {
+				table := newTable(t, db, d)
+				return func() (driver.Strategy, error) {
+					return sqllease.New(db, sqllease.Options{Dialect: d, Table: table, MachineIDs: &r})
+				}
+			},
 			Broken: func(t *testing.T) driver.Strategy {
 				return newStrategy(t, unreachable(t, d), sqllease.Options{Dialect: d})
 			},

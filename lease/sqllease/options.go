@@ -45,6 +45,12 @@ type Options struct {
 	// examples and tests; it makes every starting process race for the
 	// same lowest free IDs.
 	LowestFirst bool
+	// MachineIDs restricts the machine IDs Acquire and Claim take to a
+	// range ([driver.IDRange]): processes that share the table with
+	// others of another range (regions, services) never take their IDs.
+	// Nil: every ID, 0..511. A range outside 0..511 or with Min > Max is
+	// refused with driver.ErrConfig.
+	MachineIDs *driver.IDRange
 	// Holder is recorded beside each lease this strategy claims, in the
 	// table's optional holder column ([migrations.HolderColumn]), for
 	// `once lease ls` and [Strategy.List]: printable ASCII, cut to fit.
@@ -60,6 +66,11 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Table == "" {
 		o.Table = migrations.DefaultTable
 	}
+	ids, err := leasekit.MachineIDs(pkg, o.MachineIDs)
+	if err != nil {
+		return o, err
+	}
+	o.MachineIDs = &ids
 	if err := migrations.ValidateTable(o.Table); err != nil {
 		return o, leasekit.Errorf(pkg, driver.ErrConfig, "%w", err)
 	}

@@ -28,6 +28,7 @@ var (
 	_ driver.Strategy  = (*Strategy)(nil)
 	_ driver.Reclaimer = (*Strategy)(nil)
 	_ driver.Lister    = (*Strategy)(nil)
+	_ driver.Ranged    = (*Strategy)(nil)
 )
 
 // New returns a strategy on db's lease table. It does not touch the
@@ -70,6 +71,10 @@ func (s *Strategy) Name() string { return "sql" }
 // the coordinator is the application's own database (see
 // [driver.DurationDefaulter]).
 func (s *Strategy) DefaultLeaseDuration() time.Duration { return driver.DefaultDBLeaseDuration }
+
+// MachineIDs returns the range of machine IDs Acquire and Claim take
+// (Options.MachineIDs; 0..511 when it is nil) ([driver.Ranged]).
+func (s *Strategy) MachineIDs() driver.IDRange { return *s.opts.MachineIDs }
 
 // Deterministic returns false: a new Acquire may yield any free ID.
 func (s *Strategy) Deterministic() bool { return false }
@@ -116,9 +121,9 @@ type candidate struct {
 	prev            time.Time
 }
 
-// Acquire reads up to Options.Candidates rows whose expires_at is before
-// the database's now, in ID order from a random start (wrapping around),
-// and claims the first one it can:
+// Acquire reads up to Options.Candidates rows of Options.MachineIDs whose
+// expires_at is before the database's now, in ID order from a random
+// start in the range (wrapping around), and claims the first one it can:
 //
 //	UPDATE t SET expires_at = now + d, token = :new, lock_version = lock_version + 1
 //	 WHERE id = :id AND lock_version = :seen AND expires_at < now
@@ -145,15 +150,16 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (driver.Lease, 
 		return driver.Lease{}, err
 	}
 	defer ss.done()
-	start := 0
+	ids := *s.opts.MachineIDs
+	start := ids.Min
 	if !s.opts.LowestFirst {
-		start = rand.IntN(leasekit.IDs)
+		start += rand.IntN(ids.Len())
 	}
-	// From start up to the last ID, then wrapping around from 0.
-	cands, now, err := s.candidates(ctx, ss, t, nil, start, leasekit.IDs-1)
-	if err == nil && len(cands) < s.opts.Candidates && start > 0 {
+	// From start up to the range's last ID, then wrapping around from its first.
+	cands, now, err := s.candidates(ctx, ss, t, nil, start, ids.Max)
+	if err == nil && len(cands) < s.opts.Candidates && start > ids.Min {
 		var now2 time.Time
-		cands, now2, err = s.candidates(ctx, ss, t, cands, 0, start-1)
+		cands, now2, err = s.candidates(ctx, ss, t, cands, ids.Min, start-1)
 		if !now2.IsZero() {
 			now = now2
 		}
@@ -162,7 +168,7 @@ func (s *Strategy) Acquire(ctx context.Context, d time.Duration) (driver.Lease, 
 		return driver.Lease{}, fail(ctx, op, t.name, err)
 	}
 	if len(cands) == 0 {
-		return driver.Lease{}, leasekit.Errorf(pkg, driver.ErrExhausted, "all %d rows of %s are held", leasekit.IDs, t.name)
+		return driver.Lease{}, leasekit.Errorf(pkg, driver.ErrExhausted, "all %d rows of %s in Options.MachineIDs %v are held", ids.Len(), t.name, ids)
 	}
 	token, text := newToken()
 	for _, c := range cands {

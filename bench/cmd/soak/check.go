@@ -49,6 +49,11 @@ func printResult(w io.Writer, r *soakcheck.Result) {
 		verdict, r.Files, r.Lines, r.IDs, r.IDsByKind, r.Masked, r.Events, r.EventsByKind, r.Processes, len(r.Faults))
 	fmt.Fprintf(w, "  duplicates %d, overlapping holders %d, overlapping ID ranges %d, out of window %d, machine bits wrong %d, malformed lines %d, truncated tails %d\n",
 		r.Duplicates, len(r.Overlaps), len(r.RangeOverlaps), r.OutOfWindow, r.MachineMismatch, r.Malformed, r.TruncatedTails)
+	fmt.Fprintf(w, "  %d hand-offs (a machine ID taken by another worker than its previous holder), %d retakes by a restarted worker; %d checked, %d violations\n",
+		r.HandOffs, r.Retakes, r.HandOffsChecked, len(r.HandOffViolations))
+	for _, o := range r.HandOffViolations {
+		fmt.Fprintf(w, "  HAND-OFF machine %d: %s\n", o.MachineID, o.Detail)
+	}
 	for _, d := range r.DuplicateExamples {
 		fmt.Fprintf(w, "  DUPLICATE %s %s: %s(pid %d, machine %d, %s) and %s(pid %d, machine %d, %s)\n", d.Kind, d.ID,
 			d.A.Proc, d.A.PID, d.A.MachineID, clock(d.A.T0), d.B.Proc, d.B.PID, d.B.MachineID, clock(d.B.T0))

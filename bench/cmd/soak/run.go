@@ -30,9 +30,13 @@ func runSoak(args []string) (int, error) {
 	fs.DurationVar(&c.LeaseDuration, "lease", 30*time.Second, "lease duration (the public minimum is 30s)")
 	fs.DurationVar(&c.RenewInterval, "renew", 12*time.Second, "renew interval")
 	fs.DurationVar(&c.MeanGap, "gap", 6*time.Second, "mean time between faults")
+	fs.IntVar(&c.IDs, "ids", 0, "every worker takes only machine IDs 0..N-1 (0: all 512); fewer IDs than -procs makes every fault hand an ID to another worker")
 	faults := fs.String("faults", "", "comma-separated fault kinds (default: all the coordinator supports)")
 	plan := fs.Bool("plan", false, "print the schedule and exit")
 	fs.Parse(args)
+	if c.IDs < 0 || c.IDs > 512 {
+		return 2, fmt.Errorf("-ids %d is outside 0..512", c.IDs)
+	}
 	if *faults != "" {
 		c.Faults = strings.Split(*faults, ",")
 	}
@@ -54,8 +58,12 @@ func runSoak(args []string) (int, error) {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	signal.Ignore(syscall.SIGHUP) // runs outlive the shell that started them
-	fmt.Printf("soak: %s, %d workers, %v, seed %d, at most %d IDs/s each, lease %v, renew interval %v, out %s\n",
-		c.Coordinator, c.Procs, c.Duration, c.Seed, c.Rate, c.LeaseDuration, c.RenewInterval, c.Out)
+	ids := "all machine IDs"
+	if c.IDs > 0 {
+		ids = fmt.Sprintf("machine IDs 0..%d", c.IDs-1)
+	}
+	fmt.Printf("soak: %s, %d workers, %s, %v, seed %d, at most %d IDs/s each, lease %v, renew interval %v, out %s\n",
+		c.Coordinator, c.Procs, ids, c.Duration, c.Seed, c.Rate, c.LeaseDuration, c.RenewInterval, c.Out)
 	out, err := soakrun.Run(ctx, c)
 	if err != nil {
 		return 2, err

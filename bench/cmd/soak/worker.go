@@ -21,6 +21,8 @@ func worker(args []string) error {
 	fs.DurationVar(&c.ClockOffset, "clock-offset", 0, "offset added to the nonce factory's clock")
 	fs.DurationVar(&c.LeaseDuration, "lease", 30*time.Second, "lease duration")
 	fs.DurationVar(&c.RenewInterval, "renew", 12*time.Second, "renew interval")
+	fs.IntVar(&c.IDs, "ids", 0, "take only machine IDs 0..N-1 (0: all)")
+	fs.StringVar(&c.Holding, "holding", "", "file that holds the machine ID while the worker holds a lease")
 	fs.Parse(args)
 	c.Key = os.Getenv("ONCE_KEY")
 	return soakwork.Run(c)

@@ -344,3 +344,53 @@ func TestParseSlowPath(t *testing.T) {
 		t.Fatal("trailing comma accepted")
 	}
 }
+
+// TestHandOffs: machine ID 3 goes from w1 to w2 (a hand-off) and machine
+// ID 9 from one incarnation of w3 to the next (a retake); both are
+// checked and clean.
+func TestHandOffs(t *testing.T) {
+	dir := t.TempDir()
+	a, b := cleanRun(t, dir)
+	c1 := newWorker(t, dir, "w3", 300)
+	c1.event("acquired", 9, 0)
+	c1.draws(time.Millisecond, 2*time.Second, 10*time.Millisecond)
+	c2 := newWorker(t, dir, "w3", 301)
+	c2.event("acquired", 9, 3*time.Second)
+	c2.next = c1.next + 1000
+	c2.draws(3*time.Second, 4*time.Second, 10*time.Millisecond)
+	c2.event("released", 9, 4*time.Second)
+	r := run(t, []string{a.close(), b.close(), c1.close(), c2.close(), runMark(t, dir, 10*time.Second)})
+	if !r.OK || r.HandOffs != 1 || r.Retakes != 1 || r.HandOffsChecked != 2 || len(r.HandOffViolations) != 0 {
+		t.Fatalf("ok %v, hand-offs %d, retakes %d, checked %d, violations %+v: want a clean run, 1 hand-off, 1 retake, 2 checked",
+			r.OK, r.HandOffs, r.Retakes, r.HandOffsChecked, r.HandOffViolations)
+	}
+}
+
+// TestHandOffBelowPrevious: w2 takes machine ID 3 after w1 released it
+// and starts its counter below w1's last value (a hand-off guard that
+// did not hold): no value repeats and the windows do not overlap, but the
+// hand-off is reported.
+func TestHandOffBelowPrevious(t *testing.T) {
+	dir := t.TempDir()
+	a := newWorker(t, dir, "w1", 100)
+	b := newWorker(t, dir, "w2", 200)
+	a.event("acquired", 3, 0)
+	a.next = value(at(0).UnixMilli(), 3, 4000)
+	a.draws(0, 2*time.Second, 10*time.Millisecond)
+	a.event("released", 3, 2*time.Second)
+	b.event("acquired", 3, 3*time.Second)
+	b.next = value(at(0).UnixMilli(), 3, 0)
+	b.scnt = 1
+	b.draws(3*time.Second, 4*time.Second, 10*time.Millisecond)
+	b.event("released", 3, 4*time.Second)
+	r := run(t, []string{a.close(), b.close()})
+	if r.OK || r.HandOffs != 1 || len(r.HandOffViolations) != 1 {
+		t.Fatalf("ok %v, hand-offs %d, violations %+v: want one violation", r.OK, r.HandOffs, r.HandOffViolations)
+	}
+	if v := r.HandOffViolations[0]; v.MachineID != 3 || !strings.Contains(v.Detail, "first counter ID") {
+		t.Errorf("violation %+v, want w2's first counter ID below w1's last on machine ID 3", v)
+	}
+	if r.Duplicates != 0 || len(r.Overlaps) != 0 {
+		t.Errorf("duplicates %d, overlaps %v: want none", r.Duplicates, r.Overlaps)
+	}
+}

@@ -41,13 +41,15 @@ func (r Report) Markdown() []byte {
 	}
 	cfg := o.Config
 	fmt.Fprintf(&b, "# Soak: %s, seed %d — %s\n\n", cfg.Coordinator, cfg.Seed, verdict)
-	fmt.Fprintf(&b, "`soak -coordinator %s -procs %d -duration %v -seed %d -rate %d -lease %v -renew %v -gap %v`\n\n",
-		cfg.Coordinator, cfg.Procs, cfg.Duration, cfg.Seed, cfg.Rate, cfg.LeaseDuration, cfg.RenewInterval, cfg.MeanGap)
+	fmt.Fprintf(&b, "`soak -coordinator %s -procs %d -ids %d -duration %v -seed %d -rate %d -lease %v -renew %v -gap %v`\n\n",
+		cfg.Coordinator, cfg.Procs, cfg.IDs, cfg.Duration, cfg.Seed, cfg.Rate, cfg.LeaseDuration, cfg.RenewInterval, cfg.MeanGap)
 	fmt.Fprintf(&b, "Ran %s .. %s UTC (%v), %d worker slots, %d incarnations; at most %d IDs/s per worker, every ID recorded.\n\n",
 		o.Start.UTC().Format("2006-01-02 15:04:05"), o.End.UTC().Format("15:04:05"), o.End.Sub(o.Start).Round(time.Second), cfg.Procs, c.Processes, cfg.Rate)
 	b.WriteString("## Safety\n\n| check | found |\n|---|---|\n")
 	fmt.Fprintf(&b, "| IDs checked | %d (counter %d, sortable %d; %d handed out masked) |\n", c.IDs, c.IDsByKind["counter"], c.IDsByKind["sortable"], c.Masked)
 	fmt.Fprintf(&b, "| lease events | %d %v |\n", c.Events, c.EventsByKind)
+	fmt.Fprintf(&b, "| hand-offs (a machine ID taken by another worker than its previous holder) | %d (and %d retakes by a restarted worker) |\n", c.HandOffs, c.Retakes)
+	fmt.Fprintf(&b, "| hand-offs checked (both holders generated) / violations | %d / %d |\n", c.HandOffsChecked, len(c.HandOffViolations))
 	fmt.Fprintf(&b, "| duplicate IDs | %d |\n| two holders generating at once | %d |\n| overlapping ID ranges of successive holders | %d |\n| IDs outside their process's lease window | %d |\n| machine bits not the record's | %d |\n| malformed lines | %d (truncated tails of killed workers: %d) |\n\n",
 		c.Duplicates, len(c.Overlaps), len(c.RangeOverlaps), c.OutOfWindow, c.MachineMismatch, c.Malformed, c.TruncatedTails)
 	for _, d := range c.DuplicateExamples {
@@ -55,6 +57,9 @@ func (r Report) Markdown() []byte {
 	}
 	for _, x := range c.Overlaps {
 		fmt.Fprintf(&b, "- overlap on machine %d: %s\n", x.MachineID, x.Detail)
+	}
+	for _, x := range c.HandOffViolations {
+		fmt.Fprintf(&b, "- hand-off on machine %d: %s\n", x.MachineID, x.Detail)
 	}
 	for _, x := range c.RangeOverlaps {
 		fmt.Fprintf(&b, "- ID ranges overlap on machine %d: %s\n", x.MachineID, x.Detail)

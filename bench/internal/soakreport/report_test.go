@@ -21,7 +21,9 @@ func sample() Report {
 		Exits: map[string][]soakrun.Exit{"w1": {{Inc: 1, PID: 7, At: t0.Add(time.Minute), Status: "exit 0", Cause: "end of run"}}},
 	}
 	o.Applied = []soakrun.Applied{{Fault: o.Plan.Faults[0], Start: t0.Add(10 * time.Second), End: t0.Add(15 * time.Second)}}
-	c := &soakcheck.Result{OK: false, IDs: 12000, Duplicates: 1,
+	o.Config.IDs = 2
+	c := &soakcheck.Result{OK: false, IDs: 12000, Duplicates: 1, HandOffs: 5, Retakes: 1, HandOffsChecked: 4,
+		HandOffViolations: []soakcheck.Overlap{{MachineID: 1, Kind: "hand-off", Detail: "w2's first counter ID 9 is not above w1's last 10"}},
 		DuplicateExamples: []soakcheck.Dup{{Kind: "counter", ID: "42", A: soakcheck.Who{Proc: "w1", PID: 7}, B: soakcheck.Who{Proc: "w2", PID: 8}}},
 		Liveness:          []soakcheck.Liveness{{Proc: "w1", Incarnations: 1, Share: 1, HeldShare: 1}, {Proc: "w2", Incarnations: 1, Share: 0.9, LongestOutage: 5, HeldShare: 0.95}},
 		Holdings: []soakcheck.HoldingJS{
@@ -33,7 +35,8 @@ func sample() Report {
 
 func TestMarkdown(t *testing.T) {
 	md := string(sample().Markdown())
-	for _, want := range []string{"— FAIL", "| duplicate IDs | 1 |", "duplicate counter 42: w1 (pid 7", "| partition | 1 |", "| 10s | partition | w2 | 5s | 10s..15s |", "| w2 | 1 | 90.0% | 5.0 s | 95.0% |"} {
+	for _, want := range []string{"— FAIL", "| duplicate IDs | 1 |", "duplicate counter 42: w1 (pid 7", "| partition | 1 |", "| 10s | partition | w2 | 5s | 10s..15s |", "| w2 | 1 | 90.0% | 5.0 s | 95.0% |",
+		"-procs 2 -ids 2 ", "| 5 (and 1 retakes by a restarted worker) |", "| 4 / 1 |", "hand-off on machine 1: w2's first counter ID 9"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)
 		}

@@ -30,6 +30,7 @@ type Config struct {
 	LeaseDuration time.Duration
 	RenewInterval time.Duration
 	MeanGap       time.Duration
+	IDs           int       // > 0: every worker takes only machine IDs 0..IDs-1
 	Faults        []string  // kinds to draw from (default: all the coordinator supports)
 	Bin           string    `json:"-"` // the soak binary, for worker mode
 	Log           io.Writer `json:"-"`
@@ -77,18 +78,20 @@ type slot struct {
 	nostate  bool
 	stopping bool
 	stopped  bool // SIGSTOPped
+	faulted  bool // under a fault (guarded by runner.targetMu)
 	exited   chan struct{}
 	done     chan struct{} // closed when the supervisor ends
 }
 
 type runner struct {
-	coordMu sync.Mutex // one coordinator fault at a time
-	cfg     Config
-	c       *coord
-	slots   []*slot
-	mu      sync.Mutex
-	out     *Outcome
-	faults  *os.File
+	coordMu  sync.Mutex // one coordinator fault at a time
+	targetMu sync.Mutex // choosing a fault's slot
+	cfg      Config
+	c        *coord
+	slots    []*slot
+	mu       sync.Mutex
+	out      *Outcome
+	faults   *os.File
 }
 
 // DefaultFaults lists the kinds a coordinator supports.
@@ -194,7 +197,8 @@ func (s *slot) startLocked() error {
 		"-proc", s.name, "-coordinator", cfg.Coordinator, "-target", target, "-ns", s.r.c.ns,
 		"-state", s.state, "-out", filepath.Join(cfg.Out, "records", name+".jsonl"),
 		"-rate", strconv.Itoa(cfg.Rate), "-clock-offset", s.offset.String(),
-		"-lease", cfg.LeaseDuration.String(), "-renew", cfg.RenewInterval.String())
+		"-lease", cfg.LeaseDuration.String(), "-renew", cfg.RenewInterval.String(), "-ids", strconv.Itoa(cfg.IDs),
+		"-holding", s.holding())
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.Env = append(os.Environ(), "ONCE_KEY=soak-key-0123456789abcdef0123456789abcdef")
 	// A process group of its own: a SIGSTOPped worker in the runner's
@@ -218,6 +222,7 @@ func (s *slot) supervise() {
 		cmd, exited := s.cmd, s.exited
 		s.mu.Unlock()
 		err := cmd.Wait()
+		os.Remove(s.holding()) // a killed worker leaves its file behind
 		close(exited)
 		status := "exit 0"
 		if err != nil {
@@ -264,7 +269,9 @@ func (r *runner) apply(ctx context.Context, f Fault) {
 	var s *slot
 	if f.Target != "coordinator" {
 		n, _ := strconv.Atoi(f.Target[1:])
-		s = r.slots[n-1]
+		s = r.target(n - 1)
+		defer r.untarget(s)
+		a.Target = s.name
 	}
 	switch f.Kind {
 	case SIGKILL, SIGKILLNoState, Restart:
@@ -334,9 +341,52 @@ func (r *runner) apply(ctx context.Context, f Fault) {
 	}
 	r.mu.Lock()
 	r.out.Applied = append(r.out.Applied, a)
-	r.faults.Write(soakrec.Line("fault", kind, "target", f.Target, "t", a.Start, "end", a.End))
+	r.faults.Write(soakrec.Line("fault", kind, "target", a.Target, "t", a.Start, "end", a.End))
 	r.mu.Unlock()
-	r.logf("fault %s on %s: %v..%v %s", kind, f.Target, a.Start.Sub(r.out.Start).Round(time.Millisecond), a.End.Sub(r.out.Start).Round(time.Millisecond), a.Err)
+	r.logf("fault %s on %s: %v..%v %s", kind, a.Target, a.Start.Sub(r.out.Start).Round(time.Millisecond), a.End.Sub(r.out.Start).Round(time.Millisecond), a.Err)
+}
+
+// holding is the file in which the slot's worker says which machine ID it
+// holds (absent while it holds none).
+func (s *slot) holding() string {
+	return filepath.Join(s.r.cfg.Out, "state", s.name+".holding")
+}
+
+// target returns the slot a worker fault drawn for slot i goes to and
+// marks it under a fault: slot i, or the first slot from i on
+// (cyclically) under no other fault. With every worker on a few machine
+// IDs (Config.IDs) a fault on a worker waiting for an ID tests little:
+// the fault goes to the first such slot whose worker holds an ID, if any.
+func (r *runner) target(i int) *slot {
+	r.targetMu.Lock()
+	defer r.targetMu.Unlock()
+	first := func(ok func(*slot) bool) *slot {
+		for k := range r.slots {
+			if c := r.slots[(i+k)%len(r.slots)]; !c.faulted && ok(c) {
+				return c
+			}
+		}
+		return nil
+	}
+	var s *slot
+	if r.cfg.IDs > 0 {
+		s = first(func(c *slot) bool { _, err := os.Stat(c.holding()); return err == nil })
+	}
+	if s == nil {
+		s = first(func(*slot) bool { return true })
+	}
+	if s == nil {
+		s = r.slots[i]
+	}
+	s.faulted = true
+	return s
+}
+
+// untarget marks s as under no fault.
+func (r *runner) untarget(s *slot) {
+	r.targetMu.Lock()
+	s.faulted = false
+	r.targetMu.Unlock()
 }
 
 // shutdown heals every proxy, resumes stopped workers and stops them with

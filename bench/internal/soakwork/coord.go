@@ -26,8 +26,9 @@ var Coordinators = []string{"postgres", "mariadb", "mysql9", "sqlite", "redis7",
 
 // connect opens the coordinator the way a service does (its own client,
 // the table created at every start) and returns the strategy and a
-// closer.
-func connect(ctx context.Context, coord, target, ns string) (driver.Strategy, func() error, error) {
+// closer. A non-nil ids restricts the strategy to those machine IDs
+// (Options.MachineIDs).
+func connect(ctx context.Context, coord, target, ns string, ids *driver.IDRange) (driver.Strategy, func() error, error) {
 	switch coord {
 	case "postgres", "mariadb", "mysql9", "sqlite":
 		driver := map[string]string{"postgres": "pgx", "mariadb": "mysql", "mysql9": "mysql", "sqlite": "sqlite"}[coord]
@@ -40,7 +41,7 @@ func connect(ctx context.Context, coord, target, ns string) (driver.Strategy, fu
 			db.Close()
 			return nil, nil, fmt.Errorf("migrations.Apply: %w", err)
 		}
-		s, err := sqllease.New(db, sqllease.Options{Table: ns})
+		s, err := sqllease.New(db, sqllease.Options{Table: ns, MachineIDs: ids})
 		if err != nil {
 			db.Close()
 			return nil, nil, err
@@ -52,7 +53,7 @@ func connect(ctx context.Context, coord, target, ns string) (driver.Strategy, fu
 			mode = redislease.ModeKey
 		}
 		c := redis.NewClient(&redis.Options{Addr: target, DialTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second, ContextTimeoutEnabled: true})
-		s, err := redislease.New(c, redislease.Options{Mode: mode, Name: ns})
+		s, err := redislease.New(c, redislease.Options{Mode: mode, Name: ns, MachineIDs: ids})
 		if err != nil {
 			c.Close()
 			return nil, nil, err
@@ -62,7 +63,7 @@ func connect(ctx context.Context, coord, target, ns string) (driver.Strategy, fu
 		c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(target, ","), DialTimeout: time.Second, ReadTimeout: 2 * time.Second, WriteTimeout: time.Second, ContextTimeoutEnabled: true})
 		// Every claim and renewal waits for the one replica a failover
 		// may promote.
-		s, err := redislease.New(c, redislease.Options{Mode: redislease.ModeKey, Name: ns, WaitReplicas: 1})
+		s, err := redislease.New(c, redislease.Options{Mode: redislease.ModeKey, Name: ns, WaitReplicas: 1, MachineIDs: ids})
 		if err != nil {
 			c.Close()
 			return nil, nil, err
@@ -71,7 +72,7 @@ func connect(ctx context.Context, coord, target, ns string) (driver.Strategy, fu
 	case "kubernetes":
 		// target is a kubeconfig file (the runner's copy points at the
 		// worker's proxy); ns the Lease name prefix.
-		s, err := k8slease.Open(target, k8slease.Options{Prefix: strings.ReplaceAll(ns, "_", "-")})
+		s, err := k8slease.Open(target, k8slease.Options{Prefix: strings.ReplaceAll(ns, "_", "-"), MachineIDs: ids})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -81,7 +82,7 @@ func connect(ctx context.Context, coord, target, ns string) (driver.Strategy, fu
 		if err != nil {
 			return nil, nil, err
 		}
-		s, err := etcdlease.New(c, etcdlease.Options{Prefix: ns + "/"})
+		s, err := etcdlease.New(c, etcdlease.Options{Prefix: ns + "/", MachineIDs: ids})
 		if err != nil {
 			c.Close()
 			return nil, nil, err

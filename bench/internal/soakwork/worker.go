@@ -11,11 +11,13 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/once-go/once/bench/internal/soakrec"
 	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/nonce"
 	"github.com/once-go/once/once"
 )
@@ -32,6 +34,8 @@ type Config struct {
 	ClockOffset   time.Duration // added to the nonce factory's clock
 	LeaseDuration time.Duration
 	RenewInterval time.Duration
+	IDs           int    // > 0: take only machine IDs 0..IDs-1, waiting while they are all held
+	Holding       string // a file that exists, holding the machine ID, while the worker holds a lease ("": none)
 	Key           string // ONCE_KEY: base key of the factory and of masking
 }
 
@@ -64,7 +68,11 @@ func Run(cfg Config) error {
 	rec := soakrec.NewWriter(f, cfg.Proc, os.Getpid())
 	defer rec.Close()
 
-	strategy, closeCoord, err := connect(ctx, cfg.Coordinator, cfg.Target, cfg.Namespace)
+	var ids *driver.IDRange
+	if cfg.IDs > 0 {
+		ids = &driver.IDRange{Min: 0, Max: cfg.IDs - 1}
+	}
+	strategy, closeCoord, err := connect(ctx, cfg.Coordinator, cfg.Target, cfg.Namespace, ids)
 	if err != nil {
 		return fmt.Errorf("coordinator: %w", err)
 	}
@@ -74,11 +82,11 @@ func Run(cfg Config) error {
 	if off := cfg.ClockOffset; off != 0 {
 		ncfg.Now = func() time.Time { return time.Now().Add(off) }
 	}
-	ids, err := nonce.New(ncfg)
+	factory, err := nonce.New(ncfg)
 	if err != nil {
 		return err
 	}
-	bind := once.Bind(ids)
+	bind := once.Bind(factory)
 	news := make([]func() (uint64, error), len(kinds))
 	for i, k := range kinds {
 		if news[i], err = drawer(k.opts(bind)); err != nil {
@@ -99,22 +107,34 @@ func Run(cfg Config) error {
 			opStart = now
 		case e.Kind == lease.EventEnd && (e.Op == lease.OpAcquire || e.Op == lease.OpReclaim) && e.Err == nil:
 			rec.Event(e.MachineID, soakrec.Acquired, sent(opStart, now, e.Duration), string(e.Op))
+			holding(cfg.Holding, e.MachineID)
 		case e.Kind == lease.EventEnd && e.Op == lease.OpRenew && e.Err == nil:
 			rec.Event(e.MachineID, soakrec.Renewed, sent(opStart, now, e.Duration), "")
 		case e.Kind == lease.EventEnd && e.Op == lease.OpRelease && e.Err == nil:
 			rec.Event(e.MachineID, soakrec.Released, now, "")
+			holding(cfg.Holding, -1)
 		case e.Kind == lease.EventLost:
 			rec.Event(e.MachineID, soakrec.Lost, now, fmt.Sprint(e.Err))
+			holding(cfg.Holding, -1)
 		}
 	}
-	m, err := lease.Start(ctx, strategy, lease.Options{
-		Factories:      []*nonce.Factory{ids},
+	lo := lease.Options{
+		Factories:      []*nonce.Factory{factory},
 		LeaseDuration:  cfg.LeaseDuration,
 		RenewInterval:  cfg.RenewInterval,
 		AcquireTimeout: 60 * time.Second,
 		StateFile:      cfg.StateFile,
 		Events:         events,
-	})
+	}
+	if cfg.IDs > 0 {
+		// More workers than IDs: a worker waits for one, trying again
+		// every few seconds at most, for as long as it runs.
+		lo.AcquireTimeout = 10 * time.Second
+	}
+	m, err := lease.Start(ctx, strategy, lo)
+	for cfg.IDs > 0 && err != nil && ctx.Err() == nil && (errors.Is(err, driver.ErrExhausted) || errors.Is(err, lease.ErrTimeout)) {
+		m, err = lease.Start(ctx, strategy, lo)
+	}
 	if err != nil {
 		return fmt.Errorf("lease.Start: %w", err)
 	}
@@ -128,7 +148,7 @@ func Run(cfg Config) error {
 	genCtx, stopGen := context.WithCancel(context.Background())
 	go func() {
 		defer close(gen)
-		generate(genCtx, rec, ids, news, cfg.Rate)
+		generate(genCtx, rec, factory, news, cfg.Rate)
 	}()
 	select {
 	case <-ctx.Done():
@@ -173,6 +193,19 @@ func generate(ctx context.Context, rec *soakrec.Writer, f *nonce.Factory, news [
 			k++
 		}
 	}
+}
+
+// holding writes the machine ID a worker holds to path, or removes path
+// when id < 0: how the runner sees which workers hold an ID.
+func holding(path string, id int) {
+	if path == "" {
+		return
+	}
+	if id < 0 {
+		os.Remove(path)
+		return
+	}
+	os.WriteFile(path, []byte(strconv.Itoa(id)), 0o644)
 }
 
 func errString(err error) string {

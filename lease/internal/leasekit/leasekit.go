@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/nonce"
 )
 
@@ -127,4 +128,20 @@ func CleanHolder(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// MachineIDs validates a strategy's Options.MachineIDs: nil is every ID
+// (0..511); otherwise the range must lie within 0..511 and hold at least
+// one ID. The error wraps driver.ErrConfig and names the option and the fix.
+func MachineIDs(pkg string, r *driver.IDRange) (driver.IDRange, error) {
+	if r == nil {
+		return driver.AllIDs(), nil
+	}
+	if r.Min > r.Max {
+		return *r, Errorf(pkg, driver.ErrConfig, "Options.MachineIDs %d..%d is empty (Min > Max): set Min <= Max within 0..%d, or leave MachineIDs nil for all IDs", r.Min, r.Max, IDs-1)
+	}
+	if !r.Valid() {
+		return *r, Errorf(pkg, driver.ErrConfig, "Options.MachineIDs %d..%d is outside 0..%d: set Min and Max within 0..%d, or leave MachineIDs nil for all IDs", r.Min, r.Max, IDs-1, IDs-1)
+	}
+	return *r, nil
 }

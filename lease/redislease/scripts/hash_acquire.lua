@@ -12,11 +12,13 @@
 -- KEYS[2..n+1] {NAME}:0 .. {NAME}:n-1, the key-mode keys (checked, never written)
 -- ARGV[1] candidate ID (0..n-1), ARGV[2] token, ARGV[3] TTL in milliseconds,
 -- ARGV[4] pick: -1 names the lowest free ID as the next candidate, else
--- the free ID at pick modulo the number of free IDs.
+-- the free ID at pick modulo the number of free IDs. ARGV[5] and ARGV[6]:
+-- the first and last ID that may be named next (Options.MachineIDs;
+-- 0 and n-1 when absent).
 --
 -- Returns {code, time_s, time_us, next} as the key-mode acquire script:
 -- the candidate when claimed (or already holding this token: a retry of
--- this very claim), -1 when every ID is held, -2 when a key-mode
+-- this very claim), -1 when every ID from ARGV[5] to ARGV[6] is held, -2 when a key-mode
 -- key exists (refuse to mix layouts), -3 when the candidate is held (next
 -- is a free ID to try instead). The check for key-mode data is atomic with
 -- the claim, and TIME is read on the node that applies it.
@@ -34,7 +36,8 @@ if not v or v == ARGV[2] then
   return {tonumber(c), now[1], now[2], 0}
 end
 local free = {}
-for id = 0, #KEYS - 2 do
+local lo, hi = tonumber(ARGV[5]) or 0, tonumber(ARGV[6]) or (#KEYS - 2)
+for id = lo, hi do
   if redis.call('HEXISTS', KEYS[1], tostring(id)) == 0 then
     free[#free + 1] = id
   end
