@@ -468,28 +468,35 @@ func TestRotationAllocs(t *testing.T) {
 	}
 }
 
+// rotationBench binds rotBinding to a Speck64 factory for the run of b
+// and returns one ID's spelling with the factory's key alone (single), and
+// with a keyring of 3 generations whose first is that key (current, the
+// third generation's spelling), and the keyring.
+func rotationBench(b *testing.B) (single, current string, ring *once.Keyring) {
+	keys := rotationKeys(3)
+	f, err := nonce.New(nonce.Config{Fixed: true, BaseKey: keys[0], Cipher64: nonce.Speck})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ring, err = once.NewKeyring(nonce.Speck, 0, keys...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { rotBinding.SetKeyring(nil); rotBinding.Set(nil) })
+	rotBinding.Set(f)
+	id := RotID(once.FromUint64(255514662584827904))
+	single = id.String()
+	rotBinding.SetKeyring(ring)
+	return single, id.String(), ring
+}
+
 // BenchmarkParseRotation compares parsing a masked ID today (one key, the
 // factory's) with parsing under a keyring: its current generation after
 // rotations, and a retired one. Speck64 keeps the cipher's share small, so
 // that the difference shows what the generation costs (Blowfish takes
 // ~100 ns more per parse, in every case alike).
 func BenchmarkParseRotation(b *testing.B) {
-	keys := rotationKeys(3)
-	f, err := nonce.New(nonce.Config{Fixed: true, BaseKey: keys[0], Cipher64: nonce.Speck})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ring, err := once.NewKeyring(nonce.Speck, 0, keys...)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer rotBinding.Set(nil)
-	defer rotBinding.SetKeyring(nil)
-	rotBinding.Set(f)
-	id := RotID(once.FromUint64(255514662584827904))
-	single := id.String()
-	rotBinding.SetKeyring(ring)
-	current := id.String()
+	single, current, ring := rotationBench(b)
 	run := func(name, s string, r *once.Keyring) {
 		b.Run(name, func(b *testing.B) {
 			rotBinding.SetKeyring(r)
@@ -513,22 +520,7 @@ func BenchmarkParseRotation(b *testing.B) {
 // The minimum of many interleaved batches filters out the time other
 // processes take, which swamps a few nanoseconds in a plain benchmark.
 func BenchmarkRotationOverhead(b *testing.B) {
-	keys := rotationKeys(3)
-	f, err := nonce.New(nonce.Config{Fixed: true, BaseKey: keys[0], Cipher64: nonce.Speck})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ring, err := once.NewKeyring(nonce.Speck, 0, keys...)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer rotBinding.Set(nil)
-	defer rotBinding.SetKeyring(nil)
-	rotBinding.Set(f)
-	id := RotID(once.FromUint64(255514662584827904))
-	single := id.String()
-	rotBinding.SetKeyring(ring)
-	current := id.String()
+	single, current, ring := rotationBench(b)
 	const batch = 2000
 	batchNs := func(s string, r *once.Keyring) float64 {
 		rotBinding.SetKeyring(r)
