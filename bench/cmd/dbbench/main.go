@@ -6,7 +6,8 @@
 // then reports table and primary-index size from the catalog, the
 // insert rate and point-lookup latency; on PostgreSQL also the WAL written
 // and the table's buffer reads and hits during the load, optionally with
-// concurrent readers looking rows up while it runs (-readers) and the
+// concurrent readers looking rows up while it runs (-readers; -recent: only
+// the newest rows), with their own buffer hit ratio (-reader-sample), and the
 // INSERTs' own WAL and buffer counts (-explain).
 //
 // Usage:
@@ -14,6 +15,7 @@
 //	go run ./cmd/dbbench -db postgres -rows 1000000 -svg charts/postgres.svg
 //	go run ./cmd/dbbench -db mysql -json
 //	go run ./cmd/dbbench -db postgres -keys once-counter,uuidv4 -rows 200000 -writers 2
+//	go run ./cmd/dbbench -db postgres -rows 6000000 -readers 1 -recent 100000 -keys serial,once-counter,uuidv7 # cache pressure: see BENCHMARKS.md
 //	go run ./cmd/dbbench -db postgres -rows 10000000 -readers 1 -explain -keys once-counter,once-sortable,serial,uuidv4,uuidv7
 //	GOTOOLCHAIN=go1.27.3 go run ./cmd/dbbench -dsn postgres://postgres@127.0.0.1:5433/test -rows 200000 # PostgreSQL 18 (.ci/pg18.sh)
 //
@@ -48,6 +50,8 @@ type config struct {
 	writers int
 	lookups int
 	readers int
+	recent  int // readers look up only the last recent rows committed (0: any committed row)
+	sample  int // every sample-th lookup of a reader runs under EXPLAIN (ANALYZE, BUFFERS), untimed (0: none)
 	explain bool
 	repeat  int
 	json    bool
@@ -78,6 +82,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.writers, "writers", 1, "concurrent writer goroutines (connections)")
 	fs.IntVar(&c.lookups, "lookups", 10_000, "timed point lookups per key type, after the load")
 	fs.IntVar(&c.readers, "readers", 0, "concurrent readers during the load, each running point lookups of committed rows back to back on its own connection")
+	fs.IntVar(&c.recent, "recent", 0, "readers look up only rows among the last N committed (0: any committed row)")
+	fs.IntVar(&c.sample, "reader-sample", 10, "every Nth lookup of a reader runs under EXPLAIN (ANALYZE, BUFFERS), untimed, for the readers' own buffer hit ratio (PostgreSQL; 0: none)")
 	fs.BoolVar(&c.explain, "explain", false, "run each INSERT under EXPLAIN (ANALYZE, BUFFERS, WAL) and report the INSERTs' own WAL and buffer counts (PostgreSQL)")
 	fs.IntVar(&c.repeat, "repeat", 1, "rounds over all key types (order rotated each round); the median of each figure is reported")
 	fs.BoolVar(&c.json, "json", false, "print a JSON array instead of a Markdown table")
@@ -110,6 +116,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return c, errors.New("-lookups must be at least 1")
 	case c.readers < 0:
 		return c, errors.New("-readers must not be negative")
+	case c.recent < 0:
+		return c, errors.New("-recent must not be negative")
+	case c.sample < 0:
+		return c, errors.New("-reader-sample must not be negative")
 	case c.explain && c.db != "postgres":
 		return c, errors.New("-explain needs -db postgres")
 	case c.repeat < 1:
@@ -195,7 +205,7 @@ func render(c config, stdout io.Writer) error {
 	}
 	r := results[0]
 	c.db, c.rows, c.batch, c.writers, c.repeat, c.lookups = r.DB, r.Rows, r.Batch, r.Writers, max(r.Rounds, 1), r.Lookups
-	c.readers, c.explain = r.LoadReaders, r.InsertWALRecords > 0
+	c.readers, c.explain, c.recent = r.LoadReaders, r.InsertWALRecords > 0, r.LoadRecent
 	c.save = ""
 	return output(c, results, stdout)
 }
