@@ -53,6 +53,7 @@ type config struct {
 	recent  int // readers look up only the last recent rows committed (0: any committed row)
 	sample  int // every sample-th lookup of a reader runs under EXPLAIN (ANALYZE, BUFFERS), untimed (0: none)
 	explain bool
+	walinsp bool // -walinspect: the load's WAL by record type (pg_walinspect)
 	repeat  int
 	json    bool
 	save    string
@@ -85,6 +86,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.recent, "recent", 0, "readers look up only rows among the last N committed (0: any committed row)")
 	fs.IntVar(&c.sample, "reader-sample", 10, "every Nth lookup of a reader runs under EXPLAIN (ANALYZE, BUFFERS), untimed, for the readers' own buffer hit ratio (PostgreSQL; 0: none)")
 	fs.BoolVar(&c.explain, "explain", false, "run each INSERT under EXPLAIN (ANALYZE, BUFFERS, WAL) and report the INSERTs' own WAL and buffer counts (PostgreSQL)")
+	fs.BoolVar(&c.walinsp, "walinspect", false, "after each load, break its WAL down by record type with pg_walinspect (PostgreSQL 15+, superuser; the server must keep the load's WAL: set wal_keep_size above it)")
 	fs.IntVar(&c.repeat, "repeat", 1, "rounds over all key types (order rotated each round); the median of each figure is reported")
 	fs.BoolVar(&c.json, "json", false, "print a JSON array instead of a Markdown table")
 	fs.StringVar(&c.save, "save", "", "also write the JSON array to this file")
@@ -122,6 +124,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return c, errors.New("-reader-sample must not be negative")
 	case c.explain && c.db != "postgres":
 		return c, errors.New("-explain needs -db postgres")
+	case c.walinsp && c.db != "postgres":
+		return c, errors.New("-walinspect needs -db postgres")
 	case c.repeat < 1:
 		return c, errors.New("-repeat must be at least 1")
 	}

@@ -69,6 +69,9 @@ type result struct {
 	LoadSampled    int   `json:"load_sampled,omitempty"`
 	LoadReaderHit  int64 `json:"load_reader_blks_hit,omitempty"`
 	LoadReaderRead int64 `json:"load_reader_blks_read,omitempty"`
+
+	// -walinspect: the load's WAL by record type, largest first.
+	WALRecords []walRecord `json:"wal_records,omitempty"`
 }
 
 // readerHitRatio is the share of the sampled reader lookups' buffer
@@ -108,8 +111,18 @@ func medianResult(rs []result) result {
 	r.LoadLookups = int(median(rs, func(r result) float64 { return float64(r.LoadLookups) }))
 	r.LoadLookupMisses = int(median(rs, func(r result) float64 { return float64(r.LoadLookupMisses) }))
 	r.LoadSampled = int(median(rs, func(r result) float64 { return float64(r.LoadSampled) }))
+	// The WAL breakdown of the round whose WAL is closest to the median.
+	best := rs[0]
+	for _, x := range rs[1:] {
+		if abs(x.WALBytes-r.WALBytes) < abs(best.WALBytes-r.WALBytes) {
+			best = x
+		}
+	}
+	r.WALRecords = best.WALRecords
 	return r
 }
+
+func abs(n int64) int64 { return max(n, -n) }
 
 func median(rs []result, f func(result) float64) float64 {
 	v := make([]float64, len(rs))
@@ -329,6 +342,11 @@ func (b *bench) load(ctx context.Context, table string, kt keyType, r *result) (
 		}
 		r.WALBytes, r.WALFPI = d.walBytes, d.walFPI
 		r.HeapRead, r.HeapHit, r.IdxRead, r.IdxHit = d.heapRead, d.heapHit, d.idxRead, d.idxHit
+		if b.c.walinsp {
+			if r.WALRecords, err = pgWALRecords(ctx, b.db, before.lsn, after.lsn); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return ks, nil
 }

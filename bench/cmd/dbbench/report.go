@@ -96,6 +96,31 @@ func writeLoadMarkdown(w io.Writer, results []result) {
 		"Reader hit ratio: shared-buffer hits / (hits + reads) of the readers' sampled lookups (EXPLAIN (ANALYZE, BUFFERS), -reader-sample; their number in parentheses)"+
 		recentNote(results)+".")
 	writeTargets(w, results)
+	writeWALRecords(w, results)
+}
+
+// writeWALRecords prints, per key, the WAL record types that make up at
+// least 1% of its load's WAL (-walinspect).
+func writeWALRecords(w io.Writer, results []result) {
+	if !slices.ContainsFunc(results, func(r result) bool { return len(r.WALRecords) > 0 }) {
+		return
+	}
+	fmt.Fprintln(w, "\nWAL by record type (pg_walinspect, pg_get_wal_stats between the load's first and last position; record types of at least 1% of the key's WAL)")
+	fmt.Fprintln(w, "\n| key | record type | records | record bytes | full-page image bytes | share of the WAL |")
+	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|")
+	for _, r := range results {
+		var total int64
+		for _, x := range r.WALRecords {
+			total += x.Bytes + x.FPIBytes
+		}
+		for _, x := range r.WALRecords {
+			if total == 0 || (x.Bytes+x.FPIBytes)*100 < total {
+				continue
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %.1f%% |\n", r.Key, x.Type, count(x.Count), mb(x.Bytes), mb(x.FPIBytes),
+				float64(x.Bytes+x.FPIBytes)*100/float64(total))
+		}
+	}
 }
 
 func recentNote(results []result) string {

@@ -131,7 +131,8 @@ var loadSample = []result{
 	{Key: "once-counter", DB: "postgres", Rows: 1000, TableBytes: 8192 * 10, IndexBytes: 8192 * 4, WALBytes: 200_000, WALFPI: 7,
 		HeapRead: 12, IdxRead: 5, HeapHit: 100, IdxHit: 50, ServerNotes: "shared_buffers=128MB",
 		InsertWALRecords: 2000, InsertWALFPI: 3, InsertBlksRead: 1, InsertBlksHit: 140, LoadReaders: 1, LoadLookups: 500, LoadLookupNs: 50_000, LoadLookupP99Ns: 900_000,
-		LoadSampled: 50, LoadReaderHit: 90, LoadReaderRead: 10, RowsPerSecond: 1200},
+		LoadSampled: 50, LoadReaderHit: 90, LoadReaderRead: 10, RowsPerSecond: 1200,
+		WALRecords: []walRecord{{"Heap/INSERT", 1000, 150_000, 0}, {"Btree/INSERT_LEAF", 1000, 44_000, 8000}, {"XLOG/FPI", 1, 50, 1000}}},
 	{Key: "serial", DB: "postgres", Rows: 1000, TableBytes: 8192 * 10, IndexBytes: 8192 * 4, WALBytes: 100_000,
 		HeapRead: 10, IdxRead: 3, ServerNotes: "shared_buffers=128MB", LoadReaders: 1,
 		LoadSampled: 40, LoadReaderHit: 60, LoadReaderRead: 40, RowsPerSecond: 1000},
@@ -154,10 +155,15 @@ func TestLoadMarkdown(t *testing.T) {
 		"| serial | 0.1 MB | 100 B | 1.00x | 0 | – | – | – | 0 | 0 | 0 | 0.0 µs | 0.0 µs | 60.0% (40) |",
 		"| uuidv7-server | 0.4 MB | 400 B | 4.00x | 0 | – | – | – | 0 | 0 | – | – | – | – |",
 		"| once-counter | 1.00x | 2.00x | 1.20x | 1.50x | 0.50x | 0.50x | 2.00x |",
-		"| uuidv7-server | 2.00x | 4.00x | 0.60x | – | 1.00x | 1.00x | 1.00x |"} {
+		"| uuidv7-server | 2.00x | 4.00x | 0.60x | – | 1.00x | 1.00x | 1.00x |",
+		"| once-counter | Heap/INSERT | 1,000 | 0.1 MB | 0.0 MB | 73.9% |",
+		"| once-counter | Btree/INSERT_LEAF | 1,000 | 0.0 MB | 0.0 MB | 25.6% |"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, "XLOG/FPI") {
+		t.Errorf("markdown lists a record type under 1%% of the WAL:\n%s", out)
 	}
 	if n := len(chartPanels(config{db: "postgres"}, loadSample)); n != 7 {
 		t.Errorf("%d chart panels with load figures, want 7", n)
