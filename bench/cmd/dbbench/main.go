@@ -90,7 +90,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.repeat, "repeat", 1, "rounds over all key types (order rotated each round); the median of each figure is reported")
 	fs.BoolVar(&c.json, "json", false, "print a JSON array instead of a Markdown table")
 	fs.StringVar(&c.save, "save", "", "also write the JSON array to this file")
-	fs.StringVar(&c.from, "from", "", "render the table/SVG from a JSON file written by -save or -json instead of measuring")
+	fs.StringVar(&c.from, "from", "", "render the table/SVG from JSON files written by -save or -json (comma-separated; a key type's results from several files are combined, median of each figure) instead of measuring")
 	fs.StringVar(&c.svg, "svg", "", "write an SVG bar chart (index size, insert rate) to this file")
 	fs.StringVar(&keys, "keys", "", "comma-separated subset of key types: "+strings.Join(keyNames(), ","))
 	if err := fs.Parse(args); err != nil {
@@ -194,18 +194,45 @@ func run(args []string, stdout, stderr io.Writer) error {
 	return output(c, results, stdout)
 }
 
-// render reads results saved by -save or -json and prints/draws them.
+// render reads results saved by -save or -json (one file, or several
+// separated by commas) and prints/draws them. Results of the same key type
+// from several files are combined as rounds: each figure is their median.
 func render(c config, stdout io.Writer) error {
-	data, err := os.ReadFile(c.from)
-	if err != nil {
-		return err
+	var order []string
+	byKey := map[string][]result{}
+	for name := range strings.SplitSeq(c.from, ",") {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		var rs []result
+		if err := json.Unmarshal(data, &rs); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		for _, r := range rs {
+			if _, ok := byKey[r.Key]; !ok {
+				order = append(order, r.Key)
+			}
+			byKey[r.Key] = append(byKey[r.Key], r)
+		}
 	}
-	var results []result
-	if err := json.Unmarshal(data, &results); err != nil {
-		return fmt.Errorf("%s: %w", c.from, err)
-	}
-	if len(results) == 0 {
+	if len(order) == 0 {
 		return fmt.Errorf("%s: no results", c.from)
+	}
+	results := make([]result, 0, len(order))
+	for _, k := range order {
+		rs := byKey[k]
+		if len(rs) == 1 {
+			results = append(results, rs[0])
+			continue
+		}
+		var rounds int
+		for _, r := range rs {
+			rounds += max(r.Rounds, 1)
+		}
+		m := medianResult(rs)
+		m.Rounds = rounds
+		results = append(results, m)
 	}
 	r := results[0]
 	c.db, c.rows, c.batch, c.writers, c.repeat, c.lookups = r.DB, r.Rows, r.Batch, r.Writers, max(r.Rounds, 1), r.Lookups

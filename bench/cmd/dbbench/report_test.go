@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"encoding/xml"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -170,5 +173,38 @@ func TestLoadMarkdown(t *testing.T) {
 	}
 	if n := len(chartPanels(config{db: "postgres"}, sample)); n != 2 {
 		t.Errorf("%d chart panels without load figures, want 2", n)
+	}
+}
+
+// TestRenderCombines checks that -from with several files combines a key
+// type's results as rounds (median of each figure) and keeps the others.
+func TestRenderCombines(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, rs ...result) string {
+		js, err := json.Marshal(rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, js, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a := write("a.json", result{Key: "serial", DB: "postgres", Rows: 10, Rounds: 1, WALBytes: 100, InsertSeconds: 1},
+		result{Key: "uuidv4", DB: "postgres", Rows: 10, Rounds: 1, WALBytes: 900, InsertSeconds: 9})
+	b := write("b.json", result{Key: "serial", DB: "postgres", Rows: 10, Rounds: 1, WALBytes: 300, InsertSeconds: 3})
+	c := write("c.json", result{Key: "serial", DB: "postgres", Rows: 10, Rounds: 1, WALBytes: 200, InsertSeconds: 2})
+	var out bytes.Buffer
+	if err := run([]string{"-from", a + "," + b + "," + c, "-json"}, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	var rs []result
+	if err := json.Unmarshal(out.Bytes(), &rs); err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 2 || rs[0].Key != "serial" || rs[0].WALBytes != 200 || rs[0].Rounds != 3 || rs[0].InsertSeconds != 2 ||
+		rs[1].Key != "uuidv4" || rs[1].WALBytes != 900 || rs[1].Rounds != 1 {
+		t.Errorf("combined = %+v", rs)
 	}
 }
