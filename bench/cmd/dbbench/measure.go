@@ -111,14 +111,15 @@ func medianResult(rs []result) result {
 	r.LoadLookups = int(median(rs, func(r result) float64 { return float64(r.LoadLookups) }))
 	r.LoadLookupMisses = int(median(rs, func(r result) float64 { return float64(r.LoadLookupMisses) }))
 	r.LoadSampled = int(median(rs, func(r result) float64 { return float64(r.LoadSampled) }))
-	// The WAL breakdown of the round whose WAL is closest to the median.
-	best := rs[0]
-	for _, x := range rs[1:] {
-		if abs(x.WALBytes-r.WALBytes) < abs(best.WALBytes-r.WALBytes) {
-			best = x
+	// The WAL breakdown of the round, among those that have one, whose WAL
+	// is closest to the median.
+	r.WALRecords = nil
+	var best int64 = -1
+	for _, x := range rs {
+		if len(x.WALRecords) > 0 && (best < 0 || abs(x.WALBytes-r.WALBytes) < best) {
+			r.WALRecords, best = x.WALRecords, abs(x.WALBytes-r.WALBytes)
 		}
 	}
-	r.WALRecords = best.WALRecords
 	return r
 }
 

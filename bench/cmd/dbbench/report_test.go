@@ -193,7 +193,8 @@ func TestRenderCombines(t *testing.T) {
 	}
 	a := write("a.json", result{Key: "serial", DB: "postgres", Rows: 10, Rounds: 1, WALBytes: 100, InsertSeconds: 1},
 		result{Key: "uuidv4", DB: "postgres", Rows: 10, Rounds: 1, WALBytes: 900, InsertSeconds: 9})
-	b := write("b.json", result{Key: "serial", DB: "postgres", Rows: 10, Rounds: 1, WALBytes: 300, InsertSeconds: 3})
+	b := write("b.json", result{Key: "serial", DB: "postgres", Rows: 10, Rounds: 1, WALBytes: 300, InsertSeconds: 3,
+		WALRecords: []walRecord{{Type: "from b"}}})
 	c := write("c.json", result{Key: "serial", DB: "postgres", Rows: 10, Rounds: 1, WALBytes: 200, InsertSeconds: 2})
 	var out bytes.Buffer
 	if err := run([]string{"-from", a + "," + b + "," + c, "-json"}, &out, io.Discard); err != nil {
@@ -204,7 +205,8 @@ func TestRenderCombines(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(rs) != 2 || rs[0].Key != "serial" || rs[0].WALBytes != 200 || rs[0].Rounds != 3 || rs[0].InsertSeconds != 2 ||
-		rs[1].Key != "uuidv4" || rs[1].WALBytes != 900 || rs[1].Rounds != 1 {
+		rs[1].Key != "uuidv4" || rs[1].WALBytes != 900 || rs[1].Rounds != 1 ||
+		len(rs[0].WALRecords) != 1 || rs[0].WALRecords[0].Type != "from b" { // the only round with a breakdown
 		t.Errorf("combined = %+v", rs)
 	}
 }
