@@ -10,8 +10,9 @@ import (
 )
 
 // TestLoadFigures runs every key type on PostgreSQL with a concurrent
-// reader and -explain, and checks that each load reports WAL, buffer
-// counts and lookups, and that no table is left behind.
+// reader of recent rows and -explain, and checks that each load reports
+// WAL, buffer counts, lookups and the reader's sampled buffer counts, and
+// that no table is left behind.
 func TestLoadFigures(t *testing.T) {
 	admin := testenv.Postgres(t)
 	tables := func() map[string]bool {
@@ -33,7 +34,7 @@ func TestLoadFigures(t *testing.T) {
 	before := tables()
 	var out bytes.Buffer
 	args := []string{"-db", "postgres", "-dsn", testenv.PostgresDSN(), "-rows", "3000", "-batch", "500",
-		"-lookups", "50", "-readers", "1", "-explain", "-json"}
+		"-lookups", "50", "-readers", "1", "-recent", "1000", "-explain", "-json"}
 	if err := run(args, &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
@@ -59,6 +60,12 @@ func TestLoadFigures(t *testing.T) {
 		if r.WALBytes <= 0 || r.InsertWALBytes <= 0 || r.InsertWALRecords < int64(r.Rows) || r.InsertBlksHit <= 0 ||
 			r.HeapHit+r.IdxHit <= 0 || r.ServerNotes == "" || r.LoadReaders != 1 || r.IndexBytes <= 0 {
 			t.Errorf("%s: %+v", r.Key, r)
+		}
+		// The reader's sampled lookups (-reader-sample, every 10th) report
+		// their own buffer accesses.
+		if r.LoadLookups >= 20 && (r.LoadSampled == 0 || r.LoadReaderHit+r.LoadReaderRead == 0 || r.LoadRecent != 1000) {
+			t.Errorf("%s: %d lookups during the load, %d sampled with %d hits and %d reads, recent %d",
+				r.Key, r.LoadLookups, r.LoadSampled, r.LoadReaderHit, r.LoadReaderRead, r.LoadRecent)
 		}
 		if r.WALFPI < r.InsertWALFPI {
 			t.Errorf("%s: server full-page images %d below the INSERTs' own %d", r.Key, r.WALFPI, r.InsertWALFPI)

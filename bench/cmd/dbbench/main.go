@@ -6,7 +6,8 @@
 // then reports table and primary-index size from the catalog, the
 // insert rate and point-lookup latency; on PostgreSQL also the WAL written
 // and the table's buffer reads and hits during the load, optionally with
-// concurrent readers looking rows up while it runs (-readers) and the
+// concurrent readers looking rows up while it runs (-readers; -recent: only
+// the newest rows), with their own buffer hit ratio (-reader-sample), and the
 // INSERTs' own WAL and buffer counts (-explain).
 //
 // Usage:
@@ -14,6 +15,7 @@
 //	go run ./cmd/dbbench -db postgres -rows 1000000 -svg charts/postgres.svg
 //	go run ./cmd/dbbench -db mysql -json
 //	go run ./cmd/dbbench -db postgres -keys once-counter,uuidv4 -rows 200000 -writers 2
+//	go run ./cmd/dbbench -db postgres -rows 6000000 -readers 1 -recent 100000 -keys serial,once-counter,uuidv7 # cache pressure: see BENCHMARKS.md
 //	go run ./cmd/dbbench -db postgres -rows 10000000 -readers 1 -explain -keys once-counter,once-sortable,serial,uuidv4,uuidv7
 //	GOTOOLCHAIN=go1.27.3 go run ./cmd/dbbench -dsn postgres://postgres@127.0.0.1:5433/test -rows 200000 # PostgreSQL 18 (.ci/pg18.sh)
 //
@@ -48,7 +50,10 @@ type config struct {
 	writers int
 	lookups int
 	readers int
+	recent  int // readers look up only the last recent rows committed (0: any committed row)
+	sample  int // every sample-th lookup of a reader runs under EXPLAIN (ANALYZE, BUFFERS), untimed (0: none)
 	explain bool
+	walinsp bool // -walinspect: the load's WAL by record type (pg_walinspect)
 	repeat  int
 	json    bool
 	save    string
@@ -78,11 +83,14 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.writers, "writers", 1, "concurrent writer goroutines (connections)")
 	fs.IntVar(&c.lookups, "lookups", 10_000, "timed point lookups per key type, after the load")
 	fs.IntVar(&c.readers, "readers", 0, "concurrent readers during the load, each running point lookups of committed rows back to back on its own connection")
+	fs.IntVar(&c.recent, "recent", 0, "readers look up only rows among the last N committed (0: any committed row)")
+	fs.IntVar(&c.sample, "reader-sample", 10, "every Nth lookup of a reader runs under EXPLAIN (ANALYZE, BUFFERS), untimed, for the readers' own buffer hit ratio (PostgreSQL; 0: none)")
 	fs.BoolVar(&c.explain, "explain", false, "run each INSERT under EXPLAIN (ANALYZE, BUFFERS, WAL) and report the INSERTs' own WAL and buffer counts (PostgreSQL)")
+	fs.BoolVar(&c.walinsp, "walinspect", false, "after each load, break its WAL down by record type with pg_walinspect (PostgreSQL 15+, superuser; the server must keep the load's WAL: set wal_keep_size above it)")
 	fs.IntVar(&c.repeat, "repeat", 1, "rounds over all key types (order rotated each round); the median of each figure is reported")
 	fs.BoolVar(&c.json, "json", false, "print a JSON array instead of a Markdown table")
 	fs.StringVar(&c.save, "save", "", "also write the JSON array to this file")
-	fs.StringVar(&c.from, "from", "", "render the table/SVG from a JSON file written by -save or -json instead of measuring")
+	fs.StringVar(&c.from, "from", "", "render the table/SVG from JSON files written by -save or -json (comma-separated; a key type's results from several files are combined, median of each figure) instead of measuring")
 	fs.StringVar(&c.svg, "svg", "", "write an SVG bar chart (index size, insert rate) to this file")
 	fs.StringVar(&keys, "keys", "", "comma-separated subset of key types: "+strings.Join(keyNames(), ","))
 	if err := fs.Parse(args); err != nil {
@@ -110,8 +118,14 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return c, errors.New("-lookups must be at least 1")
 	case c.readers < 0:
 		return c, errors.New("-readers must not be negative")
+	case c.recent < 0:
+		return c, errors.New("-recent must not be negative")
+	case c.sample < 0:
+		return c, errors.New("-reader-sample must not be negative")
 	case c.explain && c.db != "postgres":
 		return c, errors.New("-explain needs -db postgres")
+	case c.walinsp && c.db != "postgres":
+		return c, errors.New("-walinspect needs -db postgres")
 	case c.repeat < 1:
 		return c, errors.New("-repeat must be at least 1")
 	}
@@ -180,22 +194,49 @@ func run(args []string, stdout, stderr io.Writer) error {
 	return output(c, results, stdout)
 }
 
-// render reads results saved by -save or -json and prints/draws them.
+// render reads results saved by -save or -json (one file, or several
+// separated by commas) and prints/draws them. Results of the same key type
+// from several files are combined as rounds: each figure is their median.
 func render(c config, stdout io.Writer) error {
-	data, err := os.ReadFile(c.from)
-	if err != nil {
-		return err
+	var order []string
+	byKey := map[string][]result{}
+	for name := range strings.SplitSeq(c.from, ",") {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		var rs []result
+		if err := json.Unmarshal(data, &rs); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		for _, r := range rs {
+			if _, ok := byKey[r.Key]; !ok {
+				order = append(order, r.Key)
+			}
+			byKey[r.Key] = append(byKey[r.Key], r)
+		}
 	}
-	var results []result
-	if err := json.Unmarshal(data, &results); err != nil {
-		return fmt.Errorf("%s: %w", c.from, err)
-	}
-	if len(results) == 0 {
+	if len(order) == 0 {
 		return fmt.Errorf("%s: no results", c.from)
+	}
+	results := make([]result, 0, len(order))
+	for _, k := range order {
+		rs := byKey[k]
+		if len(rs) == 1 {
+			results = append(results, rs[0])
+			continue
+		}
+		var rounds int
+		for _, r := range rs {
+			rounds += max(r.Rounds, 1)
+		}
+		m := medianResult(rs)
+		m.Rounds = rounds
+		results = append(results, m)
 	}
 	r := results[0]
 	c.db, c.rows, c.batch, c.writers, c.repeat, c.lookups = r.DB, r.Rows, r.Batch, r.Writers, max(r.Rounds, 1), r.Lookups
-	c.readers, c.explain = r.LoadReaders, r.InsertWALRecords > 0
+	c.readers, c.explain, c.recent = r.LoadReaders, r.InsertWALRecords > 0, r.LoadRecent
 	c.save = ""
 	return output(c, results, stdout)
 }

@@ -62,6 +62,25 @@ type result struct {
 	LoadLookupNs     int64 `json:"load_lookup_ns,omitempty"` // median
 	LoadLookupP99Ns  int64 `json:"load_lookup_p99_ns,omitempty"`
 	LoadLookupMisses int   `json:"load_lookup_misses,omitempty"` // serial only: rows not yet visible
+	LoadRecent       int   `json:"load_recent,omitempty"`        // -recent: lookups among the newest rows only
+	// -reader-sample: the readers' lookups run under EXPLAIN (ANALYZE,
+	// BUFFERS) (untimed, not in LoadLookups), and their summed
+	// shared-buffer hits and reads of the index and heap.
+	LoadSampled    int   `json:"load_sampled,omitempty"`
+	LoadReaderHit  int64 `json:"load_reader_blks_hit,omitempty"`
+	LoadReaderRead int64 `json:"load_reader_blks_read,omitempty"`
+
+	// -walinspect: the load's WAL by record type, largest first.
+	WALRecords []walRecord `json:"wal_records,omitempty"`
+}
+
+// readerHitRatio is the share of the sampled reader lookups' buffer
+// accesses found in shared_buffers, or -1 without samples.
+func (r result) readerHitRatio() float64 {
+	if r.LoadReaderHit+r.LoadReaderRead == 0 {
+		return -1
+	}
+	return float64(r.LoadReaderHit) / float64(r.LoadReaderHit+r.LoadReaderRead)
 }
 
 // medianResult combines the rounds of one key type: each figure is the
@@ -85,13 +104,26 @@ func medianResult(rs []result) result {
 		func(r *result) *int64 { return &r.InsertBlksHit }, func(r *result) *int64 { return &r.InsertBlksRead },
 		func(r *result) *int64 { return &r.InsertBlksDirtied }, func(r *result) *int64 { return &r.InsertBlksWritten },
 		func(r *result) *int64 { return &r.LoadLookupNs }, func(r *result) *int64 { return &r.LoadLookupP99Ns },
+		func(r *result) *int64 { return &r.LoadReaderHit }, func(r *result) *int64 { return &r.LoadReaderRead },
 	} {
 		*f(&r) = int64(median(rs, func(x result) float64 { return float64(*f(&x)) }))
 	}
 	r.LoadLookups = int(median(rs, func(r result) float64 { return float64(r.LoadLookups) }))
 	r.LoadLookupMisses = int(median(rs, func(r result) float64 { return float64(r.LoadLookupMisses) }))
+	r.LoadSampled = int(median(rs, func(r result) float64 { return float64(r.LoadSampled) }))
+	// The WAL breakdown of the round, among those that have one, whose WAL
+	// is closest to the median.
+	r.WALRecords = nil
+	var best int64 = -1
+	for _, x := range rs {
+		if len(x.WALRecords) > 0 && (best < 0 || abs(x.WALBytes-r.WALBytes) < best) {
+			r.WALRecords, best = x.WALRecords, abs(x.WALBytes-r.WALBytes)
+		}
+	}
 	return r
 }
+
+func abs(n int64) int64 { return max(n, -n) }
 
 func median(rs []result, f func(result) float64) float64 {
 	v := make([]float64, len(rs))
@@ -261,6 +293,9 @@ func (b *bench) load(ctx context.Context, table string, kt keyType, r *result) (
 		}
 		lat = append(lat, o.rs.lat...)
 		r.LoadLookupMisses += o.rs.misses
+		r.LoadSampled += o.rs.sampled
+		r.LoadReaderHit += o.rs.hit
+		r.LoadReaderRead += o.rs.read
 	}
 	defer func() {
 		for _, c := range conns {
@@ -281,7 +316,7 @@ func (b *bench) load(ctx context.Context, table string, kt keyType, r *result) (
 	r.RowsPerSecond = float64(b.c.rows) / elapsed.Seconds()
 	if b.c.readers > 0 {
 		slices.Sort(lat)
-		r.LoadReaders, r.LoadLookups = b.c.readers, len(lat)
+		r.LoadReaders, r.LoadLookups, r.LoadRecent = b.c.readers, len(lat), b.c.recent
 		if len(lat) > 0 {
 			r.LoadLookupNs, r.LoadLookupP99Ns = int64(lat[len(lat)/2]), int64(lat[len(lat)*99/100])
 		}
@@ -308,6 +343,11 @@ func (b *bench) load(ctx context.Context, table string, kt keyType, r *result) (
 		}
 		r.WALBytes, r.WALFPI = d.walBytes, d.walFPI
 		r.HeapRead, r.HeapHit, r.IdxRead, r.IdxHit = d.heapRead, d.heapHit, d.idxRead, d.idxHit
+		if b.c.walinsp {
+			if r.WALRecords, err = pgWALRecords(ctx, b.db, before.lsn, after.lsn); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return ks, nil
 }

@@ -100,3 +100,38 @@ func parseExplain(js string) (explainCounts, error) {
 	}
 	return plans[0].Plan, nil
 }
+
+// walRecord is one WAL record type's share of a load's WAL
+// (pg_walinspect's pg_get_wal_stats per record type).
+type walRecord struct {
+	Type     string `json:"type"` // resource manager/record type, e.g. Btree/INSERT_LEAF
+	Count    int64  `json:"count"`
+	Bytes    int64  `json:"record_bytes"` // the records without their full-page images
+	FPIBytes int64  `json:"fpi_bytes"`    // the full-page images they carry
+}
+
+// pgWALRecords breaks the WAL between two positions down by record type,
+// largest first. It needs the pg_walinspect extension (created here if
+// missing) and the WAL still on the server (wal_keep_size).
+func pgWALRecords(ctx context.Context, db *sql.DB, from, to string) ([]walRecord, error) {
+	if _, err := db.ExecContext(ctx, "CREATE EXTENSION IF NOT EXISTS pg_walinspect"); err != nil {
+		return nil, fmt.Errorf("pg_walinspect: %w", err)
+	}
+	rows, err := db.QueryContext(ctx, `
+		SELECT "resource_manager/record_type", count, record_size, fpi_size
+		FROM pg_get_wal_stats($1::pg_lsn, $2::pg_lsn, true)
+		WHERE count > 0 ORDER BY combined_size DESC`, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("pg_get_wal_stats (is the load's WAL kept? wal_keep_size): %w", err)
+	}
+	defer rows.Close()
+	var out []walRecord
+	for rows.Next() {
+		var w walRecord
+		if err := rows.Scan(&w.Type, &w.Count, &w.Bytes, &w.FPIBytes); err != nil {
+			return nil, err
+		}
+		out = append(out, w)
+	}
+	return out, rows.Err()
+}

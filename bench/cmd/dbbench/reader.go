@@ -27,13 +27,18 @@ func (p *progress) commit(bi int) {
 }
 
 // pick returns a random committed row index, or false before the first
-// commit.
-func (p *progress) pick(rng *rand.Rand) (int, bool) {
+// commit. With recent > 0 it picks among the batches committed last that
+// hold the newest recent rows (rounded up to whole batches).
+func (p *progress) pick(rng *rand.Rand, recent int) (int, bool) {
 	p.mu.Lock()
 	n := len(p.done)
 	var bi int
 	if n > 0 {
-		bi = p.done[rng.IntN(n)]
+		from := 0
+		if recent > 0 {
+			from = max(n-(recent+p.batch-1)/p.batch, 0)
+		}
+		bi = p.done[from+rng.IntN(n-from)]
 	}
 	p.mu.Unlock()
 	if n == 0 {
@@ -47,6 +52,10 @@ func (p *progress) pick(rng *rand.Rand) (int, bool) {
 type readerStats struct {
 	lat    []time.Duration // sorted
 	misses int             // serial keys only: a row not yet visible (see lookupKey)
+	// Lookups run under EXPLAIN (ANALYZE, BUFFERS) (-reader-sample): their
+	// number and summed shared-buffer hits and reads (index and heap).
+	sampled   int
+	hit, read int64
 }
 
 // reader runs point lookups by key, one after the other on its own
@@ -69,6 +78,15 @@ func (b *bench) reader(ctx context.Context, table string, kt keyType, ks *keySto
 		return rs, nil, err
 	}
 	defer stmt.Close()
+	var explain *sql.Stmt
+	if b.c.sample > 0 && b.d.pgStats() {
+		q := fmt.Sprintf("EXPLAIN (ANALYZE, BUFFERS, TIMING OFF, SUMMARY OFF, FORMAT JSON) SELECT n FROM %s WHERE id = $1", table)
+		if explain, err = conn.PrepareContext(context.WithoutCancel(ctx), q); err != nil {
+			conn.Close()
+			return rs, nil, err
+		}
+		defer explain.Close()
+	}
 	if kt.col == colUUIDServer && b.c.explain {
 		// Under EXPLAIN the INSERTs return no keys, so a uuidv7-server
 		// row cannot be looked up during the load: no lookups.
@@ -77,13 +95,32 @@ func (b *bench) reader(ctx context.Context, table string, kt keyType, ks *keySto
 	}
 	rng := rand.New(rand.NewPCG(seed, 11))
 	qctx := context.WithoutCancel(ctx)
-	for ctx.Err() == nil {
-		i, ok := p.pick(rng)
+	for count := 1; ctx.Err() == nil; count++ {
+		i, ok := p.pick(rng, b.c.recent)
 		if !ok {
 			time.Sleep(time.Millisecond)
 			continue
 		}
 		k := lookupKey(kt, ks, i)
+		if explain != nil && count%b.c.sample == 0 {
+			// A sampled lookup: its own buffer counts, not timed.
+			var js string
+			if err := explain.QueryRowContext(qctx, k).Scan(&js); err != nil {
+				conn.Close()
+				return rs, nil, fmt.Errorf("EXPLAIN of the lookup of row %d: %w", i, err)
+			}
+			c, err := parseExplain(js)
+			if err != nil {
+				conn.Close()
+				return rs, nil, err
+			}
+			if ctx.Err() == nil {
+				rs.sampled++
+				rs.hit += c.Hit
+				rs.read += c.Read
+			}
+			continue
+		}
 		var n int64
 		t0 := time.Now()
 		err := stmt.QueryRowContext(qctx, k).Scan(&n)

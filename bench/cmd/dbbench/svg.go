@@ -106,10 +106,18 @@ func chartPanels(c config, results []result) []panel {
 	if has(wal) {
 		ps = append(ps, panel{"WAL written during the load (MB, smaller is better)", "megabytes (10^6 bytes)", wal, "%.0f"})
 	}
+	fpi := func(r result) float64 { return float64(r.WALFPI) / 1e3 }
+	if has(fpi) {
+		ps = append(ps, panel{"Full-page images in that WAL (thousands, smaller is better)", "thousand full-page images (pg_stat_wal.wal_fpi)", fpi, "%.1f"})
+	}
 	reads := func(r result) float64 { return float64(existingReads(r)) / 1e3 }
 	if has(reads) {
 		ps = append(ps, panel{"Buffer reads of existing table and index pages during the load (thousands, smaller is better)",
 			"thousand 8 KB blocks read into shared_buffers", reads, "%.0f"})
+	}
+	hit := func(r result) float64 { return max(r.readerHitRatio()*100, 0) }
+	if has(hit) {
+		ps = append(ps, panel{"Reader of recent rows: buffer hit ratio (%, larger is better)", "percent of its index and heap block accesses found in shared_buffers", hit, "%.1f"})
 	}
 	lat := func(r result) float64 { return float64(r.LoadLookupP99Ns) / 1e3 }
 	if has(lat) {
@@ -122,7 +130,7 @@ func color(key string) string {
 	switch {
 	case strings.HasPrefix(key, "once"):
 		return "#2b6cb0"
-	case strings.HasPrefix(key, "uuid"):
+	case strings.HasPrefix(key, "uuid"), strings.HasPrefix(key, "std-uuid"):
 		return "#dd6b20"
 	}
 	return "#a0aec0"
