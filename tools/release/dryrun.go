@@ -19,10 +19,26 @@ func dryrun(root string) error {
 	step := func(what string, since time.Time) {
 		fmt.Printf("dryrun: %s (%v)\n", what, time.Since(since).Round(100*time.Millisecond))
 	}
-	// A fixed directory, emptied first: the packages' directories in the
-	// module cache are part of the build cache's keys, so the second dry
-	// run compiles nothing the first one did.
-	tmp := filepath.Join(os.TempDir(), "once-release-dryrun")
+	// The proxy is built first, in a directory of its own; the GOPATH of
+	// the dry run is named for the release's content (the zips' hashes).
+	// The same release gets the same directory, so a second dry run
+	// compiles nothing the first one did (the packages' directories in the
+	// module cache are part of the build cache's keys). A changed tree gets
+	// another one: the go command takes a module cache directory to be
+	// immutable and keeps an index of its files in the build cache by
+	// path, so a release of the same version with other files in the same
+	// place would be built from the old file lists ("could not import ...
+	// (open : no such file or directory)").
+	proxy, err := os.MkdirTemp("", "once-release-proxy-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(proxy)
+	r, err := buildProxy(root, proxy)
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(os.TempDir(), "once-release-dryrun-"+r.contentID())
 	if err := os.RemoveAll(tmp); err != nil {
 		return err
 	}
@@ -30,11 +46,6 @@ func dryrun(root string) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	proxy := filepath.Join(tmp, "proxy")
-	r, err := buildProxy(root, proxy)
-	if err != nil {
-		return err
-	}
 	v := r.tree.versions[0].Version
 	step("proxy of "+fmt.Sprint(len(r.tree.versions))+" modules at "+v, start)
 	env, err := isolatedEnv(tmp, proxy)

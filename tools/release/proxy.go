@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -178,6 +180,16 @@ func buildProxy(root, dir string) (*release, error) {
 		fmt.Printf("proxy: %s %s %s\n", v.Path, v.Version, r.zipSum[v.Path])
 	}
 	return r, nil
+}
+
+// contentID is a short name of the release's content: 12 hex digits of
+// the SHA-256 of every module's path, version and zip hash.
+func (r *release) contentID() string {
+	h := sha256.New()
+	for _, v := range r.tree.versions {
+		fmt.Fprintf(h, "%s %s %s\n", v.Path, v.Version, r.zipSum[v.Path])
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
 }
 
 // writeSums writes into every module's go.sum (published or not) its
