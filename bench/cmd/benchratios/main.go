@@ -1,4 +1,4 @@
-// Command benchratios checks the targets of issue 7 against one run: it
+// Command benchratios checks the performance targets of BENCHMARKS.md against one run: it
 // reads `go test -bench` output (several -count runs are reduced to their
 // median) and, optionally, the -json output of dbbench for PostgreSQL and
 // MariaDB, and prints a Markdown table of each target, the measured ratio

@@ -131,7 +131,7 @@ func recentNote(results []result) string {
 }
 
 // writeTargets prints each key's figures relative to serial (bigserial)
-// and to the server's uuidv7() (uuidv7-server), the ratios issue 42 sets
+// and to the server's uuidv7() (uuidv7-server), the ratios BENCHMARKS.md sets
 // targets on, when both ran.
 func writeTargets(w io.Writer, results []result) {
 	serial, v7 := find(results, "serial"), find(results, "uuidv7-server")
