@@ -14,7 +14,7 @@ import (
 const Enabled = false
 
 // skipReason is what a test that needs short leases says when it skips.
-const skipReason = "needs short test leases, built only with the oncetest tag: go test -tags oncetest"
+const skipReason = "needs short test leases, built only with the oncetest tag: run make safety (the safety suite, CONTRIBUTING.md)"
 
 // Need skips the test tb, which runs on short leases: without the oncetest
 // tag there are none.

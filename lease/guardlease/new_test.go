@@ -10,7 +10,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/once-go/once/internal/guardsuite"
 	"github.com/once-go/once/internal/testenv"
 	"github.com/once-go/once/internal/testonly"
 	"github.com/once-go/once/lease"
@@ -69,7 +68,8 @@ func (deterministic) Deterministic() bool { return true }
 // the last attempt may have been cut off rather than refused) and at once when the ordinal is not set (ErrConfig).
 func TestStartFails(t *testing.T) {
 	testonly.Need(t)
-	env := guardsuite.Ordinal(t)
+	env := "ONCE_GUARD_TEST_START_FAILS"
+	t.Setenv(env, "web-7")
 	cases := []struct {
 		name  string
 		env   string
@@ -87,7 +87,7 @@ func TestStartFails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := lease.Options{Factories: []*nonce.Factory{f}, LeaseDuration: guardsuite.LeaseDuration, RenewInterval: guardsuite.RenewInterval,
+		o := lease.Options{Factories: []*nonce.Factory{f}, LeaseDuration: 4 * time.Second, RenewInterval: time.Second,
 			AcquireTimeout: time.Second, Logger: slog.New(slog.DiscardHandler)}
 		testonly.ShortLeases(&o)
 		m, err := lease.Start(context.Background(), s, o)

@@ -17,7 +17,7 @@ import (
 
 // unpublished are the directories (and those below them) whose modules are
 // never released: they are built in the tree, through go.work.
-var unpublished = []string{"examples", "bench", "tools"}
+var unpublished = []string{"examples", "bench", "tests", "tools"}
 
 // tree is the repository's modules as checked out.
 type tree struct {

@@ -1,0 +1,259 @@
+// Package soakwork is the soak's worker: a small service that holds a
+// machine ID through the public API only (a strategy's constructor,
+// lease.Start with a StateFile, nonce factories, once ID types, the
+// README's shutdown) and records every ID it hands out and every lease
+// event (package soakrec).
+package soakwork
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/once-go/once/lease"
+	"github.com/once-go/once/lease/driver"
+	"github.com/once-go/once/nonce"
+	"github.com/once-go/once/once"
+	"github.com/once-go/once/tests/internal/soakrec"
+)
+
+// Config is a worker's configuration (its command-line flags).
+type Config struct {
+	Proc          string        // name in the records, e.g. "w3"
+	Coordinator   string        // one of Coordinators
+	Target        string        // DSN or address(es), usually a fault proxy
+	Namespace     string        // table, hash or key prefix
+	StateFile     string        // lease.Options.StateFile; "" for none
+	Out           string        // record file (appended)
+	Rate          int           // IDs per second at most
+	ClockOffset   time.Duration // added to the nonce factory's clock
+	LeaseDuration time.Duration
+	RenewInterval time.Duration
+	IDs           int    // > 0: take only machine IDs 0..IDs-1, waiting while they are all held
+	Holding       string // a file that exists, holding the machine ID, while the worker holds a lease ("": none)
+	Key           string // ONCE_KEY: base key of the factory and of masking
+}
+
+// kinds are the ID types a worker hands out in turn.
+var kinds = []struct {
+	name   string
+	masked bool
+	opts   func(b *once.Binding) once.Options
+}{
+	{"counter", false, func(b *once.Binding) once.Options { return once.Options{Nonce: nonce.Counter, Generator: b} }},
+	{"sortable", false, func(b *once.Binding) once.Options { return once.Options{Nonce: nonce.Sortable, Generator: b} }},
+	{"counter", true, func(b *once.Binding) once.Options {
+		return once.Options{Nonce: nonce.Counter, Mask: true, Generator: b}
+	}},
+	{"sortable", true, func(b *once.Binding) once.Options {
+		return once.Options{Nonce: nonce.Sortable, Mask: true, Generator: b}
+	}},
+}
+
+// Run is the worker's main: it returns when SIGTERM or SIGINT asks it to
+// stop (after the documented shutdown), or when the lease cannot be had.
+func Run(cfg Config) error {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	f, err := os.OpenFile(cfg.Out, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	rec := soakrec.NewWriter(f, cfg.Proc, os.Getpid())
+	defer rec.Close()
+
+	var ids *driver.IDRange
+	if cfg.IDs > 0 {
+		ids = &driver.IDRange{Min: 0, Max: cfg.IDs - 1}
+	}
+	strategy, closeCoord, err := connect(ctx, cfg.Coordinator, cfg.Target, cfg.Namespace, ids)
+	if err != nil {
+		return fmt.Errorf("coordinator: %w", err)
+	}
+	defer closeCoord()
+
+	ncfg := nonce.Config{BaseKey: []byte(cfg.Key)}
+	if off := cfg.ClockOffset; off != 0 {
+		ncfg.Now = func() time.Time { return time.Now().Add(off) }
+	}
+	factory, err := nonce.New(ncfg)
+	if err != nil {
+		return err
+	}
+	bind := once.Bind(factory)
+	news := make([]func() (uint64, error), len(kinds))
+	for i, k := range kinds {
+		if news[i], err = drawer(k.opts(bind)); err != nil {
+			return err
+		}
+	}
+
+	// The events the checker needs, from the manager's hook (one call at
+	// a time, from its goroutine). acquired and renewed carry the time of
+	// the operation's start event, which precedes its request: the
+	// factories are activated before the end event is delivered, so IDs
+	// may precede the end event.
+	var opStart time.Time
+	events := func(e lease.Event) {
+		now := time.Now()
+		switch {
+		case e.Kind == lease.EventStart && (e.Op == lease.OpAcquire || e.Op == lease.OpReclaim || e.Op == lease.OpRenew):
+			opStart = now
+		case e.Kind == lease.EventEnd && (e.Op == lease.OpAcquire || e.Op == lease.OpReclaim) && e.Err == nil:
+			rec.Event(e.MachineID, soakrec.Acquired, sent(opStart, now, e.Duration), string(e.Op))
+			holding(cfg.Holding, e.MachineID)
+		case e.Kind == lease.EventEnd && e.Op == lease.OpRenew && e.Err == nil:
+			rec.Event(e.MachineID, soakrec.Renewed, sent(opStart, now, e.Duration), "")
+		case e.Kind == lease.EventEnd && e.Op == lease.OpRelease && e.Err == nil:
+			rec.Event(e.MachineID, soakrec.Released, now, "")
+			holding(cfg.Holding, -1)
+		case e.Kind == lease.EventLost:
+			rec.Event(e.MachineID, soakrec.Lost, now, fmt.Sprint(e.Err))
+			holding(cfg.Holding, -1)
+		}
+	}
+	lo := lease.Options{
+		Factories:      []*nonce.Factory{factory},
+		LeaseDuration:  cfg.LeaseDuration,
+		RenewInterval:  cfg.RenewInterval,
+		AcquireTimeout: 60 * time.Second,
+		StateFile:      cfg.StateFile,
+		Events:         events,
+	}
+	if cfg.IDs > 0 {
+		// More workers than IDs: a worker waits for one, trying again
+		// every few seconds at most, for as long as it runs.
+		lo.AcquireTimeout = 10 * time.Second
+	}
+	m, err := lease.Start(ctx, strategy, lo)
+	for cfg.IDs > 0 && err != nil && ctx.Err() == nil && (errors.Is(err, driver.ErrExhausted) || errors.Is(err, lease.ErrTimeout)) {
+		m, err = lease.Start(ctx, strategy, lo)
+	}
+	if err != nil {
+		return fmt.Errorf("lease.Start: %w", err)
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		m.Close(cctx) // stops generation, then releases the machine ID
+	}()
+
+	gen := make(chan struct{})
+	genCtx, stopGen := context.WithCancel(context.Background())
+	go func() {
+		defer close(gen)
+		generate(genCtx, rec, factory, news, cfg.Rate)
+	}()
+	select {
+	case <-ctx.Done():
+	case <-m.Done():
+		err = m.Err()
+	}
+	stopGen()
+	<-gen
+	return err
+}
+
+// generate draws IDs in turn from every kind, in bursts every 10ms, at
+// most rate a second, and records each; a refusal after values were drawn
+// is recorded once as "disabled".
+func generate(ctx context.Context, rec *soakrec.Writer, f *nonce.Factory, news []func() (uint64, error), rate int) {
+	per := max(rate/100, 1)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	enabled := false
+	k := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		for range per {
+			t0 := time.Now()
+			v, err := news[k%len(news)]()
+			t1 := time.Now()
+			if err != nil {
+				if enabled {
+					enabled = false
+					rec.Event(f.MachineID(), soakrec.Disabled, t1, errString(err))
+				}
+				break
+			}
+			enabled = true
+			// The machine ID is the value's own: the window check looks
+			// for a lease of that ID held by this process.
+			rec.ID(int(v>>13&511), kinds[k%len(kinds)].name, kinds[k%len(kinds)].masked, v, t0, t1)
+			k++
+		}
+	}
+}
+
+// holding writes the machine ID a worker holds to path, or removes path
+// when id < 0: how the runner sees which workers hold an ID.
+func holding(path string, id int) {
+	if path == "" {
+		return
+	}
+	if id < 0 {
+		os.Remove(path)
+		return
+	}
+	os.WriteFile(path, []byte(strconv.Itoa(id)), 0o644)
+}
+
+func errString(err error) string {
+	if errors.Is(err, nonce.ErrDisabled) {
+		return "disabled"
+	}
+	return err.Error()
+}
+
+// drawer returns a function that makes a new ID of type o and returns its
+// stored value. A masked type's value is read back from its text (the
+// masked spelling a client sees), so masking is exercised both ways.
+func drawer(o once.Options) (func() (uint64, error), error) {
+	n, err := o.NewFunc()
+	if err != nil {
+		return nil, err
+	}
+	if !o.Mask {
+		return func() (uint64, error) {
+			id, err := n()
+			return id.Uint64(), err
+		}, nil
+	}
+	var buf []byte
+	return func() (uint64, error) {
+		id, err := n()
+		if err != nil {
+			return 0, err
+		}
+		if buf, err = o.AppendText(buf[:0], id); err != nil {
+			return 0, err
+		}
+		back, err := o.ParseAny(string(buf))
+		if err != nil {
+			return 0, fmt.Errorf("masked %q does not parse back: %w", buf, err)
+		}
+		if back != id {
+			return 0, fmt.Errorf("masked %q parses back to %d, not %d", buf, back.Uint64(), id.Uint64())
+		}
+		return back.Uint64(), nil
+	}, nil
+}
+
+// sent is a time at or before the request of the operation that ended at
+// end, taking d: its start event's, or end minus d if that is earlier.
+func sent(start, end time.Time, d time.Duration) time.Time {
+	if t := end.Add(-d); start.IsZero() || t.Before(start) {
+		return t
+	}
+	return start
+}
