@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/once-go/once/internal/testonly"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -36,6 +37,9 @@ func runSoak(args []string) (int, error) {
 	fs.Parse(args)
 	if c.IDs < 0 || c.IDs > 512 {
 		return 2, fmt.Errorf("-ids %d is outside 0..512", c.IDs)
+	}
+	if c.LeaseDuration < 30*time.Second && !testonly.Enabled {
+		return 2, fmt.Errorf("-lease %v is below the public minimum (30s): build the soak with -tags oncetest for short leases", c.LeaseDuration)
 	}
 	if *faults != "" {
 		c.Faults = strings.Split(*faults, ",")

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+)
+
+// firstFailure is the line of log that says best why a check failed: a
+// test's failure, a panic, a soak finding, or else the last line.
+func firstFailure(log string) string {
+	f, err := os.Open(log)
+	if err != nil {
+		return err.Error()
+	}
+	defer f.Close()
+	var last, best string
+	rank := 0
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		last = line
+		r := 0
+		switch {
+		case strings.HasPrefix(line, "panic:"), strings.Contains(line, "test timed out"):
+			r = 4
+		case strings.Contains(line, "_test.go:") || strings.Contains(line, "VIOLATION") || strings.Contains(line, "duplicate") || strings.Contains(line, "overlap"):
+			r = 3
+		case strings.HasPrefix(line, "--- FAIL"):
+			r = 2
+		case strings.HasPrefix(line, "FAIL"), strings.HasPrefix(line, "soak:"):
+			r = 1
+		}
+		if r > rank {
+			rank, best = r, line
+		}
+	}
+	if best == "" {
+		best = last
+	}
+	if len(best) > 160 {
+		best = best[:160] + "..."
+	}
+	return best
+}
+
+var handoffsRE = regexp.MustCompile(`^\s*(\d+) hand-offs`)
+
+// soakHandoffs is the number of hand-offs the soak's summary in log
+// counts, or "?".
+func soakHandoffs(log string) string {
+	data, err := os.ReadFile(log)
+	if err != nil {
+		return "?"
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if m := handoffsRE.FindStringSubmatch(line); m != nil {
+			return m[1]
+		}
+	}
+	return "?"
+}
+
+// matrix renders the kill matrix as a Markdown table.
+func matrix(rows []row, c config) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n## Kill matrix (seed %d, soak %v)\n\n", c.seed, c.soakFor)
+	b.WriteString("| bug | class | soak on | fast | targeted | contention soak (hand-offs) | caught by |\n|---|---|---|---|---|---|---|\n")
+	caught, total := 0, 0
+	for _, r := range rows {
+		if r.bug.Name != "(none)" {
+			total++
+		}
+		if r.stale != "" {
+			fmt.Fprintf(&b, "| %s | %s | %s | stale: %s | | | **not run** |\n", r.bug.Name, r.bug.Class, r.bug.Coordinator, r.stale)
+			continue
+		}
+		var by []string
+		cells := make([]string, 3)
+		for i, k := range []string{"fast", "targeted", "soak"} {
+			o, ok := r.checks[k]
+			switch {
+			case !ok:
+				cells[i] = "-"
+			case o.hung:
+				cells[i] = fmt.Sprintf("**caught** (hung, %v)", o.took)
+				by = append(by, k)
+			case o.failed:
+				cells[i] = fmt.Sprintf("**caught** (%v)", o.took)
+				by = append(by, k)
+			default:
+				cells[i] = fmt.Sprintf("passed (%v)", o.took)
+			}
+			if k == "soak" && ok {
+				cells[i] += fmt.Sprintf(" (%s)", o.handoffs)
+			}
+		}
+		verdict := strings.Join(by, ", ")
+		switch {
+		case r.bug.Name == "(none)" && verdict == "":
+			verdict = "nothing (as it should)"
+		case verdict == "" && r.bug.Equivalent != "":
+			verdict = "equivalent: " + r.bug.Equivalent
+		case verdict == "":
+			verdict = "**SURVIVED**"
+		}
+		if len(by) > 0 && r.bug.Name != "(none)" {
+			caught++
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.bug.Name, r.bug.Class, r.bug.Coordinator, cells[0], cells[1], cells[2], verdict)
+	}
+	fmt.Fprintf(&b, "\n%d of %d bugs caught.\n", caught, total)
+	return b.String()
+}
