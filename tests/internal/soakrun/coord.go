@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -65,6 +66,19 @@ func setupCoord(ctx context.Context, name, dir, ns string) (*coord, error) {
 		c.restartKind = "coordinator-kill-sessions"
 		c.restart = func(ctx context.Context, ps []*faultproxy.Proxy) error { return pgKill(ctx, admin, ps) }
 		c.cleanup = func() { admin.Exec("DROP TABLE IF EXISTS " + ns); admin.Close() }
+	case "postgres-private":
+		// A PostgreSQL server of the run's own (initdb into -out), killed
+		// with SIGKILL and started again (crash recovery) by the
+		// coordinator fault: a real restart, unlike the shared server's.
+		s, err := startServer(ctx, &server{kind: "postgres", bin: envOr("ONCE_TEST_PG_BINDIR", "/usr/lib/postgresql/15/bin"), dir: filepath.Join(dir, "postgres")})
+		if err != nil {
+			return nil, err
+		}
+		c.server = s.addr
+		c.target = func(a string) string { return "postgres://postgres@" + a + "/postgres?sslmode=disable" }
+		c.restartKind = "coordinator-restart"
+		c.restart = func(ctx context.Context, _ []*faultproxy.Proxy) error { return s.restart(ctx) }
+		c.cleanup = s.kill
 	case "mariadb", "mysql9":
 		port, dsnBase := "3306", "root@tcp(127.0.0.1:3306)/test?parseTime=true"
 		if name == "mysql9" {
@@ -257,6 +271,11 @@ func (s *server) start(ctx context.Context) error {
 		_, port, _ := net.SplitHostPort(s.addr)
 		cmd = exec.Command(s.bin, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes",
 			"--appendfsync", "always", "--daemonize", "no", "--dir", s.dir)
+	case "postgres":
+		cmd, err = s.postgres()
+		if err != nil {
+			return err
+		}
 	case "etcd":
 		cmd = exec.Command(s.bin, "--name", "soak", "--data-dir", filepath.Join(s.dir, "data"),
 			"--listen-client-urls", "http://"+s.addr, "--advertise-client-urls", "http://"+s.addr,
@@ -294,6 +313,13 @@ func (s *server) ping(ctx context.Context) error {
 		c := redis.NewClient(&redis.Options{Addr: s.addr, MaxRetries: -1})
 		defer c.Close()
 		return c.Ping(ctx).Err()
+	case "postgres":
+		db, err := sql.Open("pgx", "postgres://postgres@"+s.addr+"/postgres?sslmode=disable&connect_timeout=1")
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		return db.PingContext(ctx)
 	default:
 		conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", s.addr)
 		if err != nil {
@@ -331,4 +357,37 @@ func (s *server) kill() {
 		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 		<-s.exited
 	}
+}
+
+// postgres returns the command that runs the private PostgreSQL server in
+// s.dir/data (initdb first, when the directory is new) on s.addr. The
+// server runs as the user postgres when the runner is root (PostgreSQL
+// refuses root); fsync stays on, so a SIGKILL loses nothing committed.
+func (s *server) postgres() (*exec.Cmd, error) {
+	data := filepath.Join(s.dir, "data")
+	var as []string
+	if os.Geteuid() == 0 {
+		as = []string{"runuser", "-u", "postgres", "--"}
+		if err := exec.Command("chown", "-R", "postgres", s.dir).Run(); err != nil {
+			return nil, fmt.Errorf("chown %s to postgres: %w", s.dir, err)
+		}
+	}
+	command := func(args ...string) *exec.Cmd {
+		args = append(slices.Clone(as), args...)
+		return exec.Command(args[0], args[1:]...)
+	}
+	if _, err := os.Stat(filepath.Join(data, "PG_VERSION")); err != nil {
+		out, err := command(filepath.Join(s.bin, "initdb"), "-D", data, "-U", "postgres", "--auth=trust", "--encoding=UTF8").CombinedOutput()
+		if err != nil {
+			return nil, fmt.Errorf("initdb: %v: %s", err, lastLine(out))
+		}
+	}
+	_, port, _ := net.SplitHostPort(s.addr)
+	return command(filepath.Join(s.bin, "postgres"), "-D", data, "-p", port, "-k", s.dir,
+		"-c", "listen_addresses=127.0.0.1", "-c", "fsync=on", "-c", "max_connections=50"), nil
+}
+
+func lastLine(b []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	return lines[len(lines)-1]
 }

@@ -4,6 +4,7 @@ package soakrun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,12 +12,15 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/tests/faultproxy"
 	"github.com/once-go/once/tests/internal/soakrec"
+	"github.com/once-go/once/tests/internal/soakwork"
 )
 
 // Config is a run's configuration (the soak command's flags).
@@ -96,13 +100,13 @@ type runner struct {
 
 // DefaultFaults lists the kinds a coordinator supports.
 func DefaultFaults(coordinator string) []string {
-	k := []string{SIGKILL, SIGKILLNoState, SIGSTOP, Restart}
+	k := []string{SIGKILL, SIGKILLNoState, SIGSTOP, Restart, ForceFree, PauseEdge}
 	switch coordinator {
 	case "sqlite":
 	case "redis-cluster":
 		k = append(k, CoordRestart) // a failover; the cluster client goes to the nodes directly
 	default:
-		k = append(k, Partition, Blackhole, Stall, LostReplies, CoordRestart)
+		k = append(k, Partition, Blackhole, Stall, LostReplies, CoordRestart, Slow)
 	}
 	return k
 }
@@ -293,7 +297,9 @@ func (r *runner) apply(ctx context.Context, f Fault) {
 			cmd.Process.Kill()
 			<-exited
 		}
-	case SIGSTOP:
+	case ForceFree:
+		err = r.forceFree(ctx, s)
+	case SIGSTOP, PauseEdge:
 		s.mu.Lock()
 		cmd := s.cmd
 		err = cmd.Process.Signal(syscall.SIGSTOP)
@@ -304,11 +310,11 @@ func (r *runner) apply(ctx context.Context, f Fault) {
 		cmd.Process.Signal(syscall.SIGCONT)
 		s.stopped = false
 		s.mu.Unlock()
-	case Partition, Blackhole, Stall, LostReplies:
+	case Partition, Blackhole, Stall, LostReplies, Slow:
 		switch f.Kind {
 		case Partition:
 			s.proxy.Cut()
-		case Blackhole, Stall:
+		case Blackhole, Stall, Slow:
 			s.proxy.Blackhole()
 		case LostReplies:
 			s.proxy.DropReplies(-1)
@@ -414,4 +420,60 @@ func (r *runner) shutdown() {
 			<-s.done
 		}
 	}
+}
+
+// forceFree kills s's worker and frees the machine ID it held the way
+// once lease free --force does: it lists the holdings, finds the ID's and
+// releases exactly that token. The worker is restarted without its state
+// file once the release is done (or failed), so its next incarnation
+// contends with the others for the freed ID. A worker holding no ID is
+// only killed.
+func (r *runner) forceFree(ctx context.Context, s *slot) error {
+	s.mu.Lock()
+	defer s.mu.Unlock() // the supervisor restarts the worker after this
+	id := -1
+	if b, err := os.ReadFile(s.holding()); err == nil {
+		id, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	}
+	s.cause, s.nostate = ForceFree, true
+	if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		return err
+	}
+	select {
+	case <-s.exited:
+	case <-time.After(20 * time.Second):
+		return errors.New("the killed worker did not exit")
+	}
+	if id < 0 {
+		return nil
+	}
+	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	target := r.c.target("")
+	if r.c.network {
+		target = r.c.target(r.c.server)
+	}
+	st, closeFn, err := soakwork.Connect(cctx, r.cfg.Coordinator, target, r.c.ns, nil)
+	if err != nil {
+		return fmt.Errorf("force free: %w", err)
+	}
+	defer closeFn()
+	l, ok := st.(driver.Lister)
+	if !ok {
+		return fmt.Errorf("force free: %s lists no holdings", st.Name())
+	}
+	slots, err := l.List(cctx)
+	if err != nil {
+		return fmt.Errorf("force free: list: %w", err)
+	}
+	for _, sl := range slots {
+		if sl.MachineID == id && sl.Token != "" {
+			if err := st.Release(cctx, driver.Lease{MachineID: id, Token: sl.Token}); err != nil {
+				return fmt.Errorf("force free: release of machine ID %d: %w", id, err)
+			}
+			r.logf("force free: %s's machine ID %d released (holder %s)", s.name, id, sl.Holder)
+			return nil
+		}
+	}
+	return nil // expired or taken over already
 }

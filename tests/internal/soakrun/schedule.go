@@ -19,6 +19,9 @@ const (
 	Stall          = "stall"           // a short black hole: a latency spike, held bytes flow on
 	LostReplies    = "lost-replies"    // requests applied, replies swallowed
 	CoordRestart   = "coordinator"     // the coordinator restarts (or kills our sessions)
+	ForceFree      = "forcefree"       // SIGKILL, its machine ID freed as lease free --force does, restarted without state
+	PauseEdge      = "sigstop-edge"    // SIGSTOP ending about when the safe window ends
+	Slow           = "slow"            // the coordinator answers late: held bytes flow on after about the safe window
 )
 
 // Fault is one entry of the schedule.
@@ -83,6 +86,13 @@ func MakePlan(seed uint64, procs int, duration, meanGap, leaseDur time.Duration,
 			// Half shorter than the safe window (renewals retry through
 			// it), half longer (the factory must stop at its deadline).
 			f.For = 500*time.Millisecond + time.Duration(r.Int64N(int64(leaseDur)))
+		case PauseEdge:
+			// The safe window is 9/10 of the lease (the margin is a
+			// tenth); the pause starts at a random point after the last
+			// renewal, so it ends on either side of the window's end.
+			f.For = leaseDur*7/10 + time.Duration(r.Int64N(int64(leaseDur*3/10)))
+		case Slow:
+			f.For = leaseDur*8/10 + time.Duration(r.Int64N(int64(leaseDur*4/10)))
 		case Stall:
 			f.For = 200*time.Millisecond + time.Duration(r.Int64N(int64(1300*time.Millisecond)))
 		case LostReplies:

@@ -22,16 +22,16 @@ import (
 )
 
 // Coordinators the soak runs on.
-var Coordinators = []string{"postgres", "mariadb", "mysql9", "sqlite", "redis7", "redis8", "valkey9", "redis-cluster", "etcd", "kubernetes"}
+var Coordinators = []string{"postgres", "postgres-private", "mariadb", "mysql9", "sqlite", "redis7", "redis8", "valkey9", "redis-cluster", "etcd", "kubernetes"}
 
-// connect opens the coordinator the way a service does (its own client,
+// Connect opens the coordinator the way a service does (its own client,
 // the table created at every start) and returns the strategy and a
 // closer. A non-nil ids restricts the strategy to those machine IDs
 // (Options.MachineIDs).
-func connect(ctx context.Context, coord, target, ns string, ids *driver.IDRange) (driver.Strategy, func() error, error) {
+func Connect(ctx context.Context, coord, target, ns string, ids *driver.IDRange) (driver.Strategy, func() error, error) {
 	switch coord {
-	case "postgres", "mariadb", "mysql9", "sqlite":
-		driver := map[string]string{"postgres": "pgx", "mariadb": "mysql", "mysql9": "mysql", "sqlite": "sqlite"}[coord]
+	case "postgres", "postgres-private", "mariadb", "mysql9", "sqlite":
+		driver := map[string]string{"postgres": "pgx", "postgres-private": "pgx", "mariadb": "mysql", "mysql9": "mysql", "sqlite": "sqlite"}[coord]
 		db, err := sql.Open(driver, target)
 		if err != nil {
 			return nil, nil, err

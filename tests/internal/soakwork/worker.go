@@ -73,7 +73,7 @@ func Run(cfg Config) error {
 	if cfg.IDs > 0 {
 		ids = &driver.IDRange{Min: 0, Max: cfg.IDs - 1}
 	}
-	strategy, closeCoord, err := connect(ctx, cfg.Coordinator, cfg.Target, cfg.Namespace, ids)
+	strategy, closeCoord, err := Connect(ctx, cfg.Coordinator, cfg.Target, cfg.Namespace, ids)
 	if err != nil {
 		return fmt.Errorf("coordinator: %w", err)
 	}
