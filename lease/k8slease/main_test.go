@@ -124,13 +124,6 @@ func (s *skewedFactory) set(validUntil time.Time) {
 	s.mu.Unlock()
 }
 
-// deadline is the last deadline the manager set.
-func (s *skewedFactory) deadline() time.Time {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.validUntil
-}
-
 // stamp is the wall time a sortable 64-bit nonce carries (millisecond
 // precision).
 func stamp(v uint64) time.Time {

@@ -2,8 +2,6 @@ package etcd_test
 
 import (
 	"context"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -11,7 +9,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/once-go/once/internal/testenv"
-	"github.com/once-go/once/lease/etcdlease"
 )
 
 // newClient connects to endpoints with test settings: short dial timeout,
@@ -68,50 +65,3 @@ func wipe(c *clientv3.Client, prefix string) {
 	c.Delete(ctx, prefix, clientv3.WithPrefix())
 }
 
-// strategy builds a strategy on c under prefix.
-func strategy(t testing.TB, c *clientv3.Client, prefix string, lowest bool) *etcdlease.Strategy {
-	t.Helper()
-	s, err := etcdlease.New(c, etcdlease.Options{Prefix: prefix, LowestFirst: lowest})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	return s
-}
-
-func ctxT(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// keyOf reads machine ID id's key: its value and etcd lease, ok false
-// when it does not exist.
-func keyOf(t testing.TB, c *clientv3.Client, prefix string, id int) (value string, lid clientv3.LeaseID, ok bool) {
-	t.Helper()
-	r, err := c.Get(ctxT(t), prefix+strconv.Itoa(id))
-	if err != nil {
-		t.Fatalf("get: %v", err)
-	}
-	if len(r.Kvs) == 0 {
-		return "", 0, false
-	}
-	return string(r.Kvs[0].Value), clientv3.LeaseID(r.Kvs[0].Lease), true
-}
-
-// ttlOf returns the remaining TTL of an etcd lease in seconds, -1 when it
-// does not exist.
-func ttlOf(t testing.TB, c *clientv3.Client, lid clientv3.LeaseID) int64 {
-	t.Helper()
-	r, err := c.TimeToLive(ctxT(t), lid)
-	if err != nil {
-		t.Fatalf("TimeToLive: %v", err)
-	}
-	return r.TTL
-}
-
-// tokenPart is the token stored in the key: what follows the lease ID in
-// Lease.Token.
-func tokenPart(tok string) string {
-	_, after, _ := strings.Cut(tok, ".")
-	return after
-}
