@@ -30,6 +30,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -47,6 +48,8 @@ type config struct {
 	first    bool          // stop at the first check that catches a bug
 	soakFor  time.Duration // length of each soak
 	deadline time.Duration // each check's deadline
+	parallel int           // bugs run at once, each in a copy of its own
+	rate     int           // the soak's IDs per second per worker
 }
 
 func run(args []string, stdout io.Writer) int {
@@ -61,6 +64,8 @@ func run(args []string, stdout io.Writer) int {
 	fs.BoolVar(&c.first, "first", false, "stop at the first check that catches a bug")
 	fs.DurationVar(&c.soakFor, "soak", 2*time.Minute, "length of each contention soak")
 	fs.DurationVar(&c.deadline, "deadline", 10*time.Minute, "deadline of each check (a check that runs past it has caught its bug: it hung)")
+	fs.IntVar(&c.parallel, "parallel", 1, "bugs run at once, each in a copy of the tree of its own")
+	fs.IntVar(&c.rate, "rate", 300, "the soak's IDs per second per worker, at most")
 	fs.StringVar(&c.work, "work", filepath.Join(os.TempDir(), "once-plant"), "work directory (the tree's copy; reused)")
 	fs.StringVar(&c.out, "out", "", "directory for logs and matrix.md (default WORK/out-SEED)")
 	if err := fs.Parse(args); err != nil {
@@ -104,39 +109,63 @@ func run(args []string, stdout io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "plant: seed %d, %d bugs (%s), checks %s, soak %v, logs in %s\n",
 		c.seed, len(chosen), strings.Join(names, ", "), strings.Join(c.checks, ","), c.soakFor, c.out)
-	tree := filepath.Join(c.work, "tree")
-	if err := copyTree(c.root, tree); err != nil {
-		fmt.Fprintln(os.Stderr, "plant: copying the tree:", err)
-		return 2
+	if c.parallel < 1 {
+		c.parallel = 1
 	}
-	if out, err := exec.Command("bash", filepath.Join(tree, ".ci/gowork")).CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "plant: .ci/gowork: %v\n%s", err, out)
-		return 2
+	trees := make(chan string, c.parallel)
+	for i := range c.parallel {
+		tree := filepath.Join(c.work, fmt.Sprintf("tree%d", i+1))
+		if err := copyTree(c.root, tree); err != nil {
+			fmt.Fprintln(os.Stderr, "plant: copying the tree:", err)
+			return 2
+		}
+		if out, err := exec.Command("bash", filepath.Join(tree, ".ci/gowork")).CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "plant: .ci/gowork: %v\n%s", err, out)
+			return 2
+		}
+		trees <- tree
 	}
 	var rows []row
 	status := 0
 	if *baseline {
+		tree := <-trees
 		r := c.runBug(stdout, tree, Bug{Name: "(none)", Class: "-", Coordinator: "postgres", Targeted: Check{Dir: "tests", Pkgs: []string{"./faultsuite"}, Run: "^TestHandoffSkew$/^postgres$"}})
+		trees <- tree
 		rows = append(rows, r)
 		if r.caught() {
 			fmt.Fprintln(stdout, "plant: a check failed on the unpatched tree: it proves nothing about the bugs")
 			status = 1
 		}
 	}
-	for _, b := range chosen {
-		if err := applyBug(c.root, tree, b); err != nil {
-			fmt.Fprintf(stdout, "plant: %s: %v\n", b.Name, err)
-			rows = append(rows, row{bug: b, stale: err.Error()})
-			status = 1
-			continue
-		}
-		r := c.runBug(stdout, tree, b)
-		if err := restoreBug(c.root, tree, b); err != nil {
-			fmt.Fprintln(os.Stderr, "plant: restoring the copy:", err)
-			return 2
-		}
+	results := make([]row, len(chosen))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for i, b := range chosen {
+		tree := <-trees
+		wg.Go(func() {
+			defer func() { trees <- tree }()
+			if err := applyBug(c.root, tree, b); err != nil {
+				fmt.Fprintf(stdout, "plant: %s: %v\n", b.Name, err)
+				results[i] = row{bug: b, stale: err.Error()}
+				restoreBug(c.root, tree, b)
+				return
+			}
+			results[i] = c.runBug(stdout, tree, b)
+			if err := restoreBug(c.root, tree, b); err != nil {
+				mu.Lock()
+				fmt.Fprintln(os.Stderr, "plant: restoring the copy:", err)
+				status = 2
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if status == 2 {
+		return 2
+	}
+	for _, r := range results {
 		rows = append(rows, r)
-		if !r.caught() && b.Equivalent == "" {
+		if r.stale != "" || !r.caught() && r.bug.Equivalent == "" {
 			status = 1
 		}
 	}
@@ -214,10 +243,10 @@ func (c config) runBug(stdout io.Writer, tree string, b Bug) row {
 		var o outcome
 		switch k {
 		case "fast":
-			o = c.command(tree, log, "bash", ".ci/fast")
+			o = c.command(tree, tree, log, "bash", ".ci/fast")
 		case "targeted":
 			args := append([]string{"test", "-tags", "oncetest", "-count=1", "-timeout", (c.deadline - 30*time.Second).String(), "-run", b.Targeted.Run}, b.Targeted.Pkgs...)
-			o = c.command(filepath.Join(tree, b.Targeted.Dir), log, "go", args...)
+			o = c.command(tree, filepath.Join(tree, b.Targeted.Dir), log, "go", args...)
 		case "soak":
 			o = c.soak(tree, log, b)
 		}
@@ -237,7 +266,7 @@ func (c config) runBug(stdout io.Writer, tree string, b Bug) row {
 
 // command runs name args in dir with the check's deadline, its output in
 // log. A non-zero exit or the deadline is a failure.
-func (c config) command(dir, log, name string, args ...string) outcome {
+func (c config) command(tree, dir, log, name string, args ...string) outcome {
 	ctx, cancel := context.WithTimeout(context.Background(), c.deadline)
 	defer cancel()
 	f, err := os.Create(log)
@@ -247,7 +276,7 @@ func (c config) command(dir, log, name string, args ...string) outcome {
 	defer f.Close()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, f, f
-	cmd.Env = append(os.Environ(), "GOWORK="+filepath.Join(c.work, "tree", "go.work"))
+	cmd.Env = append(os.Environ(), "GOWORK="+filepath.Join(tree, "go.work"))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 10 * time.Second
@@ -265,15 +294,15 @@ func (c config) command(dir, log, name string, args ...string) outcome {
 // coordinator: 4 workers on machine IDs 0 and 1, leases of 6s renewed
 // every 2s (the oncetest tag allows them), faults every 3s on average.
 func (c config) soak(tree, log string, b Bug) outcome {
-	bin := filepath.Join(c.work, "soak")
-	if o := c.command(filepath.Join(tree, "tests"), log+".build", "go", "build", "-tags", "oncetest", "-o", bin, "./cmd/soak"); o.failed {
+	bin := tree + ".soak"
+	if o := c.command(tree, filepath.Join(tree, "tests"), log+".build", "go", "build", "-tags", "oncetest", "-o", bin, "./cmd/soak"); o.failed {
 		o.why = "the soak does not build: " + o.why
 		return o
 	}
 	dir := filepath.Join(c.out, b.slug()+".soak")
 	os.RemoveAll(dir)
-	o := c.command(tree, log, bin, "-coordinator", b.Coordinator, "-procs", "4", "-ids", "2",
-		"-lease", "6s", "-renew", "2s", "-gap", "3s",
+	o := c.command(tree, tree, log, bin, "-coordinator", b.Coordinator, "-procs", "4", "-ids", "2",
+		"-lease", "6s", "-renew", "2s", "-gap", "3s", "-rate", fmt.Sprint(c.rate),
 		"-duration", c.soakFor.String(), "-seed", fmt.Sprint(c.seed), "-out", dir)
 	o.handoffs = soakHandoffs(log)
 	return o

@@ -216,6 +216,11 @@ func (s *slot) startLocked() error {
 	return nil
 }
 
+// handBack is how long a worker that gave up its machine ID stays away
+// in a contention run: longer than the waiting workers' retry pauses
+// (lease.Start backs off up to the renew interval).
+const handBack = 3 * time.Second
+
 // supervise waits for each incarnation to end and starts the next: at once
 // after a fault ended it, after a second when it ended on its own (it
 // could not get a lease in time, its coordinator failed it).
@@ -252,6 +257,19 @@ func (s *slot) supervise() {
 		}
 		if s.nostate {
 			os.Remove(s.state)
+		}
+		if s.r.cfg.IDs > 0 && (s.cause == Restart || s.nostate) {
+			// Contention: a worker that released its ID (restart) or
+			// lost its claim to it (no state file) comes back after the
+			// waiting workers' next attempts, so that one of them takes
+			// the ID (a hand-off) rather than the worker itself (a retake).
+			s.mu.Unlock()
+			time.Sleep(handBack)
+			s.mu.Lock()
+			if s.stopping {
+				s.mu.Unlock()
+				return
+			}
 		}
 		if err := s.startLocked(); err != nil {
 			s.r.logf("%s: restart failed: %v", s.name, err)

@@ -134,8 +134,9 @@ func Run(cfg Config) error {
 	}
 	if cfg.IDs > 0 {
 		// More workers than IDs: a worker waits for one, trying again
-		// every few seconds at most, for as long as it runs.
-		lo.AcquireTimeout = 10 * time.Second
+		// every 2s at most (the backoff is bounded by the time left of the
+		// acquire timeout), for as long as it runs.
+		lo.AcquireTimeout = 4 * time.Second
 	}
 	m, err := lease.Start(ctx, strategy, lo)
 	for cfg.IDs > 0 && err != nil && ctx.Err() == nil && (errors.Is(err, driver.ErrExhausted) || errors.Is(err, lease.ErrTimeout)) {
