@@ -135,3 +135,33 @@ func TestPick(t *testing.T) {
 		t.Error("an unknown bug name was accepted")
 	}
 }
+
+// TestFastPkgs: the fast path of a bug in nonce covers nonce and the
+// packages whose tests reach it (lease); a bug in redislease is not run
+// through once's tests, which do not reach it; a bug in a module of its
+// own (lease/etcdlease) has none.
+func TestFastPkgs(t *testing.T) {
+	root, err := repoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkgs, err := fastPkgs(root, Bug{Patch: []Patch{{File: "nonce/counter.go"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{rootModule + "/nonce", rootModule + "/lease"} {
+		if !slices.Contains(pkgs, want) {
+			t.Errorf("fast path of a nonce bug: %v, want %s in it", pkgs, want)
+		}
+	}
+	pkgs, err = fastPkgs(root, Bug{Patch: []Patch{{File: "lease/redislease/claim.go"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(pkgs, rootModule+"/lease/redislease") || slices.Contains(pkgs, rootModule+"/once") {
+		t.Errorf("fast path of a redislease bug: %v, want redislease and not once (whose tests do not reach it)", pkgs)
+	}
+	if pkgs, err := fastPkgs(root, Bug{Patch: []Patch{{File: "lease/etcdlease/claim.go"}}}); err != nil || len(pkgs) != 0 {
+		t.Errorf("fast path of an etcdlease bug: %v, %v; want none", pkgs, err)
+	}
+}

@@ -218,6 +218,7 @@ type outcome struct {
 	took     time.Duration //
 	why      string        // the first line that says why it failed
 	handoffs string        // the soak's hand-off count
+	na       bool          // the check cannot reach the bug (the fast path, for a module of its own)
 }
 
 type row struct {
@@ -243,7 +244,15 @@ func (c config) runBug(stdout io.Writer, tree string, b Bug) row {
 		var o outcome
 		switch k {
 		case "fast":
-			o = c.command(tree, tree, log, "bash", ".ci/fast")
+			pkgs, err := fastPkgs(tree, b)
+			switch {
+			case err != nil:
+				o = outcome{failed: true, why: "listing the fast path's packages: " + err.Error()}
+			case len(pkgs) == 0:
+				o = outcome{na: true}
+			default:
+				o = c.command(tree, tree, log, "env", "FAST_PKGS="+strings.Join(pkgs, " "), "bash", ".ci/fast")
+			}
 		case "targeted":
 			args := append([]string{"test", "-tags", "oncetest", "-count=1", "-timeout", (c.deadline - 30*time.Second).String(), "-run", b.Targeted.Run}, b.Targeted.Pkgs...)
 			o = c.command(tree, filepath.Join(tree, b.Targeted.Dir), log, "go", args...)
@@ -253,6 +262,9 @@ func (c config) runBug(stdout io.Writer, tree string, b Bug) row {
 		o.ran, o.took = true, time.Since(start).Round(time.Second)
 		r.checks[k] = o
 		verdict := "passed"
+		if o.na {
+			verdict = "not applicable: the bug is in a module the fast path does not test"
+		}
 		if o.failed {
 			verdict = "CAUGHT: " + o.why
 		}

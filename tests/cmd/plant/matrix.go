@@ -88,6 +88,8 @@ func matrix(rows []row, c config) string {
 			switch {
 			case !ok:
 				cells[i] = "-"
+			case o.na:
+				cells[i] = "n/a"
 			case o.hung:
 				cells[i] = fmt.Sprintf("**caught** (hung, %v)", o.took)
 				by = append(by, k)

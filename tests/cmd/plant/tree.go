@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 )
@@ -102,4 +103,70 @@ func restoreBug(root, tree string, b Bug) error {
 		}
 	}
 	return nil
+}
+
+// rootModule is the import path of the repository's root module.
+const rootModule = "github.com/once-go/once"
+
+// fastPath is what .ci/fast tests.
+var fastPath = []string{"./once/...", "./nonce/...", "./oncesql/...", "./lease/...", "./adapters/...", "./migrations/..."}
+
+// fastPkgs returns the packages of the fast path whose tests can reach
+// b's patches: the patched packages of the root module and every package
+// whose tests import them, directly or not. The others' results cannot
+// differ from the unpatched tree's. None when every patch is in a module
+// of its own (the fast path tests the root module only).
+func fastPkgs(tree string, b Bug) ([]string, error) {
+	patched := map[string]bool{}
+	for _, p := range b.Patch {
+		dir := path.Dir(p.File)
+		if inNestedModule(tree, dir) {
+			continue
+		}
+		patched[rootModule+"/"+dir] = true
+	}
+	if len(patched) == 0 {
+		return nil, nil
+	}
+	cmd := exec.Command("go", append([]string{"list", "-test", "-f", "{{.ImportPath}} {{join .Deps \" \"}}"}, fastPath...)...)
+	cmd.Dir = tree
+	cmd.Env = append(os.Environ(), "GOWORK="+filepath.Join(tree, "go.work"))
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var pkgs []string
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		pkg := f[0] // "p", "p [p.test]", "p_test [p.test]" or "p.test"
+		reach := patched[pkg]
+		for _, d := range f[1:] {
+			if d == "[" || strings.HasSuffix(d, ".test]") {
+				continue
+			}
+			reach = reach || patched[d]
+		}
+		pkg = strings.TrimSuffix(strings.TrimSuffix(pkg, ".test"), "_test")
+		if reach && strings.HasPrefix(pkg, rootModule+"/") && !seen[pkg] {
+			seen[pkg] = true
+			pkgs = append(pkgs, pkg)
+		}
+	}
+	return pkgs, nil
+}
+
+// inNestedModule reports whether dir (slash-separated, relative to tree)
+// belongs to a module below the root: a go.mod in dir or between it and
+// the root.
+func inNestedModule(tree, dir string) bool {
+	for d := dir; d != "." && d != "/"; d = path.Dir(d) {
+		if _, err := os.Stat(filepath.Join(tree, filepath.FromSlash(d), "go.mod")); err == nil {
+			return true
+		}
+	}
+	return false
 }
