@@ -54,6 +54,10 @@ func printResult(w io.Writer, r *soakcheck.Result) {
 	for _, o := range r.HandOffViolations {
 		fmt.Fprintf(w, "  HAND-OFF machine %d: %s\n", o.MachineID, o.Detail)
 	}
+	fmt.Fprintf(w, "  %d claims checked against the other processes' leases, %d granted while one ran\n", r.ClaimsChecked, len(r.EarlyClaims))
+	for _, o := range r.EarlyClaims {
+		fmt.Fprintf(w, "  EARLY CLAIM machine %d: %s\n", o.MachineID, o.Detail)
+	}
 	for _, d := range r.DuplicateExamples {
 		fmt.Fprintf(w, "  DUPLICATE %s %s: %s(pid %d, machine %d, %s) and %s(pid %d, machine %d, %s)\n", d.Kind, d.ID,
 			d.A.Proc, d.A.PID, d.A.MachineID, clock(d.A.T0), d.B.Proc, d.B.PID, d.B.MachineID, clock(d.B.T0))

@@ -74,9 +74,12 @@ func (e *entry) get(b []byte) {
 }
 
 type event struct {
-	kind string
-	mid  int
-	t    int64
+	kind   string
+	mid    int
+	t      int64
+	done   int64 // acquired, renewed: when the reply was in (0: not recorded)
+	lease  int64 // acquired, renewed: the lease duration (0: not recorded)
+	detail string
 }
 
 // proc is one process incarnation (proc name and pid).
@@ -143,6 +146,18 @@ type Result struct {
 	Retakes           int       `json:"retakes"`
 	HandOffsChecked   int       `json:"hand_offs_checked"`
 	HandOffViolations []Overlap `json:"hand_off_violations,omitempty"`
+
+	// ClaimsChecked counts the claims of a machine ID (acquisitions, not
+	// reclaims) checked against every other process's last lease on it;
+	// EarlyClaims lists those the coordinator granted while that lease
+	// still ran: the claim's reply was in before the other process's
+	// renewal (or acquisition) sent at t for a lease of d could have
+	// expired, t + d, although that renewal's reply was in before the
+	// claim was sent, and the other process neither released the ID nor
+	// had it forcibly freed since. Whether or not either generated, the
+	// coordinator then handed out an ID that was held.
+	ClaimsChecked int       `json:"claims_checked"`
+	EarlyClaims   []Overlap `json:"early_claims,omitempty"`
 
 	RunStart   int64       `json:"run_start"`
 	RunEnd     int64       `json:"run_end"`
@@ -333,8 +348,9 @@ func Check(files []string, o Options) (*Result, error) {
 	}
 	c.overlaps()
 	c.handOffs()
+	c.claims()
 	c.liveness()
-	c.res.OK = c.res.Duplicates == 0 && len(c.res.Overlaps) == 0 && len(c.res.RangeOverlaps) == 0 && len(c.res.HandOffViolations) == 0 &&
+	c.res.OK = c.res.Duplicates == 0 && len(c.res.Overlaps) == 0 && len(c.res.RangeOverlaps) == 0 && len(c.res.HandOffViolations) == 0 && len(c.res.EarlyClaims) == 0 &&
 		c.res.OutOfWindow == 0 && c.res.MachineMismatch == 0 && c.res.Malformed == 0
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
@@ -473,7 +489,7 @@ func (c *checker) add(r *rec, line []byte) {
 			mid = int(r.machineID)
 		}
 		p := c.procs[c.procOf(r)]
-		p.events = append(p.events, event{kind: string(r.event), mid: mid, t: r.t})
+		p.events = append(p.events, event{kind: string(r.event), mid: mid, t: r.t, done: r.done, lease: r.lease, detail: string(r.detail)})
 		c.seen(p, r.t)
 		c.res.Events++
 		c.res.EventsByKind[string(r.event)]++
@@ -1011,3 +1027,68 @@ func (c *checker) generated(l *Liveness, s, lastFault int64) {
 	l.Recovery = time.Duration(max(s+runStart*int64(Bucket)-lastFault, 0)).Seconds()
 	c.res.Recovery = max(c.res.Recovery, l.Recovery)
 }
+
+// claims checks every claim against the other processes' leases on the
+// same machine ID (see Result.EarlyClaims). Times are all on the one
+// machine's real clock: the workers' clock offsets apply to their
+// factories only.
+func (c *checker) claims() {
+	type lease struct {
+		sent, done, d int64
+	}
+	freed := map[string][]Fault{} // forced frees by worker slot
+	for _, f := range c.res.Faults {
+		if f.Fault == "forcefree" {
+			freed[f.Target] = append(freed[f.Target], f)
+		}
+	}
+	for bi, b := range c.procs {
+		for _, cl := range b.events {
+			if cl.kind != "acquired" || cl.done == 0 || cl.detail == "reclaim" {
+				continue
+			}
+			c.res.ClaimsChecked++
+			for ai, a := range c.procs {
+				if ai == bi {
+					continue
+				}
+				// a's last lease on the ID whose reply was in before the
+				// claim was sent, and whether a released it since.
+				var last lease
+				released := false
+				for _, e := range a.events {
+					if e.mid != cl.mid {
+						continue
+					}
+					switch {
+					case (e.kind == "acquired" || e.kind == "renewed") && e.done != 0 && e.done < cl.t:
+						last, released = lease{e.t, e.done, e.lease}, false
+					case e.kind == "released" && last.d != 0 && e.t >= last.sent:
+						released = true
+					}
+				}
+				if last.d == 0 || released {
+					continue
+				}
+				expiry := last.sent + last.d
+				if cl.done >= expiry-int64(2*time.Millisecond) {
+					continue
+				}
+				forced := false
+				for _, f := range freed[a.name] {
+					forced = forced || f.T >= last.sent && f.T <= cl.done
+				}
+				if forced {
+					continue
+				}
+				if len(c.res.EarlyClaims) < c.o.Examples*10 {
+					c.res.EarlyClaims = append(c.res.EarlyClaims, Overlap{MachineID: cl.mid, Kind: "claim", A: c.procName(a), B: c.procName(b),
+						Detail: fmt.Sprintf("%s's claim was granted by %s, %v before %s's lease (sent %s, %v) could expire at %s",
+							c.procName(b), ts(cl.done), time.Duration(expiry-cl.done), c.procName(a), ts(last.sent), time.Duration(last.d), ts(expiry))})
+				}
+			}
+		}
+	}
+}
+
+func (c *checker) procName(p *proc) string { return fmt.Sprintf("%s(pid %d)", p.name, p.pid) }

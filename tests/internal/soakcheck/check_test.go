@@ -394,3 +394,69 @@ func TestHandOffBelowPrevious(t *testing.T) {
 		t.Errorf("duplicates %d, overlaps %v: want none", r.Duplicates, r.Overlaps)
 	}
 }
+
+// lease writes an acquired or renewed event sent at d, answered 5ms later,
+// for a lease of l.
+func (w *worker) lease(kind string, mid int, d, l time.Duration, detail string) {
+	w.mid = mid
+	w.w.Lease(mid, kind, at(d), at(d+5*time.Millisecond), l, detail)
+}
+
+// TestEarlyClaim: w1 renews machine ID 3 at 2s for 6s (its lease runs to
+// 8s at least) and then stops generating (a pause, a partition); w2's
+// claim granted at 7s is reported although neither generated at once,
+// while one granted after 8s, one after w1 released the ID, one after a
+// forced free of w1, and w1's own reclaim are not.
+func TestEarlyClaim(t *testing.T) {
+	cases := []struct {
+		name    string
+		claimAt time.Duration
+		release bool
+		forced  bool
+		reclaim bool
+		early   bool
+	}{
+		{"granted while held", 7 * time.Second, false, false, false, true},
+		{"granted after expiry", 8 * time.Second, false, false, false, false},
+		{"after a release", 7 * time.Second, true, false, false, false},
+		{"after a forced free", 7 * time.Second, false, true, false, false},
+		{"a reclaim", 7 * time.Second, false, false, true, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			a := newWorker(t, dir, "w1", 100)
+			b := newWorker(t, dir, "w2", 200)
+			a.lease("acquired", 3, 0, 6*time.Second, "acquire")
+			a.draws(10*time.Millisecond, time.Second, 10*time.Millisecond)
+			a.lease("renewed", 3, 2*time.Second, 6*time.Second, "")
+			if tc.release {
+				a.event("released", 3, 3*time.Second)
+			}
+			detail := "acquire"
+			if tc.reclaim {
+				detail = "reclaim"
+			}
+			b.lease("acquired", 3, tc.claimAt, 6*time.Second, detail)
+			b.next = a.next + 1000
+			b.scnt = 1
+			b.draws(tc.claimAt+10*time.Millisecond, tc.claimAt+time.Second, 10*time.Millisecond)
+			files := []string{a.close(), b.close()}
+			if tc.forced {
+				p := filepath.Join(dir, "faults.jsonl")
+				os.WriteFile(p, soakrec.Line("fault", "forcefree", "target", "w1", "t", at(5*time.Second), "end", at(5*time.Second+50*time.Millisecond)), 0o644)
+				files = append(files, p)
+			}
+			r := run(t, files)
+			if got := len(r.EarlyClaims) > 0; got != tc.early || r.OK == tc.early {
+				t.Fatalf("early claims %+v, ok %v; want early %v", r.EarlyClaims, r.OK, tc.early)
+			}
+			if tc.early && !strings.Contains(r.EarlyClaims[0].Detail, "before w1(pid 100)'s lease") {
+				t.Errorf("detail %q", r.EarlyClaims[0].Detail)
+			}
+			if !tc.reclaim && r.ClaimsChecked != 2 {
+				t.Errorf("claims checked %d, want 2", r.ClaimsChecked)
+			}
+		})
+	}
+}

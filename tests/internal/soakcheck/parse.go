@@ -25,6 +25,9 @@ type rec struct {
 	hasT0     bool
 	hasT1     bool
 	end       int64
+	done      int64 // an acquired or renewed event's reply time
+	lease     int64 // its lease duration (ns)
+	detail    []byte
 }
 
 var errSyntax = errors.New("soakcheck: malformed record")
@@ -176,6 +179,12 @@ func (r *rec) set(key, str []byte, isStr bool, num []byte, isBool, bval bool) er
 		r.hasT1 = err == nil
 	case "end":
 		r.end, err = n()
+	case "done":
+		r.done, err = n()
+	case "lease":
+		r.lease, err = n()
+	case "detail":
+		r.detail = str
 	}
 	return err
 }

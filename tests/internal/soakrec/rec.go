@@ -17,8 +17,10 @@
 //
 // with event one of acquired, renewed, lost, released, disabled.
 // acquired and renewed carry the time the request was sent (the earliest
-// moment the lease can be counted from); lost, released and disabled the
-// time they were observed, after the factories stopped.
+// moment the lease can be counted from), and, written by [Writer.Lease],
+// "done", when the reply was in (no later than the end event), and
+// "lease", the lease duration asked for (ns); lost, released and disabled
+// the time they were observed, after the factories stopped.
 //
 // The runner adds fault records ({"fault":"sigkill","target":"w2","t":...,
 // "end":...}) and run records ({"run":"start"|"end","t":...}); the checker
@@ -119,6 +121,30 @@ func (w *Writer) Event(machineID int, event string, t time.Time, detail string) 
 	b = append(b, event...)
 	b = append(b, `","t":`...)
 	b = strconv.AppendInt(b, t.UnixNano(), 10)
+	if detail != "" {
+		b = append(b, `,"detail":`...)
+		b = strconv.AppendQuote(b, detail)
+	}
+	b = append(b, "}\n"...)
+	w.write(b)
+	w.mu.Unlock()
+}
+
+// Lease writes an acquired or renewed event: the request was sent at
+// sent, its reply was in by done, for a lease of d.
+func (w *Writer) Lease(machineID int, event string, sent, done time.Time, d time.Duration, detail string) {
+	w.mu.Lock()
+	b := append(w.buf[:0], w.head...)
+	b = append(b, `"machine_id":`...)
+	b = strconv.AppendInt(b, int64(machineID), 10)
+	b = append(b, `,"event":"`...)
+	b = append(b, event...)
+	b = append(b, `","t":`...)
+	b = strconv.AppendInt(b, sent.UnixNano(), 10)
+	b = append(b, `,"done":`...)
+	b = strconv.AppendInt(b, done.UnixNano(), 10)
+	b = append(b, `,"lease":`...)
+	b = strconv.AppendInt(b, int64(d), 10)
 	if detail != "" {
 		b = append(b, `,"detail":`...)
 		b = strconv.AppendQuote(b, detail)

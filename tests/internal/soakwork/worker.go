@@ -107,10 +107,10 @@ func Run(cfg Config) error {
 		case e.Kind == lease.EventStart && (e.Op == lease.OpAcquire || e.Op == lease.OpReclaim || e.Op == lease.OpRenew):
 			opStart = now
 		case e.Kind == lease.EventEnd && (e.Op == lease.OpAcquire || e.Op == lease.OpReclaim) && e.Err == nil:
-			rec.Event(e.MachineID, soakrec.Acquired, sent(opStart, now, e.Duration), string(e.Op))
+			rec.Lease(e.MachineID, soakrec.Acquired, sent(opStart, now, e.Duration), now, cfg.LeaseDuration, string(e.Op))
 			holding(cfg.Holding, e.MachineID)
 		case e.Kind == lease.EventEnd && e.Op == lease.OpRenew && e.Err == nil:
-			rec.Event(e.MachineID, soakrec.Renewed, sent(opStart, now, e.Duration), "")
+			rec.Lease(e.MachineID, soakrec.Renewed, sent(opStart, now, e.Duration), now, cfg.LeaseDuration, "")
 		case e.Kind == lease.EventEnd && e.Op == lease.OpRelease && e.Err == nil:
 			rec.Event(e.MachineID, soakrec.Released, now, "")
 			holding(cfg.Holding, -1)
