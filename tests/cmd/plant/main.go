@@ -246,6 +246,8 @@ func (c config) runBug(stdout io.Writer, tree string, b Bug) row {
 		case "fast":
 			pkgs, err := fastPkgs(tree, b)
 			switch {
+			case len(b.Patch) == 0: // the baseline: the whole fast path
+				o = c.command(tree, tree, log, "bash", ".ci/fast")
 			case err != nil:
 				o = outcome{failed: true, why: "listing the fast path's packages: " + err.Error()}
 			case len(pkgs) == 0:
