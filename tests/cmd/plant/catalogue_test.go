@@ -161,6 +161,10 @@ func TestFastPkgs(t *testing.T) {
 	if !slices.Contains(pkgs, rootModule+"/lease/redislease") || slices.Contains(pkgs, rootModule+"/once") {
 		t.Errorf("fast path of a redislease bug: %v, want redislease and not once (whose tests do not reach it)", pkgs)
 	}
+	pkgs, err = fastPkgs(root, Bug{Patch: []Patch{{File: "lease/redislease/scripts/renew.lua"}}})
+	if err != nil || !slices.Contains(pkgs, rootModule+"/lease/redislease") {
+		t.Errorf("fast path of a bug in a script redislease embeds: %v, %v; want redislease in it", pkgs, err)
+	}
 	if pkgs, err := fastPkgs(root, Bug{Patch: []Patch{{File: "lease/etcdlease/claim.go"}}}); err != nil || len(pkgs) != 0 {
 		t.Errorf("fast path of an etcdlease bug: %v, %v; want none", pkgs, err)
 	}

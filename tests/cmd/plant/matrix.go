@@ -28,6 +28,9 @@ func firstFailure(log string) string {
 		last = line
 		r := 0
 		switch {
+		case strings.HasPrefix(line, "EARLY CLAIM"), strings.HasPrefix(line, "HAND-OFF"), strings.HasPrefix(line, "OVERLAP"),
+			strings.HasPrefix(line, "DUPLICATE"), strings.HasPrefix(line, "RANGE"), strings.HasPrefix(line, "OUT OF WINDOW"):
+			r = 5
 		case strings.HasPrefix(line, "panic:"), strings.Contains(line, "test timed out"):
 			r = 4
 		case strings.Contains(line, "_test.go:") || strings.Contains(line, "VIOLATION") || strings.Contains(line, "duplicate") || strings.Contains(line, "overlap"):

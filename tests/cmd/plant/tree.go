@@ -119,8 +119,8 @@ var fastPath = []string{"./once/...", "./nonce/...", "./oncesql/...", "./lease/.
 func fastPkgs(tree string, b Bug) ([]string, error) {
 	patched := map[string]bool{}
 	for _, p := range b.Patch {
-		dir := path.Dir(p.File)
-		if inNestedModule(tree, dir) {
+		dir := goPackageDir(tree, path.Dir(p.File))
+		if dir == "" || inNestedModule(tree, dir) {
 			continue
 		}
 		patched[rootModule+"/"+dir] = true
@@ -169,4 +169,16 @@ func inNestedModule(tree, dir string) bool {
 		}
 	}
 	return false
+}
+
+// goPackageDir is dir, or for a file a package embeds (a Lua script under
+// lease/redislease/scripts) the nearest directory above it that holds Go
+// files; "" when there is none.
+func goPackageDir(tree, dir string) string {
+	for d := dir; d != "." && d != "/"; d = path.Dir(d) {
+		if m, _ := filepath.Glob(filepath.Join(tree, filepath.FromSlash(d), "*.go")); len(m) > 0 {
+			return d
+		}
+	}
+	return ""
 }
