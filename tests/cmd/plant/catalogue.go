@@ -185,6 +185,20 @@ var catalogue = []Bug{
 		Coordinator: "redis8",
 	},
 
+	// targeted: TestLeasetest/redis8/key/Reclaim: "second Reclaim of the same record: <nil>, want driver.ErrLost".
+	{
+		Name:  "redis-reclaim-no-token",
+		Class: ClassState,
+		What:  "Redis key-mode reclaim replaces any holder's token: a state file's stale record takes an ID that another process holds now",
+		Patch: []Patch{{
+			File: "lease/redislease/scripts/reclaim.lua",
+			Old:  "if v == ARGV[1] then",
+			New:  "if v then",
+		}},
+		Targeted:    Check{Dir: ".", Pkgs: []string{"./lease/redislease"}, Run: "^TestLeasetest$/^redis8$/^key$/^Reclaim$"},
+		Coordinator: "redis8",
+	},
+
 	// --- etcd (lease/etcdlease) ---
 
 	// targeted: etcdlease TestContention600: dozens of IDs "won twice".
@@ -226,6 +240,20 @@ var catalogue = []Bug{
 			File: "lease/etcdlease/strategy.go",
 			Old:  "return s.c.KeepAliveOnce(rctx, lid)",
 			New:  "r, err := s.c.TimeToLive(rctx, lid)\n\tif err != nil {\n\t\treturn nil, err\n\t}\n\tif r.TTL <= 0 {\n\t\treturn nil, rpctypes.ErrLeaseNotFound\n\t}\n\treturn &clientv3.LeaseKeepAliveResponse{ID: lid, TTL: r.GrantedTTL}, nil",
+		}},
+		Targeted:    Check{Dir: "lease/etcdlease", Pkgs: []string{"."}, Run: "^TestLeasetest$/^Lifecycle$"},
+		Coordinator: "etcd",
+	},
+
+	// targeted: etcdlease TestLeasetest/Lifecycle: after the old holder's stale Release the new holder's Renew says "the key holds another token: lease: lost".
+	{
+		Name:  "etcd-release-any-holder",
+		Class: ClassRelease,
+		What:  "etcd release replaces the ID's key whatever token it holds, so a stale holder's release takes the ID from its new holder",
+		Patch: []Patch{{
+			File: "lease/etcdlease/release.go",
+			Old:  "clientv3.Compare(clientv3.Value(key), \"=\", token),\n",
+			New:  "clientv3.Compare(clientv3.Value(key), \"!=\", token+\"\\x00\"),\n",
 		}},
 		Targeted:    Check{Dir: "lease/etcdlease", Pkgs: []string{"."}, Run: "^TestLeasetest$/^Lifecycle$"},
 		Coordinator: "etcd",
@@ -421,6 +449,20 @@ var catalogue = []Bug{
 			File: "lease/options.go",
 			Old:  "if o.RenewInterval >= o.LeaseDuration-tm.margin {",
 			New:  "if o.RenewInterval >= o.LeaseDuration+tm.margin*1000 {",
+		}},
+		Targeted:    Check{Dir: ".", Pkgs: []string{"./lease"}, Run: "^TestOptionsValidation$"},
+		Coordinator: "postgres",
+	},
+
+	// targeted: TestOptionsValidation: "HandoffSkew:-1s ... = <nil>, want ErrConfig \"HandoffSkew -1s is outside\"".
+	{
+		Name:  "negative-skew-accepted",
+		Class: ClassConfig,
+		What:  "Start accepts a negative HandoffSkew, which moves every hand-off guard before the previous holder's last timestamp",
+		Patch: []Patch{{
+			File: "lease/options.go",
+			Old:  "case o.HandoffSkew < 0 || o.HandoffSkew > maxHandoffSkew:",
+			New:  "case o.HandoffSkew > maxHandoffSkew:",
 		}},
 		Targeted:    Check{Dir: ".", Pkgs: []string{"./lease"}, Run: "^TestOptionsValidation$"},
 		Coordinator: "postgres",
