@@ -74,7 +74,7 @@ var catalogue = []Bug{
 	{
 		Name:  "sql-release-drops-evidence",
 		Class: ClassRelease,
-		What:  "SQL release (and so lease free --force) sets expires_at to 1970 instead of the database's now, dropping the evidence of when the old holder stopped: the next holder's hand-off guard waits for nothing",
+		What:  "PostgreSQL release (and so lease free --force) sets expires_at to 1970 instead of the database's now, dropping the evidence of when the old holder stopped: the next holder's hand-off guard waits for nothing",
 		Patch: []Patch{{
 			File: "lease/sqllease/queries.go",
 			Old:  "q.release = `UPDATE ` + t + ` SET expires_at = ` + now + `,",
@@ -117,7 +117,7 @@ var catalogue = []Bug{
 			New:  "if true then",
 		}},
 		Targeted:    Check{Dir: ".", Pkgs: []string{"./lease/redislease"}, Run: "^TestTakeover$/^redis8$/^key$"},
-		Coordinator: "redis8",
+		Coordinator: "redis7",
 	},
 	// targeted: TestTakeover/redis8/hash: "Renew by A after takeover = <nil>, want ErrLost".
 	{
@@ -143,7 +143,7 @@ var catalogue = []Bug{
 			New:  "ARGV[2], 'PX', ARGV[3]",
 		}},
 		Targeted:    Check{Dir: ".", Pkgs: []string{"./lease/redislease"}, Run: "^TestContention600$/^redis8$/^key$"},
-		Coordinator: "redis8",
+		Coordinator: "redis7",
 	},
 	// targeted: TestContention600/redis8/hash: IDs "won twice"; 352 winners, 0 exhausted.
 	{
@@ -169,7 +169,7 @@ var catalogue = []Bug{
 			New:  "\t}\n\treturn true\n}",
 		}},
 		Targeted:    Check{Dir: ".", Pkgs: []string{"./lease/redislease"}, Run: "^TestEviction$/^redis8$/^key$/^allkeys-lru$"},
-		Coordinator: "redis8",
+		Coordinator: "redis7",
 	},
 	// targeted: TestHandoffRelease/redis8-key/hold: new holder's first timestamp 145ms below the old holder's clock when it stopped; 54 of its 54 values inside the old holder's range.
 	{
@@ -182,7 +182,7 @@ var catalogue = []Bug{
 			New:  "if false then",
 		}},
 		Targeted:    Check{Dir: "tests", Pkgs: []string{"./faultsuite"}, Run: "^TestHandoffRelease$/^redis8-key$/^hold$"},
-		Coordinator: "redis8",
+		Coordinator: "redis7",
 	},
 
 	// targeted: TestLeasetest/redis8/key/Reclaim: "second Reclaim of the same record: <nil>, want driver.ErrLost".
@@ -196,6 +196,20 @@ var catalogue = []Bug{
 			New:  "if v then",
 		}},
 		Targeted:    Check{Dir: ".", Pkgs: []string{"./lease/redislease"}, Run: "^TestLeasetest$/^redis8$/^key$/^Reclaim$"},
+		Coordinator: "redis7",
+	},
+
+	// targeted: TestHandoffRelease/redis8-hash/hold: new holder's first timestamp 97ms below the old holder's clock when it stopped; 22 of its 54 values inside the old holder's range.
+	{
+		Name:  "redis-hash-release-no-hold",
+		Class: ClassRelease,
+		What:  "Redis hash-mode release deletes the ID's fields at once while the lease still reports a release hold, so the next holder's guard subtracts a hold that was never kept",
+		Patch: []Patch{{
+			File: "lease/redislease/scripts/hash_release.lua",
+			Old:  "if tonumber(ARGV[3]) > 0 then",
+			New:  "if false then",
+		}},
+		Targeted:    Check{Dir: "tests", Pkgs: []string{"./faultsuite"}, Run: "^TestHandoffRelease$/^redis8-hash$/^hold$"},
 		Coordinator: "redis8",
 	},
 
@@ -291,11 +305,11 @@ var catalogue = []Bug{
 	{
 		Name:  "k8s-claim-no-resource-version",
 		Class: ClassClaim,
-		What:  "k8slease takes over a released or expired Lease with an unconditional update (no resourceVersion), so a renewal or a contender that slipped in is overwritten",
+		What:  "k8slease takes over a released or expired Lease conditioned on the resourceVersion it reads just before the update, not the one it judged, so a renewal or a contender that slipped in is overwritten",
 		Patch: []Patch{{
 			File: "lease/k8slease/strategy.go",
-			Old:  "s.takeOver(next, identity, secs, now)\n",
-			New:  "s.takeOver(next, identity, secs, now)\n\tnext.ResourceVersion = \"\"\n",
+			Old:  "next := rec.DeepCopy()\n\ts.takeOver(next, identity, secs, now)\n",
+			New:  "next := rec.DeepCopy()\n\tif cur, err := s.leases.Get(rctx, s.name(id), metav1.GetOptions{}); err == nil {\n\t\tnext.ResourceVersion = cur.ResourceVersion\n\t}\n\ts.takeOver(next, identity, secs, now)\n",
 		}},
 		Targeted:    Check{Dir: "lease/k8slease", Pkgs: []string{"."}, Run: "^TestContendLastIDs$"},
 		Coordinator: "kubernetes",
@@ -310,7 +324,7 @@ var catalogue = []Bug{
 			Old:  "case h != identity:",
 			New:  "case h == \"\\x00\":",
 		}},
-		Targeted:    Check{Dir: "lease/k8slease", Pkgs: []string{"."}, Run: "^TestLeasetest$"},
+		Targeted:    Check{Dir: "lease/k8slease", Pkgs: []string{"."}, Run: "^TestLayout$"},
 		Coordinator: "kubernetes",
 	},
 
