@@ -179,3 +179,54 @@ func TestAcquireCompletingDuringShutdownIsReleased(t *testing.T) {
 		}
 	})
 }
+
+// TestCloseDisablesBeforeRelease: Close stops the factories before it
+// releases the machine ID. Released first, the ID could go to another
+// process while this one still generated under it.
+func TestCloseDisablesBeforeRelease(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 512)
+		m := r.start()
+		if err := m.Close(context.Background()); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+		rel, _, ok := r.j.find(0, "strategy release")
+		if !ok {
+			t.Fatalf("Close released nothing:\n%v", r.j)
+		}
+		dis, _, ok := r.j.find(0, "disable")
+		if !ok || dis > rel {
+			t.Errorf("Close released the lease before it disabled the factories:\n%v", r.j)
+		}
+	})
+}
+
+// TestWindowCountsFromRequest: a lease's safe window is counted from when
+// its request was sent, not from its reply: a grant whose reply took 5s
+// leaves the factories the same deadline, measured from the request, as
+// one answered at once. Counted from the reply, the deadline would
+// outlast the coordinator's lease by the 5s.
+func TestWindowCountsFromRequest(t *testing.T) {
+	deadline := func(delay time.Duration) time.Duration {
+		var d time.Duration
+		synctest.Test(t, func(t *testing.T) {
+			r := newRig(t, 512)
+			r.s.set(func(f *fake) {
+				f.acquire = func(ctx context.Context, d time.Duration) (driver.Lease, error) {
+					l, err := f.mem.Acquire(ctx, d)
+					time.Sleep(delay) // the reply is slow; the grant was made at once
+					return l, err
+				}
+			})
+			sent := time.Now()
+			r.start()
+			_, _, validUntil := r.f.state()
+			d = validUntil.Sub(sent)
+		})
+		return d
+	}
+	prompt, slow := deadline(0), deadline(5*time.Second)
+	if slow != prompt {
+		t.Errorf("deadline %v after the request when the reply took 5s, %v when it came at once; want the same", slow, prompt)
+	}
+}

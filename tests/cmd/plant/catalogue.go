@@ -330,7 +330,7 @@ var catalogue = []Bug{
 
 	// --- The manager (lease) ---
 
-	// targeted: TestKillHolder/postgres: "coordinator expiry is 196.7ms after the holder's deadline; want about the margin 200ms"; caught in 2 of 3 runs (the check allows 2ms, a local PostgreSQL reply takes ~3ms).
+	// targeted: TestWindowCountsFromRequest: "deadline 7h59m55s after the request when the reply took 5s, 7h59m50s when it came at once" (faultsuite TestKillHolder/postgres caught it in 2 of 3 runs only: a local reply takes ~3ms, its check allows 2ms).
 	{
 		Name:  "window-from-reply",
 		Class: ClassExpiry,
@@ -340,7 +340,7 @@ var catalogue = []Bug{
 			Old:  "o.sent, o.took = sent, time.Since(sent)",
 			New:  "o.sent, o.took = time.Now(), time.Since(sent)",
 		}},
-		Targeted:    Check{Dir: "tests", Pkgs: []string{"./faultsuite"}, Run: "^TestKillHolder$/^postgres$"},
+		Targeted:    Check{Dir: ".", Pkgs: []string{"./lease"}, Run: "^TestWindowCountsFromRequest$"},
 		Coordinator: "postgres",
 	},
 	// targeted: TestHandoffSkew/postgres: new holder's first timestamp 1.165s below the old holder's last possible one; values repeated (46 faults).
@@ -421,7 +421,7 @@ var catalogue = []Bug{
 		Targeted:    Check{Dir: ".", Pkgs: []string{"./lease"}, Run: "^TestLossPaths$"},
 		Coordinator: "postgres",
 	},
-	// targeted: not caught: TestHandoffRelease/postgres passed (50ms headroom; the release takes ~2ms, the next claim ~17ms more), and TestCloseReleases checks only that Close released and stopped generation, not their order.
+	// targeted: TestCloseDisablesBeforeRelease: "Close released the lease before it disabled the factories" (faultsuite TestHandoffRelease/postgres passed with it: 50ms headroom).
 	{
 		Name:  "release-before-disable",
 		Class: ClassRelease,
@@ -438,7 +438,7 @@ var catalogue = []Bug{
 				New:  "\tvar err error\n\tif m.owed {\n\t\tm.owed = false\n\t\terr = m.release(m.cur, sourceShutdown)\n\t}\n\tm.mu.Lock()\n\tm.loseLocked(closed, ErrClosed)\n\tm.mu.Unlock()\n",
 			},
 		},
-		Targeted:    Check{Dir: "tests", Pkgs: []string{"./faultsuite"}, Run: "^TestHandoffRelease$/^postgres$"},
+		Targeted:    Check{Dir: ".", Pkgs: []string{"./lease"}, Run: "^TestCloseDisablesBeforeRelease$"},
 		Coordinator: "postgres",
 	},
 	// targeted: TestRenewHangsPastDeadline: "manager disabled the factories at -2562047h47m16s, want exactly at the deadline" (never).
