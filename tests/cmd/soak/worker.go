@@ -22,6 +22,7 @@ func worker(args []string) error {
 	fs.DurationVar(&c.LeaseDuration, "lease", 30*time.Second, "lease duration")
 	fs.DurationVar(&c.RenewInterval, "renew", 12*time.Second, "renew interval")
 	fs.IntVar(&c.IDs, "ids", 0, "take only machine IDs 0..N-1 (0: all)")
+	fs.StringVar(&c.ClockFile, "clock-file", "", "file whose duration becomes the clock offset on SIGUSR2 (a clock step)")
 	fs.StringVar(&c.Holding, "holding", "", "file that holds the machine ID while the worker holds a lease")
 	fs.Parse(args)
 	c.Key = os.Getenv("ONCE_KEY")

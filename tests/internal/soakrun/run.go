@@ -100,7 +100,7 @@ type runner struct {
 
 // DefaultFaults lists the kinds a coordinator supports.
 func DefaultFaults(coordinator string) []string {
-	k := []string{SIGKILL, SIGKILLNoState, SIGSTOP, Restart, ForceFree, PauseEdge}
+	k := []string{SIGKILL, SIGKILLNoState, SIGSTOP, Restart, ForceFree, PauseEdge, ClockStep}
 	switch coordinator {
 	case "sqlite":
 	case "redis-cluster":
@@ -202,7 +202,7 @@ func (s *slot) startLocked() error {
 		"-state", s.state, "-out", filepath.Join(cfg.Out, "records", name+".jsonl"),
 		"-rate", strconv.Itoa(cfg.Rate), "-clock-offset", s.offset.String(),
 		"-lease", cfg.LeaseDuration.String(), "-renew", cfg.RenewInterval.String(), "-ids", strconv.Itoa(cfg.IDs),
-		"-holding", s.holding())
+		"-holding", s.holding(), "-clock-file", s.clockFile())
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.Env = append(os.Environ(), "ONCE_KEY=soak-key-0123456789abcdef0123456789abcdef")
 	// A process group of its own: a SIGSTOPped worker in the runner's
@@ -317,6 +317,15 @@ func (r *runner) apply(ctx context.Context, f Fault) {
 		}
 	case ForceFree:
 		err = r.forceFree(ctx, s)
+	case ClockStep:
+		// Within MaxClockOffset of the true clock, as the hand-off guard
+		// assumes; a step back by up to twice that from the old offset.
+		s.mu.Lock()
+		s.offset = f.Offset
+		if err = os.WriteFile(s.clockFile(), []byte(f.Offset.String()), 0o644); err == nil {
+			err = s.cmd.Process.Signal(syscall.SIGUSR2)
+		}
+		s.mu.Unlock()
 	case SIGSTOP, PauseEdge:
 		s.mu.Lock()
 		cmd := s.cmd
@@ -368,6 +377,11 @@ func (r *runner) apply(ctx context.Context, f Fault) {
 	r.faults.Write(soakrec.Line("fault", kind, "target", a.Target, "t", a.Start, "end", a.End))
 	r.mu.Unlock()
 	r.logf("fault %s on %s: %v..%v %s", kind, a.Target, a.Start.Sub(r.out.Start).Round(time.Millisecond), a.End.Sub(r.out.Start).Round(time.Millisecond), a.Err)
+}
+
+// clockFile is the file from which the slot's worker reads a clock step.
+func (s *slot) clockFile() string {
+	return filepath.Join(s.r.cfg.Out, "state", s.name+".clock")
 }
 
 // holding is the file in which the slot's worker says which machine ID it

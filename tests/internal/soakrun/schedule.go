@@ -22,6 +22,7 @@ const (
 	ForceFree      = "forcefree"       // SIGKILL, its machine ID freed as lease free --force does, restarted without state
 	PauseEdge      = "sigstop-edge"    // SIGSTOP ending about when the safe window ends
 	Slow           = "slow"            // the coordinator answers late: held bytes flow on after about the safe window
+	ClockStep      = "clock-step"      // the worker's wall clock steps to a new offset within MaxClockOffset
 )
 
 // Fault is one entry of the schedule.
@@ -38,7 +39,7 @@ func (f Fault) String() string {
 	if f.For > 0 {
 		s += " for " + f.For.Round(time.Millisecond).String()
 	}
-	if f.Kind == Restart {
+	if f.Kind == Restart || f.Kind == ClockStep {
 		s += " clock offset " + f.Offset.String()
 	}
 	return s
@@ -97,7 +98,7 @@ func MakePlan(seed uint64, procs int, duration, meanGap, leaseDur time.Duration,
 			f.For = 200*time.Millisecond + time.Duration(r.Int64N(int64(1300*time.Millisecond)))
 		case LostReplies:
 			f.For = 200*time.Millisecond + time.Duration(r.Int64N(int64(3*time.Second)))
-		case Restart:
+		case Restart, ClockStep:
 			f.Offset = offset(r)
 		case CoordRestart:
 			slot = procs

@@ -13,6 +13,8 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -38,6 +40,9 @@ type Config struct {
 	IDs           int    // > 0: take only machine IDs 0..IDs-1, waiting while they are all held
 	Holding       string // a file that exists, holding the machine ID, while the worker holds a lease ("": none)
 	Key           string // ONCE_KEY: base key of the factory and of masking
+	// ClockFile, read on SIGUSR2, holds a new clock offset (a duration):
+	// a step of the factory's wall clock while the worker runs.
+	ClockFile string
 }
 
 // kinds are the ID types a worker hands out in turn.
@@ -61,6 +66,21 @@ var kinds = []struct {
 func Run(cfg Config) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	var offset atomic.Int64
+	offset.Store(int64(cfg.ClockOffset))
+	if cfg.ClockFile != "" {
+		steps := make(chan os.Signal, 1)
+		signal.Notify(steps, syscall.SIGUSR2)
+		defer signal.Stop(steps)
+		go func() {
+			for range steps {
+				b, err := os.ReadFile(cfg.ClockFile)
+				if d, perr := time.ParseDuration(strings.TrimSpace(string(b))); err == nil && perr == nil {
+					offset.Store(int64(d))
+				}
+			}
+		}()
+	}
 	f, err := os.OpenFile(cfg.Out, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
@@ -80,8 +100,8 @@ func Run(cfg Config) error {
 	defer closeCoord()
 
 	ncfg := nonce.Config{BaseKey: []byte(cfg.Key)}
-	if off := cfg.ClockOffset; off != 0 {
-		ncfg.Now = func() time.Time { return time.Now().Add(off) }
+	if cfg.ClockOffset != 0 || cfg.ClockFile != "" {
+		ncfg.Now = func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
 	}
 	factory, err := nonce.New(ncfg)
 	if err != nil {
