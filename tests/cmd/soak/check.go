@@ -55,6 +55,10 @@ func printResult(w io.Writer, r *soakcheck.Result) {
 		fmt.Fprintf(w, "  HAND-OFF machine %d: %s\n", o.MachineID, o.Detail)
 	}
 	fmt.Fprintf(w, "  %d claims checked against the other processes' leases, %d granted while one ran\n", r.ClaimsChecked, len(r.EarlyClaims))
+	fmt.Fprintf(w, "  %d stale counter draws after a suspension (below the next holder's values: cannot repeat; not a failure)\n", len(r.StaleCounterDraws))
+	for _, o := range r.StaleCounterDraws {
+		fmt.Fprintf(w, "  stale counter machine %d: %s\n", o.MachineID, o.Detail)
+	}
 	for _, o := range r.EarlyClaims {
 		fmt.Fprintf(w, "  EARLY CLAIM machine %d: %s\n", o.MachineID, o.Detail)
 	}

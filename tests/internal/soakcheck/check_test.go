@@ -460,3 +460,44 @@ func TestEarlyClaim(t *testing.T) {
 		})
 	}
 }
+
+// TestStaleCounterDraw: w1 holds machine ID 3, is suspended past its
+// window, and w2 takes the ID; after w1 resumes it draws one more ID
+// before its factory stops. A counter ID below w2's (the counter's fast
+// path, which reads no clock) is reported as a stale counter draw and
+// does not fail the check; a sortable ID there is two holders generating
+// at once.
+func TestStaleCounterDraw(t *testing.T) {
+	for _, kind := range []string{"counter", "sortable"} {
+		t.Run(kind, func(t *testing.T) {
+			dir := t.TempDir()
+			a := newWorker(t, dir, "w1", 100)
+			b := newWorker(t, dir, "w2", 200)
+			a.event("acquired", 3, 0)
+			a.next = value(at(0).UnixMilli(), 3, 0)
+			a.draws(0, 2*time.Second, 10*time.Millisecond)
+			b.event("acquired", 3, 10*time.Second)
+			b.next = value(at(10*time.Second).UnixMilli(), 3, 0)
+			b.scnt = 0
+			b.draws(10*time.Second, 12*time.Second, 10*time.Millisecond)
+			// w1 resumes at 11s: one draw, then its factory is disabled.
+			if kind == "counter" {
+				a.w.ID(3, "counter", false, a.next, at(11*time.Second), at(11*time.Second+time.Microsecond))
+			} else {
+				a.w.ID(3, "sortable", false, value(at(2*time.Second).UnixMilli(), 3, 7), at(11*time.Second), at(11*time.Second+time.Microsecond))
+			}
+			a.event("disabled", 3, 11*time.Second+time.Millisecond)
+			a.event("lost", 3, 11*time.Second+2*time.Millisecond)
+			r := run(t, []string{a.close(), b.close()})
+			if kind == "counter" {
+				if !r.OK || len(r.StaleCounterDraws) != 1 || len(r.Overlaps) != 0 || len(r.HandOffViolations) != 0 {
+					t.Fatalf("ok %v, stale %+v, overlaps %+v, hand-off violations %+v: want one stale counter draw and a pass", r.OK, r.StaleCounterDraws, r.Overlaps, r.HandOffViolations)
+				}
+				return
+			}
+			if r.OK || len(r.Overlaps) != 1 || len(r.StaleCounterDraws) != 0 {
+				t.Fatalf("ok %v, overlaps %+v, stale %+v: want the overlap to fail the check", r.OK, r.Overlaps, r.StaleCounterDraws)
+			}
+		})
+	}
+}

@@ -51,6 +51,7 @@ func (r Report) Markdown() []byte {
 	fmt.Fprintf(&b, "| hand-offs (a machine ID taken by another worker than its previous holder) | %d (and %d retakes by a restarted worker) |\n", c.HandOffs, c.Retakes)
 	fmt.Fprintf(&b, "| hand-offs checked (both holders generated) / violations | %d / %d |\n", c.HandOffsChecked, len(c.HandOffViolations))
 	fmt.Fprintf(&b, "| claims checked / granted while another process's lease ran | %d / %d |\n", c.ClaimsChecked, len(c.EarlyClaims))
+	fmt.Fprintf(&b, "| stale counter draws after a suspension (cannot repeat; reported, not a failure) | %d |\n", len(c.StaleCounterDraws))
 	fmt.Fprintf(&b, "| duplicate IDs | %d |\n| two holders generating at once | %d |\n| overlapping ID ranges of successive holders | %d |\n| IDs outside their process's lease window | %d |\n| machine bits not the record's | %d |\n| malformed lines | %d (truncated tails of killed workers: %d) |\n\n",
 		c.Duplicates, len(c.Overlaps), len(c.RangeOverlaps), c.OutOfWindow, c.MachineMismatch, c.Malformed, c.TruncatedTails)
 	for _, d := range c.DuplicateExamples {
