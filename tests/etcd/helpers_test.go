@@ -64,4 +64,3 @@ func wipe(c *clientv3.Client, prefix string) {
 	}
 	c.Delete(ctx, prefix, clientv3.WithPrefix())
 }
-
