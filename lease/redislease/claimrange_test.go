@@ -35,3 +35,32 @@ func TestClaimOutsideRange(t *testing.T) {
 		}
 	}
 }
+
+// TestClaimAnswers: Claim of an ID that is held is ErrConflict also when
+// no ID of Options.MachineIDs is free (the script's -1), and Claim on a
+// NAME that holds the other mode's data is refused with ErrConfig (-2),
+// also when that data appears after a successful check.
+func TestClaimAnswers(t *testing.T) {
+	c := client(t, testenv.Redis7)
+	ctx := t.Context()
+	one := &driver.IDRange{Min: 10, Max: 10}
+	name := namespace(t, c)
+	a := strategyOpts(t, c, redislease.Options{Mode: redislease.ModeKey, Name: name, MachineIDs: one})
+	b := strategyOpts(t, c, redislease.Options{Mode: redislease.ModeKey, Name: name, MachineIDs: one})
+	if l, err := a.Claim(ctx, 10, time.Minute); err != nil || l.MachineID != 10 {
+		t.Fatalf("Claim of free ID 10: %+v, %v", l, err)
+	}
+	if l, err := b.Claim(ctx, 10, time.Minute); !errors.Is(err, driver.ErrConflict) || l != (driver.Lease{}) {
+		t.Fatalf("Claim of held ID 10, none free: %+v, %v; want ErrConflict", l, err)
+	}
+
+	name2 := namespace(t, c)
+	k := strategy(t, c, redislease.ModeKey, name2, false)
+	if err := k.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c.HSet(ctx, name2, "7", "someone")
+	if l, err := k.Claim(ctx, 5, time.Minute); !errors.Is(err, driver.ErrConfig) || !strings.Contains(err.Error(), "a hash-mode hash NAME exists") || l != (driver.Lease{}) {
+		t.Fatalf("key-mode Claim with a hash at NAME: %+v, %v; want ErrConfig refusing the other mode", l, err)
+	}
+}
