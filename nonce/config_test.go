@@ -143,8 +143,11 @@ func TestBlockConstructorErrors(t *testing.T) {
 	if _, err := Block64FromBaseKey(Speck, make([]byte, 31)); !errors.Is(err, ErrConfig) {
 		t.Errorf("Block64FromBaseKey short base key: %v", err)
 	}
-	if _, err := DeriveKey(testBaseKey, "aes", 0); !errors.Is(err, ErrConfig) {
+	if _, err := DeriveKey(testBaseKey, "aes", 0); !errors.Is(err, ErrConfig) || err.Error() != "nonce: derived key length must be positive, got 0" {
 		t.Errorf("DeriveKey n=0: %v", err)
+	}
+	if k, err := DeriveKey(testBaseKey, "aes", 1); err != nil || len(k) != 1 {
+		t.Errorf("DeriveKey n=1: %x, %v", k, err)
 	}
 }
 

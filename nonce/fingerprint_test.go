@@ -76,11 +76,13 @@ func ExampleFingerprint() {
 // Fingerprint spells one.
 func TestConfigFingerprint(t *testing.T) {
 	key := []byte("0123456789abcdef0123456789abcdef-fingerprint")
-	f, err := nonce.New(nonce.Config{BaseKey: key, Fingerprint: "0a1b2c3d"})
-	if err != nil || f.Fingerprint() != "0a1b2c3d" {
-		t.Fatalf("New with Fingerprint 0a1b2c3d: %v, reports %q", err, f.Fingerprint())
+	for _, good := range []string{"0a1b2c3d", "09af90fa"} { // the first and last digit and letter
+		f, err := nonce.New(nonce.Config{BaseKey: key, Fingerprint: good})
+		if err != nil || f.Fingerprint() != good {
+			t.Fatalf("New with Fingerprint %s: %v, reports %q", good, err, f.Fingerprint())
+		}
 	}
-	for _, bad := range []string{"0A1B2C3D", "0a1b2c3", "0a1b2c3d4", "0a1b2c3g"} {
+	for _, bad := range []string{"0A1B2C3D", "0a1b2c3", "0a1b2c3d4", "0a1b2c3g", "0a1b2c3/", "0a1b2c3:", "0a1b2c3`"} {
 		if _, err := nonce.New(nonce.Config{BaseKey: key, Fingerprint: bad}); !errors.Is(err, nonce.ErrConfig) {
 			t.Errorf("New with Fingerprint %q: %v, want ErrConfig", bad, err)
 		}

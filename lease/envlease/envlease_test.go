@@ -60,6 +60,7 @@ func TestErrors(t *testing.T) {
 		{true, "web-3", -4, `envlease: POD_NAME="web-3": ordinal 3 plus offset -4 is outside 0..511`},
 		{true, "web-99999999999999999999999", 0, "ordinal 99999999999999999999999 plus offset 0 is outside 0..511"},
 		{true, strings.Repeat("x", 100), 0, `envlease: POD_NAME="` + strings.Repeat("x", 40) + `..." does not end`},
+		{true, strings.Repeat("x", 40), 0, `envlease: POD_NAME="` + strings.Repeat("x", 40) + `" does not end`}, // 40 bytes: shown whole
 	} {
 		if c.set {
 			t.Setenv("POD_NAME", c.value)

@@ -90,12 +90,16 @@ func TestErrors(t *testing.T) {
 		{"duplicate address", []string{"10.0.0.1", "::ffff:10.0.0.1"}, ids("10.0.0.1"), `names "10.0.0.1" twice`},
 		{"bad entry", []string{"a.example", "not a host!"}, ids("a.example"), `hostlease: host list entry 1, "not a host!", is neither a hostname nor an IP address`},
 		{"long bad entry", []string{long}, ids("a"), `entry 0, "` + strings.Repeat("a", 40) + `...", is neither`},
+		{"40-byte bad entry", []string{strings.Repeat("a", 39) + "!"}, ids("a"), `entry 0, "` + strings.Repeat("a", 39) + `!", is neither`},
 		{"no match", []string{"a.example", "b.example"}, ids("c.example", "10.1.1.1"), `hostlease: none of this host's identifiers ("c.example", "10.1.1.1") is in the host list of 2 entries`},
 		{"loopback never matches", []string{"127.0.0.1", "localhost", "::1"}, ids("localhost", "127.0.0.1", "::1"), "none of this host's identifiers (none besides loopback and link-local)"},
 		{"link-local never matches", []string{"fe80::1", "169.254.1.1"}, ids("fe80::1", "169.254.1.1"), "none of this host's identifiers (none besides loopback and link-local)"},
 		{"listed twice", []string{"a.example", "10.0.0.1"}, ids("a.example", "10.0.0.1"), `this host is listed twice, as "a.example" and "10.0.0.1"`},
+		{"listed twice, first as ID 0", []string{"a.example", "10.0.0.1"}, ids("10.0.0.1", "a.example"), `this host is listed twice, as "10.0.0.1" and "a.example"`},
 		{"mixed", []string{"a.example=0", "b.example"}, ids("a.example"), `hostlease: the host list mixes host=ID entries (entry 0, "a.example=0") with plain ones (entry 1, "b.example"); give every host its ID`},
 		{"mixed, plain first", []string{"b.example", "a.example=0"}, ids("b.example"), `mixes host=ID entries (entry 1, "a.example=0") with plain ones (entry 0, "b.example")`},
+		{"mixed, the first of each named", []string{"a.example=0", "b.example=1", "c.example", "d.example"}, ids("a.example"), `mixes host=ID entries (entry 0, "a.example=0") with plain ones (entry 2, "c.example")`},
+		{"mixed, plain ones first", []string{"c.example", "d.example", "a.example=0", "b.example=1"}, ids("a.example"), `mixes host=ID entries (entry 2, "a.example=0") with plain ones (entry 0, "c.example")`},
 		{"ID twice", []string{"a.example=3", "b.example=4", "c.example=3"}, ids("a.example"), `hostlease: the host list gives machine ID 3 to both "a.example" and "c.example"`},
 		{"host twice with IDs", []string{"a.example=3", "A.example.=4"}, ids("b.example"), `the host list names "a.example" twice`},
 		{"ID out of range", []string{"a.example=512"}, ids("a.example"), `hostlease: host list entry 0, "a.example=512": the machine ID after '=' must be 0..511 in decimal`},
@@ -118,6 +122,19 @@ func TestErrors(t *testing.T) {
 				t.Errorf("Acquire: %v", err)
 			}
 		})
+	}
+}
+
+// TestFullList: a list may name as many hosts as there are machine IDs;
+// the last host of a full plain list gets the last ID.
+func TestFullList(t *testing.T) {
+	hosts := make([]string, 512)
+	for i := range hosts {
+		hosts[i] = fmt.Sprintf("h%03d.example", i)
+	}
+	got, err := hostlease.New(hostlease.Config{Hosts: hosts, Identifiers: ids("h511.example")}).MachineID()
+	if err != nil || got != 511 {
+		t.Fatalf("512 hosts, this one last: %d, %v; want 511", got, err)
 	}
 }
 
