@@ -2,6 +2,7 @@ package lease_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -158,6 +159,10 @@ func TestRealFactoryDeadline(t *testing.T) {
 		r.opts.Factories = []*nonce.Factory{f}
 		r.fakes = nil
 		unblock := make(chan struct{})
+		// A failing check ends the test with the renewal still blocked:
+		// unblock it then too, or the bubble never ends.
+		release := sync.OnceFunc(func() { close(unblock) })
+		defer release()
 		r.opts.Events = func(e lease.Event) {
 			if e.Kind == lease.EventStart && e.Op == lease.OpRenew {
 				<-unblock
@@ -174,7 +179,7 @@ func TestRealFactoryDeadline(t *testing.T) {
 		if _, err := f.Counter64(); err == nil {
 			t.Fatalf("Counter64 at the deadline (%v after start) succeeded", time.Since(t0))
 		}
-		close(unblock)
+		release()
 		m.Close(context.Background())
 	})
 }
