@@ -31,7 +31,7 @@ var catalogue = []Bug{
 		Targeted:    Check{Dir: ".", Pkgs: []string{"./lease/sqllease"}, Run: "^TestConcurrentAcquire$/^postgres$"},
 		Coordinator: "postgres",
 	},
-	// targeted: not caught: TestHandoffRelease/postgres passed (52ms headroom); the bug needs a contender stalled between its read and its claim while another holder claims and releases the row, and no test stalls one there.
+	// targeted: TestClaimRereadsRowChangedSinceItsRead: "claim reports PrevExpiry 1970-01-01 00:00:00 +0000 UTC, before the release at 19:39:46.210206 of the holder that claimed the row after its read".
 	{
 		Name:  "sql-claim-no-lock-version",
 		Class: ClassClaim,
@@ -41,7 +41,7 @@ var catalogue = []Bug{
 			Old:  "` AND lock_version = ` + p.next() + ` AND ` + free\n",
 			New:  "` AND (lock_version = ` + p.next() + ` OR true) AND ` + free\n",
 		}},
-		Targeted:    Check{Dir: "tests", Pkgs: []string{"./faultsuite"}, Run: "^TestHandoffRelease$/^postgres$"},
+		Targeted:    Check{Dir: ".", Pkgs: []string{"./lease/sqllease"}, Run: "^TestClaimRereadsRowChangedSinceItsRead$"},
 		Coordinator: "postgres",
 	},
 	// targeted: TestKillHolder/postgres: "ID 7 handed out ... 991.7ms before its expiry".
