@@ -113,6 +113,17 @@ func (w *Writer) ID(machineID int, kind string, masked bool, id uint64, t0, t1 t
 
 // Event records a lease event at t.
 func (w *Writer) Event(machineID int, event string, t time.Time, detail string) {
+	w.event(machineID, event, t, 0, 0, detail)
+}
+
+// Lease writes an acquired or renewed event: the request was sent at
+// sent, its reply was in by done, for a lease of d.
+func (w *Writer) Lease(machineID int, event string, sent, done time.Time, d time.Duration, detail string) {
+	w.event(machineID, event, sent, done.UnixNano(), int64(d), detail)
+}
+
+// event writes an event record; done and lease only when done is not 0.
+func (w *Writer) event(machineID int, event string, t time.Time, done, lease int64, detail string) {
 	w.mu.Lock()
 	b := append(w.buf[:0], w.head...)
 	b = append(b, `"machine_id":`...)
@@ -121,30 +132,12 @@ func (w *Writer) Event(machineID int, event string, t time.Time, detail string) 
 	b = append(b, event...)
 	b = append(b, `","t":`...)
 	b = strconv.AppendInt(b, t.UnixNano(), 10)
-	if detail != "" {
-		b = append(b, `,"detail":`...)
-		b = strconv.AppendQuote(b, detail)
+	if done != 0 {
+		b = append(b, `,"done":`...)
+		b = strconv.AppendInt(b, done, 10)
+		b = append(b, `,"lease":`...)
+		b = strconv.AppendInt(b, lease, 10)
 	}
-	b = append(b, "}\n"...)
-	w.write(b)
-	w.mu.Unlock()
-}
-
-// Lease writes an acquired or renewed event: the request was sent at
-// sent, its reply was in by done, for a lease of d.
-func (w *Writer) Lease(machineID int, event string, sent, done time.Time, d time.Duration, detail string) {
-	w.mu.Lock()
-	b := append(w.buf[:0], w.head...)
-	b = append(b, `"machine_id":`...)
-	b = strconv.AppendInt(b, int64(machineID), 10)
-	b = append(b, `,"event":"`...)
-	b = append(b, event...)
-	b = append(b, `","t":`...)
-	b = strconv.AppendInt(b, sent.UnixNano(), 10)
-	b = append(b, `,"done":`...)
-	b = strconv.AppendInt(b, done.UnixNano(), 10)
-	b = append(b, `,"lease":`...)
-	b = strconv.AppendInt(b, int64(d), 10)
 	if detail != "" {
 		b = append(b, `,"detail":`...)
 		b = strconv.AppendQuote(b, detail)
