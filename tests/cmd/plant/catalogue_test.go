@@ -131,6 +131,14 @@ func TestPick(t *testing.T) {
 	if !differ {
 		t.Error("every seed draws the same bugs")
 	}
+	for s := uint64(1); s < 200; s++ {
+		c, _ := choose("", 3, s)
+		for _, b := range c {
+			if b.Open != "" {
+				t.Fatalf("seed %d picked %s, a known survivor", s, b.Name)
+			}
+		}
+	}
 	if _, err := choose("nope", 0, 1); err == nil {
 		t.Error("an unknown bug name was accepted")
 	}

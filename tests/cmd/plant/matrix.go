@@ -112,6 +112,8 @@ func matrix(rows []row, c config) string {
 			verdict = "nothing (as it should)"
 		case verdict == "" && r.bug.Equivalent != "":
 			verdict = "equivalent: " + r.bug.Equivalent
+		case verdict == "" && r.bug.Open != "":
+			verdict = "**SURVIVED** (open: " + r.bug.Open + ")"
 		case verdict == "":
 			verdict = "**SURVIVED**"
 		}
