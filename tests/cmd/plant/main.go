@@ -221,10 +221,9 @@ func choose(names string, n int, seed uint64) ([]Bug, error) {
 
 // outcome is how one check ended on one bug.
 type outcome struct {
-	ran      bool
 	failed   bool          // the check failed: the bug is caught
 	hung     bool          // it ran past its deadline
-	took     time.Duration //
+	took     time.Duration // how long it ran
 	why      string        // the first line that says why it failed
 	handoffs string        // the soak's hand-off count
 	na       bool          // the check cannot reach the bug (the fast path, for a module of its own)
@@ -270,7 +269,7 @@ func (c config) runBug(stdout io.Writer, tree string, b Bug) row {
 		case "soak":
 			o = c.soak(tree, log, b)
 		}
-		o.ran, o.took = true, time.Since(start).Round(time.Second)
+		o.took = time.Since(start).Round(time.Second)
 		r.checks[k] = o
 		verdict := "passed"
 		if o.na {

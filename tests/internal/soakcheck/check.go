@@ -167,7 +167,8 @@ type Result struct {
 	// claim was sent, and the other process neither released the ID nor
 	// had it forcibly freed since. Whether or not either generated, the
 	// coordinator then handed out an ID that was held.
-	ClaimsChecked int `json:"claims_checked"`
+	ClaimsChecked int       `json:"claims_checked"`
+	EarlyClaims   []Overlap `json:"early_claims,omitempty"`
 
 	// StaleCounterDraws lists the overlaps of two holders of a machine ID
 	// made only of counter IDs the earlier holder drew after the later
@@ -179,7 +180,6 @@ type Result struct {
 	// that nothing is generated after such a suspension is still broken,
 	// so they are reported, but they do not fail the check.
 	StaleCounterDraws []Overlap `json:"stale_counter_draws,omitempty"`
-	EarlyClaims       []Overlap `json:"early_claims,omitempty"`
 
 	RunStart   int64       `json:"run_start"`
 	RunEnd     int64       `json:"run_end"`
