@@ -68,11 +68,28 @@ func benchFactory(b *testing.B, now func() time.Time, c64, c96, c128 Cipher) *Fa
 
 func BenchmarkCounter64(b *testing.B) {
 	b.Run("burst", func(b *testing.B) { benchGen(b, benchFactory(b, fastClock(), 0, 0, 0).Counter64) })
+	b.Run("burst-leased", func(b *testing.B) { benchGen(b, leased(b, benchFactory(b, fastClock(), 0, 0, 0)).Counter64) })
 	b.Run("sustained-ceiling", func(b *testing.B) { benchGen(b, benchFactory(b, nil, 0, 0, 0).Counter64) })
 }
 
-func BenchmarkCounter96(b *testing.B)  { benchGen(b, benchFactory(b, nil, 0, 0, 0).Counter96) }
-func BenchmarkCounter128(b *testing.B) { benchGen(b, benchFactory(b, nil, 0, 0, 0).Counter128) }
+func BenchmarkCounter96(b *testing.B) {
+	b.Run("fixed", func(b *testing.B) { benchGen(b, benchFactory(b, nil, 0, 0, 0).Counter96) })
+	b.Run("leased", func(b *testing.B) { benchGen(b, leased(b, benchFactory(b, nil, 0, 0, 0)).Counter96) })
+}
+
+func BenchmarkCounter128(b *testing.B) {
+	b.Run("fixed", func(b *testing.B) { benchGen(b, benchFactory(b, nil, 0, 0, 0).Counter128) })
+	b.Run("leased", func(b *testing.B) { benchGen(b, leased(b, benchFactory(b, nil, 0, 0, 0)).Counter128) })
+}
+
+// leased activates f as a lease manager does, with a deadline far ahead:
+// the counters' fast paths then read the clock once per call to check it.
+func leased(b *testing.B, f *Factory) *Factory {
+	if err := f.Activate(1, time.Time{}, f.wall().Add(1000*time.Hour)); err != nil {
+		b.Fatal(err)
+	}
+	return f
+}
 
 func BenchmarkSortable64(b *testing.B) {
 	b.Run("below-ceiling", func(b *testing.B) { benchGen(b, benchFactory(b, fastClock(), 0, 0, 0).Sortable64) })

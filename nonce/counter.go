@@ -9,14 +9,15 @@ package nonce
 // deadline) takes the slow path, which reads the clock and, if needed,
 // waits for it (see await).
 //
-// Why the fast path need not check the lease deadline: it only emits
-// timestamps <= st.known, and every value of known was read from the clock
-// before the deadline and checked against it. A value emitted after the
-// deadline by the fast path therefore carries a timestamp the lease could
-// legally have produced, and the next holder of the machine ID starts its
-// timestamps after our deadline (the lease layer's hand-off guard), so no
-// collision is possible. The deadline timer (or any generator that reads
-// the clock past the deadline) then disables the factory.
+// Under a lease the fast path also reads the monotonic clock once, after
+// its draw, and takes the slow path (which expires the factory) when the
+// deadline has passed: a process suspended past its deadline (SIGSTOP, a
+// VM pause) resumes before its deadline timer runs, and its first call
+// must not emit. Its timestamps (<= st.known, read before the deadline)
+// would not collide with the next holder's, which start after the
+// deadline, but the lease's rule is that nothing is generated once it may
+// have run out. A factory without a deadline (Fixed, or activated without
+// one) reads no clock on the fast path.
 
 // Counter64 returns the next 64-bit counter nonce: one atomic add, one load
 // and bit packing, unless the counter has caught up with the clock (then
@@ -27,10 +28,17 @@ func (f *Factory) Counter64() (uint64, error) {
 		return 0, f.disabledErr()
 	}
 	v := st.word.Add(1)
-	if v>>count64Bits <= st.known.Load() {
+	if v>>count64Bits <= st.known.Load() && f.live(st) {
 		return (v&^count64Mask)<<machineBits | st.mbits | v&count64Mask, nil
 	}
 	return f.counter64Slow(st, v)
+}
+
+// live reports whether st's deadline, if it has one, is still ahead: one
+// monotonic clock reading under a lease, none without a deadline.
+func (f *Factory) live(st *state) bool {
+	d := st.deadline.Load()
+	return d == noDeadline || f.elapsed(st) < d
 }
 
 // counter64Slow handles a disabled factory (st == nil) and a value v drawn
@@ -56,12 +64,12 @@ func (f *Factory) counter64Slow(st *state, v uint64) (uint64, error) {
 }
 
 // Counter96 returns the next 96-bit counter nonce. Its 45-bit counter wraps
-// into the timestamp only every 2^45 values, so the clock is never read on
-// the hot path.
+// into the timestamp only every 2^45 values, so the hot path reads the
+// clock only to check a lease's deadline.
 func (f *Factory) Counter96() ([12]byte, error) {
 	if st := f.state.Load(); st != nil {
 		n := st.c96.Add(1) - 1
-		if ts := st.initAt + n>>count96Bits; ts <= st.known.Load() && n < sealedCounter {
+		if ts := st.initAt + n>>count96Bits; ts <= st.known.Load() && n < sealedCounter && f.live(st) {
 			return pack96(ts, st.machine, n&count96Mask), nil
 		}
 		return f.counter96Slow(st, n)
@@ -91,7 +99,7 @@ func (f *Factory) counter96Slow(st *state, n uint64) ([12]byte, error) {
 func (f *Factory) Counter128() ([16]byte, error) {
 	if st := f.state.Load(); st != nil {
 		n := st.c128.Add(1) - 1
-		if st.initAt <= st.known.Load() && n < sealedCounter {
+		if st.initAt <= st.known.Load() && n < sealedCounter && f.live(st) {
 			return pack128(st.initAt, st.machine, n), nil
 		}
 		return f.counter128Slow(st, n)
