@@ -29,7 +29,7 @@ func firstFailure(log string) string {
 		r := 0
 		switch {
 		case strings.HasPrefix(line, "EARLY CLAIM"), strings.HasPrefix(line, "HAND-OFF"), strings.HasPrefix(line, "OVERLAP"),
-			strings.HasPrefix(line, "DUPLICATE"), strings.HasPrefix(line, "RANGE"), strings.HasPrefix(line, "OUT OF WINDOW"):
+			strings.HasPrefix(line, "DUPLICATE"), strings.HasPrefix(line, "RANGE"), strings.HasPrefix(line, "OUT OF WINDOW"), strings.HasPrefix(line, "PAST WINDOW"):
 			r = 5
 		case strings.HasPrefix(line, "panic:"), strings.Contains(line, "test timed out"):
 			r = 4

@@ -55,9 +55,9 @@ func printResult(w io.Writer, r *soakcheck.Result) {
 		fmt.Fprintf(w, "  HAND-OFF machine %d: %s\n", o.MachineID, o.Detail)
 	}
 	fmt.Fprintf(w, "  %d claims checked against the other processes' leases, %d granted while one ran\n", r.ClaimsChecked, len(r.EarlyClaims))
-	fmt.Fprintf(w, "  %d stale counter draws after a suspension (below the next holder's values: cannot repeat; not a failure)\n", len(r.StaleCounterDraws))
-	for _, o := range r.StaleCounterDraws {
-		fmt.Fprintf(w, "  stale counter machine %d: %s\n", o.MachineID, o.Detail)
+	fmt.Fprintf(w, "  %d IDs whose call began after its lease's usable window\n", r.PastWindow)
+	for _, s := range r.PastWindowEx {
+		fmt.Fprintf(w, "  PAST WINDOW %s(pid %d, machine %d) ID %s: %s\n", s.Proc, s.PID, s.MachineID, s.ID, s.Detail)
 	}
 	for _, o := range r.EarlyClaims {
 		fmt.Fprintf(w, "  EARLY CLAIM machine %d: %s\n", o.MachineID, o.Detail)

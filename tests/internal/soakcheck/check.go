@@ -79,6 +79,8 @@ type event struct {
 	t      int64
 	done   int64 // acquired, renewed: when the reply was in (0: not recorded)
 	lease  int64 // acquired, renewed: the lease duration (0: not recorded)
+	safe   int64 // acquired, renewed: how much of it may be used (0: not recorded)
+	offset int64 // clock: the factory clock's offset from t on
 	detail string
 }
 
@@ -89,8 +91,13 @@ type proc struct {
 	events      []event
 	first, last int64 // record times seen
 	holdings    map[int][]*holding
-	final       map[int]string // last lost/released/disabled per machine ID
+	final       map[int]string  // last lost/released/disabled per machine ID
+	grants      map[int][]grant // per machine ID, acquired and renewed events with a usable window, by send time
+	clock       []event         // clock events, in order
 }
+
+// grant is a lease a process obtained: sent at sent, usable until until.
+type grant struct{ sent, until int64 }
 
 // holding is a merged window of one process under one machine ID, and
 // what it emitted in it.
@@ -107,16 +114,6 @@ type holding struct {
 	minID      [3]uint64
 	maxID      [3]uint64
 	maxT0k     [3]int64 // maxT0 per kind
-}
-
-// staleCounter reports whether a, the earlier holding of a machine ID,
-// overlaps b only by counter IDs that cannot repeat: a's sortable (and
-// other) draws all began before b's first ended, and a's counter values
-// are all below b's. That is the counter's fast path after a suspension
-// longer than the window (see Result.StaleCounterDraws).
-func staleCounter(a, b *holding) bool {
-	return a.n[kindCounter] > 0 && a.maxT0k[kindSortable] < b.minT1 && a.maxT0k[kindOther] < b.minT1 &&
-		(b.n[kindCounter] == 0 || a.maxID[kindCounter] < b.minID[kindCounter])
 }
 
 // Result is what a check found.
@@ -170,16 +167,17 @@ type Result struct {
 	ClaimsChecked int       `json:"claims_checked"`
 	EarlyClaims   []Overlap `json:"early_claims,omitempty"`
 
-	// StaleCounterDraws lists the overlaps of two holders of a machine ID
-	// made only of counter IDs the earlier holder drew after the later
-	// one's first, all below the later one's counter values, with no
-	// sortable ID of the earlier holder after that: the counter's fast
-	// path, which reads no clock, emitting after a suspension longer than
-	// the window before the deadline timer disables the factory
-	// (nonce/counter.go). Such a value cannot repeat; the spec's rule
-	// that nothing is generated after such a suspension is still broken,
-	// so they are reported, but they do not fail the check.
-	StaleCounterDraws []Overlap `json:"stale_counter_draws,omitempty"`
+	// PastWindow counts the IDs whose call began after the lease they
+	// were drawn under could no longer be used: past the send time of
+	// the process's latest grant of that machine ID sent before the call
+	// ended, plus that grant's usable part (its TTL minus the safety
+	// margin), plus Slack and how far the process's factory clock was
+	// behind the real one. A process resumed after a suspension longer
+	// than its window, a window counted from a reply, or a missing margin
+	// generates there; the coordinator may have given the ID to another
+	// process by then.
+	PastWindow   int64   `json:"past_window"`
+	PastWindowEx []Stray `json:"past_window_examples,omitempty"`
 
 	RunStart   int64       `json:"run_start"`
 	RunEnd     int64       `json:"run_end"`
@@ -373,7 +371,7 @@ func Check(files []string, o Options) (*Result, error) {
 	c.claims()
 	c.liveness()
 	c.res.OK = c.res.Duplicates == 0 && len(c.res.Overlaps) == 0 && len(c.res.RangeOverlaps) == 0 && len(c.res.HandOffViolations) == 0 && len(c.res.EarlyClaims) == 0 &&
-		c.res.OutOfWindow == 0 && c.res.MachineMismatch == 0 && c.res.Malformed == 0
+		c.res.OutOfWindow == 0 && c.res.PastWindow == 0 && c.res.MachineMismatch == 0 && c.res.Malformed == 0
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
 		c.res.MaxRSS = int64(ru.Maxrss) * 1024
@@ -446,7 +444,7 @@ func (c *checker) procOf(r *rec) uint32 {
 func (c *checker) newProc(key string, r *rec) uint32 {
 	i := uint32(len(c.procs))
 	c.index[key] = i
-	c.procs = append(c.procs, &proc{name: string(r.proc), pid: r.pid, first: forever, last: math.MinInt64, holdings: map[int][]*holding{}, final: map[int]string{}})
+	c.procs = append(c.procs, &proc{name: string(r.proc), pid: r.pid, first: forever, last: math.MinInt64, holdings: map[int][]*holding{}, final: map[int]string{}, grants: map[int][]grant{}})
 	return i
 }
 
@@ -511,7 +509,14 @@ func (c *checker) add(r *rec, line []byte) {
 			mid = int(r.machineID)
 		}
 		p := c.procs[c.procOf(r)]
-		p.events = append(p.events, event{kind: string(r.event), mid: mid, t: r.t, done: r.done, lease: r.lease, detail: string(r.detail)})
+		ev := event{kind: string(r.event), mid: mid, t: r.t, done: r.done, lease: r.lease, safe: r.safe, offset: r.offset, detail: string(r.detail)}
+		p.events = append(p.events, ev)
+		switch {
+		case ev.kind == "clock":
+			p.clock = append(p.clock, ev)
+		case (ev.kind == "acquired" || ev.kind == "renewed") && ev.safe > 0 && mid >= 0:
+			p.grants[mid] = append(p.grants[mid], grant{sent: ev.t, until: ev.t + ev.safe})
+		}
 		c.seen(p, r.t)
 		c.res.Events++
 		c.res.EventsByKind[string(r.event)]++
@@ -590,6 +595,9 @@ func (c *checker) windows() {
 				continue
 			}
 			p.holdings[h.mid] = append(p.holdings[h.mid], h)
+		}
+		for _, gs := range p.grants {
+			slices.SortFunc(gs, func(a, b grant) int { return cmpI(a.sent, b.sent) })
 		}
 		for mid, hs := range p.holdings {
 			slices.SortFunc(hs, func(a, b *holding) int { return cmpI(a.start, b.start) })
@@ -707,11 +715,72 @@ func (c *checker) place(e *entry) {
 		return
 	}
 	c.mark(e)
+	c.window(p, e)
 	h := hs[k-1]
 	h.n[e.kind]++
 	h.minT1, h.maxT0, h.minT0 = min(h.minT1, e.t1), max(h.maxT0, e.t0), min(h.minT0, e.t0)
 	h.minID[e.kind], h.maxID[e.kind] = min(h.minID[e.kind], e.id), max(h.maxID[e.kind], e.id)
 	h.maxT0k[e.kind] = max(h.maxT0k[e.kind], e.t0)
+}
+
+// Slack is what PastWindow allows beyond a grant's usable window besides
+// the factory clock's lag: the worker records a grant's send time from the
+// operation's start event, which can precede the manager's own reading by
+// a scheduling delay.
+const Slack = 50 * time.Millisecond
+
+// window checks that e's call began while a grant of its process could
+// still be used (see Result.PastWindow). IDs of a process that recorded
+// no usable windows (older records) are not checked.
+func (c *checker) window(p *proc, e *entry) {
+	gs := p.grants[int(e.machine)]
+	if len(gs) == 0 {
+		return
+	}
+	// The latest grant sent before the call ended.
+	k, _ := slices.BinarySearchFunc(gs, e.t1, func(g grant, t int64) int {
+		if g.sent <= t {
+			return -1
+		}
+		return 1
+	})
+	if k == 0 {
+		return // placed in no window: OutOfWindow's business
+	}
+	g := gs[k-1]
+	limit := g.until + int64(Slack) + lag(p, e.t0, e.t1)
+	if e.t0 <= limit {
+		return
+	}
+	c.res.PastWindow++
+	if len(c.res.PastWindowEx) < c.o.Examples {
+		c.res.PastWindowEx = append(c.res.PastWindowEx, Stray{Who: c.who(e), ID: strconv.FormatUint(e.id, 10),
+			Detail: fmt.Sprintf("call began %v after the usable window of the grant sent at %s ended (%s)",
+				time.Duration(e.t0-g.until).Round(time.Microsecond), ts(g.sent), ts(g.until))})
+	}
+}
+
+// lag is how far p's factory clock may have been behind the real clock
+// during a call from t0 to t1: the most negative offset in force then. A
+// step is recorded just before it is made, so the offset before a step
+// recorded shortly before t0 counts too.
+func lag(p *proc, t0, t1 int64) int64 {
+	var off, prev, at int64 // before the first clock event: no offset
+	worst := int64(0)
+	for _, ev := range p.clock {
+		if ev.t > t1 {
+			break
+		}
+		if ev.t <= t0 {
+			prev, off, at = off, ev.offset, ev.t
+			continue
+		}
+		worst = min(worst, ev.offset) // stepped during the call
+	}
+	if at != 0 && t0-at < int64(10*time.Millisecond) {
+		worst = min(worst, prev)
+	}
+	return -min(worst, off, 0)
 }
 
 func (c *checker) nearest(p *proc, mid int, e *entry) string {
@@ -773,10 +842,6 @@ func (c *checker) overlaps() {
 			for _, b := range hs[i+1:] {
 				if a.proc != b.proc && a.minT1 <= a.maxT0 && b.minT1 <= b.maxT0 &&
 					a.minT1 <= b.maxT0 && b.minT1 <= a.maxT0 {
-					if staleCounter(a, b) {
-						c.stale(mid, a, b)
-						continue
-					}
 					if len(c.res.Overlaps) < c.o.Examples*10 {
 						c.res.Overlaps = append(c.res.Overlaps, Overlap{MachineID: mid, A: c.name(a), B: c.name(b),
 							Detail: fmt.Sprintf("%s generated %s..%s, %s generated %s..%s", c.name(a), ts(a.minT1), ts(a.maxT0), c.name(b), ts(b.minT1), ts(b.maxT0))})
@@ -845,7 +910,7 @@ func (c *checker) handOffs() {
 // generating after a stopped and continued a's ordered IDs.
 func (c *checker) verifyHandOff(mid int, a, b *holding) {
 	var bad []string
-	if b.minT1 <= a.maxT0 && !staleCounter(a, b) {
+	if b.minT1 <= a.maxT0 {
 		bad = append(bad, fmt.Sprintf("%s's first ID was generated by %s, before %s's last call began at %s", c.name(b), ts(b.minT1), c.name(a), ts(a.maxT0)))
 	}
 	for k := range 2 {
@@ -1115,15 +1180,6 @@ func (c *checker) claims() {
 				}
 			}
 		}
-	}
-}
-
-// stale records a's counter draws overlapping b (see staleCounter).
-func (c *checker) stale(mid int, a, b *holding) {
-	if len(c.res.StaleCounterDraws) < c.o.Examples*10 {
-		c.res.StaleCounterDraws = append(c.res.StaleCounterDraws, Overlap{MachineID: mid, Kind: "counter", A: c.name(a), B: c.name(b),
-			Detail: fmt.Sprintf("%s drew counter IDs until %s, after %s's first ID by %s; its last counter %d is below %s's first %d",
-				c.name(a), ts(a.maxT0k[kindCounter]), c.name(b), ts(b.minT1), a.maxID[kindCounter], c.name(b), b.minID[kindCounter])})
 	}
 }
 

@@ -396,10 +396,10 @@ func TestHandOffBelowPrevious(t *testing.T) {
 }
 
 // lease writes an acquired or renewed event sent at d, answered 5ms later,
-// for a lease of l.
+// for a lease of l, nine tenths of it usable.
 func (w *worker) lease(kind string, mid int, d, l time.Duration, detail string) {
 	w.mid = mid
-	w.w.Lease(mid, kind, at(d), at(d+5*time.Millisecond), l, detail)
+	w.w.Lease(mid, kind, at(d), at(d+5*time.Millisecond), l, l*9/10, detail)
 }
 
 // TestEarlyClaim: w1 renews machine ID 3 at 2s for 6s (its lease runs to
@@ -461,42 +461,57 @@ func TestEarlyClaim(t *testing.T) {
 	}
 }
 
-// TestStaleCounterDraw: w1 holds machine ID 3, is suspended past its
-// window, and w2 takes the ID; after w1 resumes it draws one more ID
-// before its factory stops. A counter ID below w2's (the counter's fast
-// path, which reads no clock) is reported as a stale counter draw and
-// does not fail the check; a sortable ID there is two holders generating
-// at once.
-func TestStaleCounterDraw(t *testing.T) {
-	for _, kind := range []string{"counter", "sortable"} {
-		t.Run(kind, func(t *testing.T) {
+// TestPastWindow: w1 holds machine ID 3 on a 6s lease renewed at 2s (its
+// usable window ends at 2s + 5.4s = 7.4s). A draw whose call began after
+// that (a process resumed past its deadline, a window counted from a
+// reply, no margin) fails the check, whatever its kind; one within the
+// window, one within a clock lag the process recorded, and one whose call
+// ended after a later renewal was sent pass.
+func TestPastWindow(t *testing.T) {
+	cases := []struct {
+		name   string
+		kind   string
+		at     time.Duration
+		offset time.Duration // w1's factory clock offset from 1s on
+		renew  bool          // a renewal sent at 7.3s
+		past   bool
+	}{
+		{"counter after a suspension", "counter", 11 * time.Second, 0, false, true},
+		{"sortable after a suspension", "sortable", 11 * time.Second, 0, false, true},
+		{"counter past the margin", "counter", 7400*time.Millisecond + Slack + time.Millisecond, 0, false, true},
+		{"within the window", "counter", 7400 * time.Millisecond, 0, false, false},
+		{"within Slack", "sortable", 7400*time.Millisecond + Slack, 0, false, false},
+		{"within the clock's lag", "counter", 7700 * time.Millisecond, -300 * time.Millisecond, false, false},
+		{"beyond the clock's lag", "counter", 7800 * time.Millisecond, -300 * time.Millisecond, false, true},
+		{"a clock ahead allows nothing", "counter", 7500 * time.Millisecond, 300 * time.Millisecond, false, true},
+		{"after a renewal", "counter", 8 * time.Second, 0, true, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			a := newWorker(t, dir, "w1", 100)
-			b := newWorker(t, dir, "w2", 200)
-			a.event("acquired", 3, 0)
+			a.lease("acquired", 3, 0, 6*time.Second, "acquire")
+			if tc.offset != 0 {
+				a.w.ClockOffset(at(time.Second), tc.offset)
+			}
 			a.next = value(at(0).UnixMilli(), 3, 0)
-			a.draws(0, 2*time.Second, 10*time.Millisecond)
-			b.event("acquired", 3, 10*time.Second)
-			b.next = value(at(10*time.Second).UnixMilli(), 3, 0)
-			b.scnt = 0
-			b.draws(10*time.Second, 12*time.Second, 10*time.Millisecond)
-			// w1 resumes at 11s: one draw, then its factory is disabled.
-			if kind == "counter" {
-				a.w.ID(3, "counter", false, a.next, at(11*time.Second), at(11*time.Second+time.Microsecond))
-			} else {
-				a.w.ID(3, "sortable", false, value(at(2*time.Second).UnixMilli(), 3, 7), at(11*time.Second), at(11*time.Second+time.Microsecond))
+			a.draws(10*time.Millisecond, 2*time.Second, 10*time.Millisecond)
+			a.lease("renewed", 3, 2*time.Second, 6*time.Second, "")
+			if tc.renew {
+				a.lease("renewed", 3, 7300*time.Millisecond, 6*time.Second, "")
 			}
-			a.event("disabled", 3, 11*time.Second+time.Millisecond)
-			a.event("lost", 3, 11*time.Second+2*time.Millisecond)
-			r := run(t, []string{a.close(), b.close()})
-			if kind == "counter" {
-				if !r.OK || len(r.StaleCounterDraws) != 1 || len(r.Overlaps) != 0 || len(r.HandOffViolations) != 0 {
-					t.Fatalf("ok %v, stale %+v, overlaps %+v, hand-off violations %+v: want one stale counter draw and a pass", r.OK, r.StaleCounterDraws, r.Overlaps, r.HandOffViolations)
-				}
-				return
+			v := a.next
+			if tc.kind == "sortable" {
+				v = value(at(tc.at).UnixMilli(), 3, 0)
 			}
-			if r.OK || len(r.Overlaps) != 1 || len(r.StaleCounterDraws) != 0 {
-				t.Fatalf("ok %v, overlaps %+v, stale %+v: want the overlap to fail the check", r.OK, r.Overlaps, r.StaleCounterDraws)
+			a.w.ID(3, tc.kind, false, v, at(tc.at), at(tc.at+time.Microsecond))
+			a.event("released", 3, 12*time.Second)
+			r := run(t, []string{a.close()})
+			if got := r.PastWindow > 0; got != tc.past || r.OK == tc.past {
+				t.Fatalf("past window %d %+v, ok %v; want past %v", r.PastWindow, r.PastWindowEx, r.OK, tc.past)
+			}
+			if tc.past && (r.PastWindow != 1 || !strings.Contains(r.PastWindowEx[0].Detail, "after the usable window")) {
+				t.Errorf("past window %d %+v, want the one draw", r.PastWindow, r.PastWindowEx)
 			}
 		})
 	}

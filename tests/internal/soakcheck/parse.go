@@ -27,6 +27,8 @@ type rec struct {
 	end       int64
 	done      int64 // an acquired or renewed event's reply time
 	lease     int64 // its lease duration (ns)
+	safe      int64 // how much of the lease may be used (ns)
+	offset    int64 // a clock event's offset (ns)
 	detail    []byte
 }
 
@@ -183,6 +185,10 @@ func (r *rec) set(key, str []byte, isStr bool, num []byte, isBool, bval bool) er
 		r.done, err = n()
 	case "lease":
 		r.lease, err = n()
+	case "safe":
+		r.safe, err = n()
+	case "offset":
+		r.offset, err = n()
 	case "detail":
 		r.detail = str
 	}

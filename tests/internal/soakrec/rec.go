@@ -18,9 +18,15 @@
 // with event one of acquired, renewed, lost, released, disabled.
 // acquired and renewed carry the time the request was sent (the earliest
 // moment the lease can be counted from), and, written by [Writer.Lease],
-// "done", when the reply was in (no later than the end event), and
-// "lease", the lease duration asked for (ns); lost, released and disabled
+// "done", when the reply was in (no later than the end event), "lease",
+// the lease duration granted (ns), and "safe", how long after the request
+// the process may generate under it by the documented rule (the granted
+// lease minus the manager's safety margin); lost, released and disabled
 // the time they were observed, after the factories stopped.
+//
+// A clock event ({"event":"clock","t":...,"offset":-250000000}) says the
+// process's factory clock runs offset ns from the real clock from t on
+// (written at start when the offset is not 0, and at every step).
 //
 // The runner adds fault records ({"fault":"sigkill","target":"w2","t":...,
 // "end":...}) and run records ({"run":"start"|"end","t":...}); the checker
@@ -42,6 +48,7 @@ const (
 	Lost     = "lost"
 	Released = "released"
 	Disabled = "disabled"
+	Clock    = "clock"
 )
 
 // Writer appends records to w through one buffer, flushed every
@@ -113,17 +120,33 @@ func (w *Writer) ID(machineID int, kind string, masked bool, id uint64, t0, t1 t
 
 // Event records a lease event at t.
 func (w *Writer) Event(machineID int, event string, t time.Time, detail string) {
-	w.event(machineID, event, t, 0, 0, detail)
+	w.event(machineID, event, t, 0, 0, 0, detail)
 }
 
 // Lease writes an acquired or renewed event: the request was sent at
-// sent, its reply was in by done, for a lease of d.
-func (w *Writer) Lease(machineID int, event string, sent, done time.Time, d time.Duration, detail string) {
-	w.event(machineID, event, sent, done.UnixNano(), int64(d), detail)
+// sent, its reply was in by done, for a lease of d, of which safe may be
+// used.
+func (w *Writer) Lease(machineID int, event string, sent, done time.Time, d, safe time.Duration, detail string) {
+	w.event(machineID, event, sent, done.UnixNano(), int64(d), int64(safe), detail)
 }
 
-// event writes an event record; done and lease only when done is not 0.
-func (w *Writer) event(machineID int, event string, t time.Time, done, lease int64, detail string) {
+// ClockOffset writes a clock event: from t on the factory clock runs
+// offset from the real clock.
+func (w *Writer) ClockOffset(t time.Time, offset time.Duration) {
+	w.mu.Lock()
+	b := append(w.buf[:0], w.head...)
+	b = append(b, `"machine_id":-1,"event":"clock","t":`...)
+	b = strconv.AppendInt(b, t.UnixNano(), 10)
+	b = append(b, `,"offset":`...)
+	b = strconv.AppendInt(b, int64(offset), 10)
+	b = append(b, "}\n"...)
+	w.write(b)
+	w.mu.Unlock()
+}
+
+// event writes an event record; done, lease and safe only when done is
+// not 0.
+func (w *Writer) event(machineID int, event string, t time.Time, done, lease, safe int64, detail string) {
 	w.mu.Lock()
 	b := append(w.buf[:0], w.head...)
 	b = append(b, `"machine_id":`...)
@@ -137,6 +160,8 @@ func (w *Writer) event(machineID int, event string, t time.Time, done, lease int
 		b = strconv.AppendInt(b, done, 10)
 		b = append(b, `,"lease":`...)
 		b = strconv.AppendInt(b, lease, 10)
+		b = append(b, `,"safe":`...)
+		b = strconv.AppendInt(b, safe, 10)
 	}
 	if detail != "" {
 		b = append(b, `,"detail":`...)

@@ -51,7 +51,7 @@ func (r Report) Markdown() []byte {
 	fmt.Fprintf(&b, "| hand-offs (a machine ID taken by another worker than its previous holder) | %d (and %d retakes by a restarted worker) |\n", c.HandOffs, c.Retakes)
 	fmt.Fprintf(&b, "| hand-offs checked (both holders generated) / violations | %d / %d |\n", c.HandOffsChecked, len(c.HandOffViolations))
 	fmt.Fprintf(&b, "| claims checked / granted while another process's lease ran | %d / %d |\n", c.ClaimsChecked, len(c.EarlyClaims))
-	fmt.Fprintf(&b, "| stale counter draws after a suspension (cannot repeat; reported, not a failure) | %d |\n", len(c.StaleCounterDraws))
+	fmt.Fprintf(&b, "| IDs whose call began after its lease's usable window | %d |\n", c.PastWindow)
 	fmt.Fprintf(&b, "| duplicate IDs | %d |\n| two holders generating at once | %d |\n| overlapping ID ranges of successive holders | %d |\n| IDs outside their process's lease window | %d |\n| machine bits not the record's | %d |\n| malformed lines | %d (truncated tails of killed workers: %d) |\n\n",
 		c.Duplicates, len(c.Overlaps), len(c.RangeOverlaps), c.OutOfWindow, c.MachineMismatch, c.Malformed, c.TruncatedTails)
 	for _, d := range c.DuplicateExamples {
@@ -65,6 +65,9 @@ func (r Report) Markdown() []byte {
 	}
 	for _, x := range c.EarlyClaims {
 		fmt.Fprintf(&b, "- early claim on machine %d: %s\n", x.MachineID, x.Detail)
+	}
+	for _, x := range c.PastWindowEx {
+		fmt.Fprintf(&b, "- past the window: %s (pid %d, machine %d) ID %s: %s\n", x.Proc, x.PID, x.MachineID, x.ID, x.Detail)
 	}
 	for _, x := range c.RangeOverlaps {
 		fmt.Fprintf(&b, "- ID ranges overlap on machine %d: %s\n", x.MachineID, x.Detail)

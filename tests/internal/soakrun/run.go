@@ -106,7 +106,7 @@ func DefaultFaults(coordinator string) []string {
 	case "redis-cluster":
 		k = append(k, CoordRestart) // a failover; the cluster client goes to the nodes directly
 	default:
-		k = append(k, Partition, Blackhole, Stall, LostReplies, CoordRestart, Slow)
+		k = append(k, Partition, Blackhole, Stall, LostReplies, CoordRestart, Slow, LateReply)
 	}
 	return k
 }
@@ -299,9 +299,6 @@ func (r *runner) apply(ctx context.Context, f Fault) {
 	case SIGKILL, SIGKILLNoState, Restart:
 		s.mu.Lock()
 		s.cause, s.nostate = f.Kind, f.Kind == SIGKILLNoState
-		if f.Kind == Restart {
-			s.offset = f.Offset
-		}
 		cmd, exited := s.cmd, s.exited
 		sig := syscall.SIGKILL
 		if f.Kind == Restart {
@@ -347,6 +344,14 @@ func (r *runner) apply(ctx context.Context, f Fault) {
 			s.proxy.DropReplies(-1)
 		}
 		time.Sleep(f.For)
+		s.proxy.Heal()
+	case LateReply:
+		s.proxy.Blackhole()
+		time.Sleep(f.For)
+		s.proxy.Heal() // the held reply flows on
+		time.Sleep(100 * time.Millisecond)
+		s.proxy.Cut()
+		time.Sleep(r.cfg.LeaseDuration * 6 / 5)
 		s.proxy.Heal()
 	case CoordRestart:
 		// One coordinator fault at a time: a failover or restart can take

@@ -13,7 +13,7 @@ const (
 	SIGKILL        = "sigkill"         // SIGKILL, restarted at once with its state file
 	SIGKILLNoState = "sigkill-nostate" // SIGKILL, state file deleted, restarted
 	SIGSTOP        = "sigstop"         // SIGSTOP longer than the lease, then SIGCONT
-	Restart        = "restart"         // SIGTERM (the documented shutdown), restarted with a new clock offset
+	Restart        = "restart"         // SIGTERM (the documented shutdown), restarted
 	Partition      = "partition"       // fault proxy resets every connection
 	Blackhole      = "blackhole"       // fault proxy holds every byte
 	Stall          = "stall"           // a short black hole: a latency spike, held bytes flow on
@@ -23,6 +23,7 @@ const (
 	PauseEdge      = "sigstop-edge"    // SIGSTOP ending about when the safe window ends
 	Slow           = "slow"            // the coordinator answers late: held bytes flow on after about the safe window
 	ClockStep      = "clock-step"      // the worker's wall clock steps to a new offset within MaxClockOffset
+	LateReply      = "late-reply"      // held bytes flow on (a renewal answered late, inside its window), then a partition longer than the lease
 )
 
 // Fault is one entry of the schedule.
@@ -31,7 +32,7 @@ type Fault struct {
 	Kind   string        `json:"kind"`
 	Target string        `json:"target"` // a worker slot, or "coordinator"
 	For    time.Duration `json:"for,omitempty"`
-	Offset time.Duration `json:"clock_offset,omitempty"` // the restarted worker's clock offset (restart)
+	Offset time.Duration `json:"clock_offset,omitempty"` // the worker's new clock offset (clock-step)
 }
 
 func (f Fault) String() string {
@@ -39,7 +40,7 @@ func (f Fault) String() string {
 	if f.For > 0 {
 		s += " for " + f.For.Round(time.Millisecond).String()
 	}
-	if f.Kind == Restart || f.Kind == ClockStep {
+	if f.Kind == ClockStep {
 		s += " clock offset " + f.Offset.String()
 	}
 	return s
@@ -53,13 +54,24 @@ type Plan struct {
 	Faults  []Fault         `json:"faults"`
 }
 
-// MaxClockOffset bounds the workers' clock offsets: two workers then
-// differ by less than the manager's default HandoffSkew (1s), which the
-// hand-off guard allows for.
-const MaxClockOffset = 400 * time.Millisecond
+// MaxClockOffset bounds the workers' factory clock offsets from the real
+// clock, which is also the coordinator's: within the manager's default
+// HandoffSkew (1s), the skew the hand-off guard allows between a holder's
+// clock and the coordinator's. Two workers may then be 1.8s apart, so a
+// hand-off guard that does not hold shows as soon as a worker whose clock
+// is behind claims an ID soon after one whose clock is ahead let it go.
+const MaxClockOffset = 900 * time.Millisecond
 
+// offset draws a clock offset of 2/3..1 of MaxClockOffset, ahead or
+// behind with equal odds: two workers are then either close or at least
+// 4/3 of it apart, and half of the hand-offs go from a clock ahead to one
+// behind by more than the time between the two holders' IDs.
 func offset(r *rand.Rand) time.Duration {
-	return time.Duration(r.Int64N(int64(2*MaxClockOffset)+1)) - MaxClockOffset
+	d := MaxClockOffset*2/3 + time.Duration(r.Int64N(int64(MaxClockOffset/3)+1))
+	if r.IntN(2) == 0 {
+		return -d
+	}
+	return d
 }
 
 // MakePlan draws the schedule: faults from 8s after the start until 20s
@@ -94,11 +106,23 @@ func MakePlan(seed uint64, procs int, duration, meanGap, leaseDur time.Duration,
 			f.For = leaseDur*7/10 + time.Duration(r.Int64N(int64(leaseDur*3/10)))
 		case Slow:
 			f.For = leaseDur*8/10 + time.Duration(r.Int64N(int64(leaseDur*4/10)))
+		case LateReply:
+			// The hold: a renewal sent in it is answered at its end, 1s
+			// or more late, before the window of the lease it renews
+			// ends (renewals are about a quarter of a lease apart); the
+			// partition after it outlasts that window, so the worker
+			// stops where its window, counted from the request, ends.
+			f.For = leaseDur*4/10 + time.Duration(r.Int64N(int64(leaseDur/4)))
 		case Stall:
 			f.For = 200*time.Millisecond + time.Duration(r.Int64N(int64(1300*time.Millisecond)))
 		case LostReplies:
 			f.For = 200*time.Millisecond + time.Duration(r.Int64N(int64(3*time.Second)))
-		case Restart, ClockStep:
+		case ClockStep:
+			// A slot keeps its offset across restarts: the offset is
+			// the factory's alone, which a new incarnation's manager
+			// cannot see (its state file's clock bound reads the real
+			// clock), so a new offset there would be a wall-clock step
+			// hidden from the manager, not one a host can make.
 			f.Offset = offset(r)
 		case CoordRestart:
 			slot = procs
@@ -107,6 +131,9 @@ func MakePlan(seed uint64, procs int, duration, meanGap, leaseDur time.Duration,
 			continue
 		}
 		busy[slot] = t + f.For + 2*time.Second
+		if f.Kind == LateReply {
+			busy[slot] += leaseDur * 6 / 5 // the partition after the hold
+		}
 		if slot == procs {
 			f.Target = "coordinator"
 		} else {

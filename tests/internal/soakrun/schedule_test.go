@@ -36,7 +36,7 @@ func TestPlanReplays(t *testing.T) {
 			if f.For <= 30*time.Second {
 				t.Errorf("SIGSTOP %v not longer than the lease", f.For)
 			}
-		case Restart:
+		case ClockStep:
 			if f.Offset < -MaxClockOffset || f.Offset > MaxClockOffset {
 				t.Errorf("clock offset %v beyond %v", f.Offset, MaxClockOffset)
 			}

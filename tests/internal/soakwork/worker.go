@@ -61,13 +61,32 @@ var kinds = []struct {
 	}},
 }
 
+// Align is the period on the real clock at which waiting workers try to
+// take an ID (contention runs).
+const Align = 250 * time.Millisecond
+
 // Run is the worker's main: it returns when SIGTERM or SIGINT asks it to
 // stop (after the documented shutdown), or when the lease cannot be had.
 func Run(cfg Config) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	f, err := os.OpenFile(cfg.Out, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	rec := soakrec.NewWriter(f, cfg.Proc, os.Getpid())
+	defer rec.Close()
+
+	// The factory clock's offset, recorded at start and at every step:
+	// the factory checks its lease deadline on that clock, so a clock
+	// behind the real one lets it generate that much past the deadline
+	// the manager computed on the real clock, which the checker allows.
 	var offset atomic.Int64
 	offset.Store(int64(cfg.ClockOffset))
+	if cfg.ClockOffset != 0 {
+		rec.ClockOffset(time.Now(), cfg.ClockOffset)
+	}
 	if cfg.ClockFile != "" {
 		steps := make(chan os.Signal, 1)
 		signal.Notify(steps, syscall.SIGUSR2)
@@ -76,18 +95,14 @@ func Run(cfg Config) error {
 			for range steps {
 				b, err := os.ReadFile(cfg.ClockFile)
 				if d, perr := time.ParseDuration(strings.TrimSpace(string(b))); err == nil && perr == nil {
+					// Recorded before the step: either reading bounds
+					// the calls in between.
+					rec.ClockOffset(time.Now(), d)
 					offset.Store(int64(d))
 				}
 			}
 		}()
 	}
-	f, err := os.OpenFile(cfg.Out, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	rec := soakrec.NewWriter(f, cfg.Proc, os.Getpid())
-	defer rec.Close()
 
 	var ids *driver.IDRange
 	if cfg.IDs > 0 {
@@ -127,10 +142,12 @@ func Run(cfg Config) error {
 		case e.Kind == lease.EventStart && (e.Op == lease.OpAcquire || e.Op == lease.OpReclaim || e.Op == lease.OpRenew):
 			opStart = now
 		case e.Kind == lease.EventEnd && (e.Op == lease.OpAcquire || e.Op == lease.OpReclaim) && e.Err == nil:
-			rec.Lease(e.MachineID, soakrec.Acquired, sent(opStart, now, e.Duration), now, cfg.LeaseDuration, string(e.Op))
+			ttl, safe := window(e.TTL, cfg.LeaseDuration)
+			rec.Lease(e.MachineID, soakrec.Acquired, sent(opStart, now, e.Duration), now, ttl, safe, string(e.Op))
 			holding(cfg.Holding, e.MachineID)
 		case e.Kind == lease.EventEnd && e.Op == lease.OpRenew && e.Err == nil:
-			rec.Lease(e.MachineID, soakrec.Renewed, sent(opStart, now, e.Duration), now, cfg.LeaseDuration, "")
+			ttl, safe := window(e.TTL, cfg.LeaseDuration)
+			rec.Lease(e.MachineID, soakrec.Renewed, sent(opStart, now, e.Duration), now, ttl, safe, "")
 		case e.Kind == lease.EventEnd && e.Op == lease.OpRelease && e.Err == nil:
 			rec.Event(e.MachineID, soakrec.Released, now, "")
 			holding(cfg.Holding, -1)
@@ -153,13 +170,19 @@ func Run(cfg Config) error {
 		testonly.ShortLeases(&lo)
 	}
 	if cfg.IDs > 0 {
-		// More workers than IDs: a worker waits for one, trying again
-		// every 2s at most (the backoff is bounded by the time left of the
-		// acquire timeout), for as long as it runs.
-		lo.AcquireTimeout = 4 * time.Second
+		// More workers than IDs: a worker waits for one. Its attempts are
+		// aligned on the real clock (every Align, one Start of at most
+		// two tries each), so the waiting workers claim a freed ID at
+		// the same moment: the coordinator's compare-and-set decides
+		// between them, and a claim follows a release within Align.
+		lo.AcquireTimeout = Align * 8 / 5
 	}
 	m, err := lease.Start(ctx, strategy, lo)
 	for cfg.IDs > 0 && err != nil && ctx.Err() == nil && (errors.Is(err, driver.ErrExhausted) || errors.Is(err, lease.ErrTimeout)) {
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Until(time.Now().Truncate(Align).Add(Align))):
+		}
 		m, err = lease.Start(ctx, strategy, lo)
 	}
 	if err != nil {
@@ -274,6 +297,24 @@ func drawer(o once.Options) (func() (uint64, error), error) {
 		}
 		return back.Uint64(), nil
 	}, nil
+}
+
+// window returns the lease a grant gave (the TTL the coordinator granted,
+// or the duration asked for when the event carries none) and how much of
+// it the process may use by the documented rule, computed here and not
+// taken from the manager: the TTL minus the safety margin, which is
+// driver.SafetyMargin, or a tenth of a lease below the public minimum
+// (ShortLeases).
+func window(granted, asked time.Duration) (ttl, safe time.Duration) {
+	ttl = granted
+	if ttl <= 0 {
+		ttl = asked
+	}
+	margin := driver.SafetyMargin
+	if asked < driver.MinLeaseDuration {
+		margin = asked / 10
+	}
+	return ttl, ttl - margin
 }
 
 // sent is a time at or before the request of the operation that ended at
