@@ -19,6 +19,10 @@ type Bug struct {
 	// Equivalent, when set, argues in one line why no check can catch the
 	// bug (the change does not alter behaviour); the matrix shows it.
 	Equivalent string
+	// SoakBlind, when set, argues in one line why the contention soak
+	// cannot provoke this bug of a contested class (its other checks
+	// must catch it); the matrix shows it beside the soak's verdict.
+	SoakBlind string
 	// Open, when set, says in one line why no check catches this bug yet
 	// and what would: a known gap. -pick leaves it out (CI must not fail on
 	// a gap it knows), a run reports it as open rather than failing, and

@@ -17,6 +17,7 @@ var catalogue = []Bug{
 		}},
 		Targeted:    Check{Dir: ".", Pkgs: []string{"./lease/sqllease"}, Run: "^TestTakeover$/^postgres$"},
 		Coordinator: "postgres",
+		SoakBlind:   "a renewal the manager accepts reached the coordinator inside the holder's safe window, before the coordinator's expiry, so no other process held the ID then; a later one is abandoned at the deadline and the factories stop. Only taking an ID from a live holder (a forced free of a running process, a coordinator that forgets) exposes it, which no correct deployment does",
 	},
 	// targeted: TestConcurrentAcquire/postgres: "machine ID handed out twice" (5 times); 417 of 600 won, 0 exhausted.
 	{
@@ -43,6 +44,7 @@ var catalogue = []Bug{
 		}},
 		Targeted:    Check{Dir: ".", Pkgs: []string{"./lease/sqllease"}, Run: "^TestClaimRereadsRowChangedSinceItsRead$"},
 		Coordinator: "postgres",
+		SoakBlind:   "it needs another process to claim and release the row between this claim's read and its write (about a millisecond), and then only shortens the hand-off guard's wait",
 	},
 	// targeted: TestKillHolder/postgres: "ID 7 handed out ... 991.7ms before its expiry".
 	{
@@ -118,6 +120,7 @@ var catalogue = []Bug{
 		}},
 		Targeted:    Check{Dir: ".", Pkgs: []string{"./lease/redislease"}, Run: "^TestTakeover$/^redis8$/^key$"},
 		Coordinator: "redis7",
+		SoakBlind:   "a renewal the manager accepts reached the coordinator inside the holder's safe window, before the coordinator's expiry, so no other process held the ID then; a later one is abandoned at the deadline and the factories stop. Only taking an ID from a live holder (a forced free of a running process, a coordinator that forgets) exposes it, which no correct deployment does",
 	},
 	// targeted: TestTakeover/redis8/hash: "Renew by A after takeover = <nil>, want ErrLost".
 	{
@@ -131,6 +134,7 @@ var catalogue = []Bug{
 		}},
 		Targeted:    Check{Dir: ".", Pkgs: []string{"./lease/redislease"}, Run: "^TestTakeover$/^redis8$/^hash$"},
 		Coordinator: "redis8",
+		SoakBlind:   "a renewal the manager accepts reached the coordinator inside the holder's safe window, before the coordinator's expiry, so no other process held the ID then; a later one is abandoned at the deadline and the factories stop. Only taking an ID from a live holder (a forced free of a running process, a coordinator that forgets) exposes it, which no correct deployment does",
 	},
 	// targeted: TestContention600/redis8/key: IDs "won twice"; 364 winners, 0 exhausted.
 	{
@@ -240,6 +244,7 @@ var catalogue = []Bug{
 		}},
 		Targeted:    Check{Dir: "lease/etcdlease", Pkgs: []string{"."}, Run: "^TestRenewLost$"},
 		Coordinator: "etcd",
+		SoakBlind:   "a renewal the manager accepts reached the coordinator inside the holder's safe window, before the coordinator's expiry, so no other process held the ID then; a later one is abandoned at the deadline and the factories stop. Only taking an ID from a live holder (a forced free of a running process, a coordinator that forgets) exposes it, which no correct deployment does",
 	},
 	// targeted: etcdlease TestLeasetest/Lifecycle: "Renew(machine ID 256, 2s): ... etcd lease not found (expired or revoked)": renewals did not extend it. tests/etcd/faults TestKillHolder and TestPartitionShort pass with it.
 	{
@@ -382,6 +387,7 @@ var catalogue = []Bug{
 		}},
 		Targeted:    Check{Dir: ".", Pkgs: []string{"./lease"}, Run: "^TestReclaimNeverRepeatsPreviousIncarnation$"},
 		Coordinator: "postgres",
+		SoakBlind:   "the reclaim guard matters after a wall-clock step between two incarnations that both the manager and the factory see; the soak's processes share the host's clock and its offsets are the factories' alone",
 	},
 	// targeted: tests/guard TestHandoffTimestamps/postgres: "successor's first timestamp 18:07:19.829 is not after its predecessor's last 18:07:19.871".
 	{
@@ -394,7 +400,7 @@ var catalogue = []Bug{
 			New:  "return s.Deterministic() || false && l.PrevExpiry.IsZero()",
 		}},
 		Targeted:    Check{Dir: "tests", Pkgs: []string{"./guard"}, Run: "^TestHandoffTimestamps$/^postgres$"},
-		Coordinator: "postgres",
+		Coordinator: "guard",
 	},
 	// targeted: TestTimingFormulas: "safe(2s) = 2s, want 1.8s" (every case).
 	{

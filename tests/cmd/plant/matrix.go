@@ -76,6 +76,7 @@ func matrix(rows []row, c config) string {
 	fmt.Fprintf(&b, "\n## Kill matrix (seed %d, soak %v)\n\n", c.seed, c.soakFor)
 	b.WriteString("| bug | class | soak on | fast | targeted | contention soak (hand-offs) | caught by |\n|---|---|---|---|---|---|---|\n")
 	caught, total := 0, 0
+	soakCaught, contested, blind := 0, 0, 0
 	for _, r := range rows {
 		if r.bug.Name != "(none)" {
 			total++
@@ -104,6 +105,9 @@ func matrix(rows []row, c config) string {
 			}
 			if k == "soak" && ok {
 				cells[i] += fmt.Sprintf(" (%s)", o.handoffs)
+				if !o.failed && !o.hung && r.bug.SoakBlind != "" {
+					cells[i] += "; blind: " + r.bug.SoakBlind
+				}
 			}
 		}
 		verdict := strings.Join(by, ", ")
@@ -120,8 +124,20 @@ func matrix(rows []row, c config) string {
 		if len(by) > 0 && r.bug.Name != "(none)" {
 			caught++
 		}
+		if o, ok := r.checks["soak"]; ok && r.bug.Class.Contested() {
+			contested++
+			switch {
+			case o.failed || o.hung:
+				soakCaught++
+			case r.bug.SoakBlind != "":
+				blind++
+			}
+		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.bug.Name, r.bug.Class, r.bug.Coordinator, cells[0], cells[1], cells[2], verdict)
 	}
 	fmt.Fprintf(&b, "\n%d of %d bugs caught.\n", caught, total)
+	if contested > 0 {
+		fmt.Fprintf(&b, "The contention soak caught %d of the %d bugs of contested classes it ran on (claim, renew, free, expiry, handoff); %d more are argued soak-blind.\n", soakCaught, contested, blind)
+	}
 	return b.String()
 }

@@ -56,7 +56,7 @@ func envOr(name, def string) string {
 func setupCoord(ctx context.Context, name, dir, ns string) (*coord, error) {
 	c := &coord{name: name, ns: ns, network: true, cleanup: func() {}}
 	switch name {
-	case "postgres":
+	case "postgres", "guard":
 		c.server = "127.0.0.1:5432"
 		c.target = func(a string) string { return "postgres://postgres@" + a + "/test?sslmode=disable" }
 		admin, err := sql.Open("pgx", "postgres://postgres@127.0.0.1:5432/test?sslmode=disable")

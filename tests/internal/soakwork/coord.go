@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -14,7 +15,9 @@ import (
 
 	_ "github.com/once-go/once/internal/sqlitedrv" // registers "sqlite"
 	"github.com/once-go/once/lease/driver"
+	"github.com/once-go/once/lease/envlease"
 	"github.com/once-go/once/lease/etcdlease"
+	"github.com/once-go/once/lease/guardlease"
 	"github.com/once-go/once/lease/k8slease"
 	"github.com/once-go/once/lease/redislease"
 	"github.com/once-go/once/lease/sqllease"
@@ -22,7 +25,13 @@ import (
 )
 
 // Coordinators the soak runs on.
-var Coordinators = []string{"postgres", "postgres-private", "mariadb", "mysql9", "sqlite", "redis7", "redis8", "valkey9", "redis-cluster", "etcd", "kubernetes"}
+var Coordinators = []string{"postgres", "postgres-private", "mariadb", "mysql9", "sqlite", "redis7", "redis8", "valkey9", "redis-cluster", "etcd", "kubernetes", "guard"}
+
+// FixedIDVar names the environment variable from which a worker on the
+// "guard" coordinator reads its fixed machine ID (envlease), guarded by a
+// lease in PostgreSQL (guardlease): two workers that share an ID take
+// turns, as two pods with one StatefulSet ordinal do in a rolling deploy.
+const FixedIDVar = "ONCE_SOAK_FIXED_ID"
 
 // Connect opens the coordinator the way a service does (its own client,
 // the table created at every start) and returns the strategy and a
@@ -30,6 +39,17 @@ var Coordinators = []string{"postgres", "postgres-private", "mariadb", "mysql9",
 // (Options.MachineIDs).
 func Connect(ctx context.Context, coord, target, ns string, ids *driver.IDRange) (driver.Strategy, func() error, error) {
 	switch coord {
+	case "guard":
+		s, closeFn, err := Connect(ctx, "postgres", target, ns, ids)
+		if err != nil || os.Getenv(FixedIDVar) == "" {
+			return s, closeFn, err // the runner's forced free: the coordinator itself
+		}
+		g, err := guardlease.New(envlease.New(FixedIDVar, 0), s.(guardlease.Coordinator), "the soak's PostgreSQL table")
+		if err != nil {
+			closeFn()
+			return nil, nil, err
+		}
+		return g, closeFn, nil
 	case "postgres", "postgres-private", "mariadb", "mysql9", "sqlite":
 		driver := map[string]string{"postgres": "pgx", "postgres-private": "pgx", "mariadb": "mysql", "mysql9": "mysql", "sqlite": "sqlite"}[coord]
 		db, err := sql.Open(driver, target)

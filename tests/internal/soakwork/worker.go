@@ -108,6 +108,16 @@ func Run(cfg Config) error {
 	if cfg.IDs > 0 {
 		ids = &driver.IDRange{Min: 0, Max: cfg.IDs - 1}
 	}
+	if cfg.Coordinator == "guard" {
+		// Workers w1, w2, ... take fixed IDs 0, 1, ... in turn, modulo
+		// the -ids range: with more workers than IDs, two share one.
+		n, _ := strconv.Atoi(strings.TrimPrefix(cfg.Proc, "w"))
+		id := max(n-1, 0)
+		if cfg.IDs > 0 {
+			id %= cfg.IDs
+		}
+		os.Setenv(FixedIDVar, strconv.Itoa(id))
+	}
 	strategy, closeCoord, err := Connect(ctx, cfg.Coordinator, cfg.Target, cfg.Namespace, ids)
 	if err != nil {
 		return fmt.Errorf("coordinator: %w", err)
@@ -163,6 +173,15 @@ func Run(cfg Config) error {
 		AcquireTimeout: 60 * time.Second,
 		StateFile:      cfg.StateFile,
 		Events:         events,
+		// guardlease is deterministic: after a loss, take the ID again
+		// once its coordinator lets go (the other strategies do anyway).
+		ReacquireDeterministic: true,
+	}
+	if cfg.Coordinator == "guard" {
+		// guardlease cannot reclaim (no driver.Reclaimer), and Start
+		// refuses a StateFile it could not use: a killed worker waits
+		// for its ID's lease to run out, as a pod without a volume does.
+		lo.StateFile = ""
 	}
 	if cfg.LeaseDuration < 30*time.Second {
 		// Below the public minimum: a soak built with the oncetest tag
@@ -178,7 +197,7 @@ func Run(cfg Config) error {
 		lo.AcquireTimeout = Align * 8 / 5
 	}
 	m, err := lease.Start(ctx, strategy, lo)
-	for cfg.IDs > 0 && err != nil && ctx.Err() == nil && (errors.Is(err, driver.ErrExhausted) || errors.Is(err, lease.ErrTimeout)) {
+	for cfg.IDs > 0 && err != nil && ctx.Err() == nil && (errors.Is(err, driver.ErrExhausted) || errors.Is(err, driver.ErrConflict) || errors.Is(err, lease.ErrTimeout)) {
 		select {
 		case <-ctx.Done():
 		case <-time.After(time.Until(time.Now().Truncate(Align).Add(Align))):
