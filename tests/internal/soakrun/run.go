@@ -315,7 +315,7 @@ func (r *runner) apply(ctx context.Context, f Fault) {
 	case ForceFree:
 		err = r.forceFree(ctx, s)
 	case ClockStep:
-		// Within MaxClockOffset of the true clock, as the hand-off guard
+		// Within ClockOffsetCap of the true clock, as the hand-off guard
 		// assumes; a step back by up to twice that from the old offset.
 		s.mu.Lock()
 		s.offset = f.Offset

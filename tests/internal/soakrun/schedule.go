@@ -22,7 +22,7 @@ const (
 	ForceFree      = "forcefree"       // SIGKILL, its machine ID freed as lease free --force does, restarted without state
 	PauseEdge      = "sigstop-edge"    // SIGSTOP ending about when the safe window ends
 	Slow           = "slow"            // the coordinator answers late: held bytes flow on after about the safe window
-	ClockStep      = "clock-step"      // the worker's wall clock steps to a new offset within MaxClockOffset
+	ClockStep      = "clock-step"      // the worker's wall clock steps to a new offset within ClockOffsetCap
 	LateReply      = "late-reply"      // held bytes flow on (a renewal answered late, inside its window), then a partition longer than the lease
 )
 
@@ -57,17 +57,30 @@ type Plan struct {
 // MaxClockOffset bounds the workers' factory clock offsets from the real
 // clock, which is also the coordinator's: within the manager's default
 // HandoffSkew (1s), the skew the hand-off guard allows between a holder's
-// clock and the coordinator's. Two workers may then be 1.8s apart, so a
-// hand-off guard that does not hold shows as soon as a worker whose clock
-// is behind claims an ID soon after one whose clock is ahead let it go.
+// clock and the coordinator's.
 const MaxClockOffset = 900 * time.Millisecond
 
-// offset draws a clock offset of 2/3..1 of MaxClockOffset, ahead or
-// behind with equal odds: two workers are then either close or at least
-// 4/3 of it apart, and half of the hand-offs go from a clock ahead to one
-// behind by more than the time between the two holders' IDs.
-func offset(r *rand.Rand) time.Duration {
-	d := MaxClockOffset*2/3 + time.Duration(r.Int64N(int64(MaxClockOffset/3)+1))
+// ClockOffsetCap is the largest clock offset a run with leases of
+// leaseDur draws: MaxClockOffset, and 100ms less than the safety margin of
+// a short test lease (a tenth of it). A factory checks its lease's deadline
+// on its own clock while the manager computed it on the real one, so a
+// factory whose clock is behind generates that much past the deadline; it
+// must stop before the coordinator's expiry, which is a margin later. (On
+// a real host both read one clock; the offset is the soak's device for
+// skewed clocks.)
+func ClockOffsetCap(leaseDur time.Duration) time.Duration {
+	if leaseDur < 30*time.Second {
+		return min(MaxClockOffset, leaseDur/10-100*time.Millisecond)
+	}
+	return MaxClockOffset
+}
+
+// offset draws a clock offset of 2/3..1 of max, ahead or behind with equal
+// odds: two workers are then either close or at least 4/3 of max apart,
+// and half of the hand-offs go from a clock ahead to one behind by more
+// than the time between the two holders' IDs.
+func offset(r *rand.Rand, max time.Duration) time.Duration {
+	d := max*2/3 + time.Duration(r.Int64N(int64(max/3)+1))
 	if r.IntN(2) == 0 {
 		return -d
 	}
@@ -80,8 +93,9 @@ func offset(r *rand.Rand) time.Duration {
 func MakePlan(seed uint64, procs int, duration, meanGap, leaseDur time.Duration, kinds []string) Plan {
 	r := rand.New(rand.NewPCG(seed, seed^0x5eed))
 	p := Plan{Seed: seed}
+	maxOff := ClockOffsetCap(leaseDur)
 	for range procs {
-		p.Offsets = append(p.Offsets, offset(r))
+		p.Offsets = append(p.Offsets, offset(r, maxOff))
 	}
 	busy := make([]time.Duration, procs+1) // the last is the coordinator
 	end := duration - 20*time.Second
@@ -123,7 +137,7 @@ func MakePlan(seed uint64, procs int, duration, meanGap, leaseDur time.Duration,
 			// cannot see (its state file's clock bound reads the real
 			// clock), so a new offset there would be a wall-clock step
 			// hidden from the manager, not one a host can make.
-			f.Offset = offset(r)
+			f.Offset = offset(r, maxOff)
 		case CoordRestart:
 			slot = procs
 		}

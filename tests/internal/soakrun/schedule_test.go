@@ -8,7 +8,8 @@ import (
 
 func TestPlanReplays(t *testing.T) {
 	kinds := DefaultFaults("postgres")
-	a := MakePlan(7, 4, 10*time.Minute, 6*time.Second, 30*time.Second, kinds)
+	const leaseDur = 30 * time.Second
+	a := MakePlan(7, 4, 10*time.Minute, 6*time.Second, leaseDur, kinds)
 	b := MakePlan(7, 4, 10*time.Minute, 6*time.Second, 30*time.Second, kinds)
 	if !reflect.DeepEqual(a, b) {
 		t.Fatal("the same seed gave two schedules")
@@ -37,8 +38,8 @@ func TestPlanReplays(t *testing.T) {
 				t.Errorf("SIGSTOP %v not longer than the lease", f.For)
 			}
 		case ClockStep:
-			if f.Offset < -MaxClockOffset || f.Offset > MaxClockOffset {
-				t.Errorf("clock offset %v beyond %v", f.Offset, MaxClockOffset)
+			if c := ClockOffsetCap(leaseDur); f.Offset < -c || f.Offset > c {
+				t.Errorf("clock offset %v beyond %v", f.Offset, c)
 			}
 		case CoordRestart:
 			if f.Target != "coordinator" {
@@ -58,6 +59,40 @@ func TestSQLiteHasNoNetworkFaults(t *testing.T) {
 		switch f.Kind {
 		case Partition, Blackhole, Stall, LostReplies, CoordRestart:
 			t.Errorf("network fault %v on SQLite", f)
+		}
+	}
+}
+
+// TestClockOffsetsInsideTheMargin: with short leases every offset, initial
+// or stepped, stays 100ms inside the safety margin (a tenth of the lease),
+// and the offsets come in two groups far enough apart to expose a missing
+// hand-off guard.
+func TestClockOffsetsInsideTheMargin(t *testing.T) {
+	for _, leaseDur := range []time.Duration{3 * time.Second, 6 * time.Second, 30 * time.Second} {
+		c := ClockOffsetCap(leaseDur)
+		if want := min(MaxClockOffset, leaseDur/10-100*time.Millisecond); leaseDur < 30*time.Second && c != want {
+			t.Errorf("ClockOffsetCap(%v) = %v, want %v", leaseDur, c, want)
+		}
+		p := MakePlan(3, 8, 30*time.Minute, 3*time.Second, leaseDur, []string{ClockStep})
+		offs := p.Offsets
+		for _, f := range p.Faults {
+			offs = append(offs, f.Offset)
+		}
+		ahead, behind := 0, 0
+		for _, o := range offs {
+			switch {
+			case o > c || o < -c:
+				t.Errorf("lease %v: offset %v beyond %v", leaseDur, o, c)
+			case o >= c*2/3:
+				ahead++
+			case o <= -c*2/3:
+				behind++
+			default:
+				t.Errorf("lease %v: offset %v within 2/3 of %v", leaseDur, o, c)
+			}
+		}
+		if ahead == 0 || behind == 0 {
+			t.Errorf("lease %v: %d offsets ahead, %d behind", leaseDur, ahead, behind)
 		}
 	}
 }
