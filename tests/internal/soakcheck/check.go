@@ -161,7 +161,8 @@ type Result struct {
 	// still ran: the claim's reply was in before the other process's
 	// renewal (or acquisition) sent at t for a lease of d could have
 	// expired, t + d, although that renewal's reply was in before the
-	// claim was sent, and the other process neither released the ID nor
+	// claim was sent, and the other process neither released the ID (a
+	// released event, or a freed one logged by a second after the claim) nor
 	// had it forcibly freed since. Whether or not either generated, the
 	// coordinator then handed out an ID that was held.
 	ClaimsChecked int       `json:"claims_checked"`
@@ -1156,6 +1157,10 @@ func (c *checker) claims() {
 					case (e.kind == "acquired" || e.kind == "renewed") && e.done != 0 && e.done < cl.t:
 						last, released = lease{e.t, e.done, e.lease}, false
 					case e.kind == "released" && last.d != 0 && e.t >= last.sent:
+						released = true
+					case e.kind == "freed" && last.d != 0 && e.t >= last.sent && e.t <= cl.done+int64(time.Second):
+						// A release after an abandoned call, logged
+						// when its reply was in.
 						released = true
 					}
 				}

@@ -415,12 +415,15 @@ func TestEarlyClaim(t *testing.T) {
 		forced  bool
 		reclaim bool
 		early   bool
+		freed   time.Duration // a detached release logged then (0: none)
 	}{
-		{"granted while held", 7 * time.Second, false, false, false, true},
-		{"granted after expiry", 8 * time.Second, false, false, false, false},
-		{"after a release", 7 * time.Second, true, false, false, false},
-		{"after a forced free", 7 * time.Second, false, true, false, false},
-		{"a reclaim", 7 * time.Second, false, false, true, false},
+		{"granted while held", 7 * time.Second, false, false, false, true, 0},
+		{"granted after expiry", 8 * time.Second, false, false, false, false, 0},
+		{"after a release", 7 * time.Second, true, false, false, false, 0},
+		{"after a forced free", 7 * time.Second, false, true, false, false, 0},
+		{"a reclaim", 7 * time.Second, false, false, true, false, 0},
+		{"after a detached release", 7 * time.Second, false, false, false, false, 7*time.Second + 300*time.Millisecond},
+		{"a detached release long after", 7 * time.Second, false, false, false, true, 9 * time.Second},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -432,6 +435,9 @@ func TestEarlyClaim(t *testing.T) {
 			a.lease("renewed", 3, 2*time.Second, 6*time.Second, "")
 			if tc.release {
 				a.event("released", 3, 3*time.Second)
+			}
+			if tc.freed != 0 {
+				a.event("freed", 3, tc.freed)
 			}
 			detail := "acquire"
 			if tc.reclaim {

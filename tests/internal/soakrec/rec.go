@@ -15,7 +15,7 @@
 //
 //	{"proc":"w3","pid":4242,"machine_id":17,"event":"acquired","t":...}
 //
-// with event one of acquired, renewed, lost, released, disabled.
+// with event one of acquired, renewed, lost, released, disabled, freed.
 // acquired and renewed carry the time the request was sent (the earliest
 // moment the lease can be counted from), and, written by [Writer.Lease],
 // "done", when the reply was in (no later than the end event), "lease",
@@ -49,6 +49,10 @@ const (
 	Released = "released"
 	Disabled = "disabled"
 	Clock    = "clock"
+	// Freed: the process gave a lease back outside its manager's
+	// goroutine (after a call that outlived its deadline returned); the
+	// lease may be an old one of an ID it holds again.
+	Freed = "freed"
 )
 
 // Writer appends records to w through one buffer, flushed every

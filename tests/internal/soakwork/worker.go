@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/once-go/once/internal/testonly"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strconv"
@@ -173,6 +174,7 @@ func Run(cfg Config) error {
 		AcquireTimeout: 60 * time.Second,
 		StateFile:      cfg.StateFile,
 		Events:         events,
+		Logger:         slog.New(detachedReleases{slog.Default().Handler(), rec}),
 		// guardlease is deterministic: after a loss, take the ID again
 		// once its coordinator lets go (the other strategies do anyway).
 		ReacquireDeterministic: true,
@@ -316,6 +318,46 @@ func drawer(o once.Options) (func() (uint64, error), error) {
 		}
 		return back.Uint64(), nil
 	}, nil
+}
+
+// detachedReleases passes the manager's log records on to h, and records
+// a "freed" event for each release the manager made after a call that
+// outlived its deadline returned: such a release emits no lease.Event
+// (it runs outside the manager's goroutine), only a log record, and the
+// checker must know that the ID was given back (a claim by another process
+// right after it is no early claim). It is a freed event, not released:
+// the lease it gives back may be an old one of an ID the process holds
+// again.
+type detachedReleases struct {
+	slog.Handler
+	rec *soakrec.Writer
+}
+
+func (d detachedReleases) Handle(ctx context.Context, r slog.Record) error {
+	if strings.Contains(r.Message, "outlived its deadline") && strings.Contains(r.Message, "released") {
+		id, ok := -1, false
+		r.Attrs(func(a slog.Attr) bool {
+			switch a.Key {
+			case "machine_id":
+				id = int(a.Value.Int64())
+			case "result":
+				ok = a.Value.String() == "ok"
+			}
+			return true
+		})
+		if ok && id >= 0 {
+			d.rec.Event(id, soakrec.Freed, time.Now(), r.Message)
+		}
+	}
+	return d.Handler.Handle(ctx, r)
+}
+
+func (d detachedReleases) WithAttrs(as []slog.Attr) slog.Handler {
+	return detachedReleases{d.Handler.WithAttrs(as), d.rec}
+}
+
+func (d detachedReleases) WithGroup(name string) slog.Handler {
+	return detachedReleases{d.Handler.WithGroup(name), d.rec}
 }
 
 // window returns the lease a grant gave (the TTL the coordinator granted,
