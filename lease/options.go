@@ -66,8 +66,11 @@ type Options struct {
 	// Events, if set, receives an [Event] for every lease operation, from
 	// the manager's goroutine (from Start's, for the first lease), one
 	// call at a time: each new lease, renewal, retry, loss, release and
-	// count of free machine IDs. It must not block: the manager waits for
-	// it. Hand events to a channel or a counter.
+	// count of free machine IDs. The releases that follow a call which
+	// outlived its deadline run outside the manager's goroutine and are
+	// only logged (at INFO, "... outlived its deadline ..."). It must not
+	// block: the manager waits for it. Hand events to a channel or a
+	// counter.
 	Events func(Event)
 	// HandoffSkew is how far any holder's clock may be from the
 	// coordinator's, and so from another holder's. A new holder of a
