@@ -76,12 +76,13 @@ func ClockOffsetCap(leaseDur time.Duration) time.Duration {
 }
 
 // offset draws a clock offset of 2/3..1 of max, ahead or behind with equal
-// odds: two workers are then either close or at least 4/3 of max apart,
-// and half of the hand-offs go from a clock ahead to one behind by more
-// than the time between the two holders' IDs.
-func offset(r *rand.Rand, max time.Duration) time.Duration {
+// odds (sign 0) or as sign says: two workers are then either close or at
+// least 4/3 of max apart, and a hand-off from a clock ahead to one behind
+// exposes a missing hand-off guard as soon as the time between the two
+// holders' IDs is below their difference.
+func offset(r *rand.Rand, max time.Duration, sign int) time.Duration {
 	d := max*2/3 + time.Duration(r.Int64N(int64(max/3)+1))
-	if r.IntN(2) == 0 {
+	if sign < 0 || sign == 0 && r.IntN(2) == 0 {
 		return -d
 	}
 	return d
@@ -94,8 +95,10 @@ func MakePlan(seed uint64, procs int, duration, meanGap, leaseDur time.Duration,
 	r := rand.New(rand.NewPCG(seed, seed^0x5eed))
 	p := Plan{Seed: seed}
 	maxOff := ClockOffsetCap(leaseDur)
-	for range procs {
-		p.Offsets = append(p.Offsets, offset(r, maxOff))
+	for i := range procs {
+		// Ahead and behind in turn: half the pairs of workers are far
+		// apart whatever the seed.
+		p.Offsets = append(p.Offsets, offset(r, maxOff, 1-2*(i%2)))
 	}
 	busy := make([]time.Duration, procs+1) // the last is the coordinator
 	end := duration - 20*time.Second
@@ -137,7 +140,7 @@ func MakePlan(seed uint64, procs int, duration, meanGap, leaseDur time.Duration,
 			// cannot see (its state file's clock bound reads the real
 			// clock), so a new offset there would be a wall-clock step
 			// hidden from the manager, not one a host can make.
-			f.Offset = offset(r, maxOff)
+			f.Offset = offset(r, maxOff, 0)
 		case CoordRestart:
 			slot = procs
 		}

@@ -94,5 +94,11 @@ func TestClockOffsetsInsideTheMargin(t *testing.T) {
 		if ahead == 0 || behind == 0 {
 			t.Errorf("lease %v: %d offsets ahead, %d behind", leaseDur, ahead, behind)
 		}
+		for i, o := range p.Offsets {
+			if (o > 0) != (i%2 == 0) {
+				t.Errorf("lease %v: initial offsets %v: want ahead and behind in turn", leaseDur, p.Offsets)
+				break
+			}
+		}
 	}
 }
