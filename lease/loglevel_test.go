@@ -258,3 +258,35 @@ func TestStartTimeoutWarnedFirst(t *testing.T) {
 		}
 	})
 }
+
+// TestRenewFailureWarns: a failed renewal attempt is a WARN even when its
+// class is transient (retry), unlike a failed acquire or reclaim.
+func TestRenewFailureWarns(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		logs := &capture{}
+		r := newRig(t, 512)
+		r.opts.Logger = slog.New(logs)
+		m := r.start()
+		n := 0
+		r.s.set(func(f *fake) {
+			f.renew = func(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
+				if n++; n == 1 {
+					return driver.Lease{}, errRetry
+				}
+				return f.mem.Renew(ctx, l, d)
+			}
+		})
+		time.Sleep(driver.DefaultRenewInterval)
+		synctest.Wait()
+		m.Close(context.Background())
+		var failed []capturedRecord
+		for _, rec := range logs.records() {
+			if rec.msg == "lease renew failed" {
+				failed = append(failed, rec)
+			}
+		}
+		if len(failed) != 1 || failed[0].level != slog.LevelWarn || failed[0].attrs["result"] != "retry" {
+			t.Errorf("renew failure records %+v, want one WARN with result=retry:\n%s", failed, logs)
+		}
+	})
+}
