@@ -290,3 +290,37 @@ func TestRenewFailureWarns(t *testing.T) {
 		}
 	})
 }
+
+// TestFirstAcquireWarnsAtHalfTheTimeout: the WARN comes with the first
+// retry that runs at or after half the (default) acquire timeout, one that
+// runs exactly then included. Here the eighth attempt fails 19s after
+// start, and its retry waits the renew interval, 11s (the backoff's
+// limit without a timeout): it runs at 30s.
+func TestFirstAcquireWarnsAtHalfTheTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		logs := &capture{}
+		r := newRig(t, 512)
+		r.opts.Logger = slog.New(logs)
+		r.opts.AcquireTimeout = -1
+		r.opts.RenewInterval = 11 * time.Second
+		t0 := time.Now()
+		n := 0
+		r.s.set(func(f *fake) {
+			f.acquire = func(ctx context.Context, d time.Duration) (driver.Lease, error) {
+				switch n++; {
+				case n == 8:
+					time.Sleep(time.Until(t0.Add(19 * time.Second)))
+				case n > 8:
+					return f.mem.Acquire(ctx, d)
+				}
+				return driver.Lease{}, fmt.Errorf("%w (test)", driver.ErrExhausted)
+			}
+		})
+		m := r.start()
+		m.Close(context.Background())
+		warn := logs.atLeast(slog.LevelWarn)
+		if len(warn) != 1 || warn[0].at.Sub(t0) != 19*time.Second || warn[0].attrs["delay"] != "11s" {
+			t.Errorf("WARN records %+v, want one at 19s for the retry 11s later:\n%s", warn, logs)
+		}
+	})
+}
