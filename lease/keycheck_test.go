@@ -13,22 +13,6 @@ import (
 	"github.com/once-go/once/nonce"
 )
 
-// listingFake is a fake whose List answers slots and records its
-// context's deadline.
-type listingFake struct {
-	*fake
-	slots    []driver.Slot
-	deadline time.Duration // from the List call; -1: none
-}
-
-func (l *listingFake) List(ctx context.Context) ([]driver.Slot, error) {
-	l.deadline = -1
-	if dl, ok := ctx.Deadline(); ok {
-		l.deadline = time.Until(dl)
-	}
-	return l.slots, nil
-}
-
 // TestKeyMismatchNamesHolders: Start with RefuseKeyMismatch names up to
 // three live holders with another key fingerprint ("-" for a holder that
 // recorded no name), then how many more; holders with this process's
@@ -63,10 +47,17 @@ func TestKeyMismatchNamesHolders(t *testing.T) {
 				r.opts.Factories = []*nonce.Factory{f}
 				r.opts.RefuseKeyMismatch = true
 				r.opts.AcquireTimeout = c.timeout
-				s := &listingFake{fake: r.s, slots: append([]driver.Slot{
+				slots := append([]driver.Slot{
 					{MachineID: 7, Holder: "same", Fingerprint: f.Fingerprint()},
 					{MachineID: 8, Holder: "none"},
-				}, other[:c.others]...)}
+				}, other[:c.others]...)
+				bound := time.Duration(-1) // the listing's deadline, from when it was made; -1: none
+				s := listing{fake: r.s, list: func(ctx context.Context) ([]driver.Slot, error) {
+					if dl, ok := ctx.Deadline(); ok {
+						bound = time.Until(dl)
+					}
+					return slots, nil
+				}}
 				_, err = lease.Start(r.with(t.Context()), s, r.opts)
 				msg := ""
 				if err != nil {
@@ -81,8 +72,8 @@ func TestKeyMismatchNamesHolders(t *testing.T) {
 				if !errors.Is(err, lease.ErrConfig) || !strings.Contains(msg, want) {
 					t.Errorf("Start: %v\nwant ErrConfig with %q", err, want)
 				}
-				if s.deadline != c.bound {
-					t.Errorf("listing bounded by %v, want %v", s.deadline, c.bound)
+				if bound != c.bound {
+					t.Errorf("listing bounded by %v, want %v", bound, c.bound)
 				}
 			})
 		})

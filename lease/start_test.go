@@ -239,3 +239,14 @@ func TestOptionsDefaults(t *testing.T) {
 		t.Errorf("2s lease accepted: %v", err)
 	}
 }
+
+// TestMinimumLeaseDuration: a LeaseDuration of exactly
+// driver.MinLeaseDuration is accepted.
+func TestMinimumLeaseDuration(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 512)
+		r.opts.LeaseDuration = driver.MinLeaseDuration
+		m := r.start()
+		m.Close(context.Background())
+	})
+}
