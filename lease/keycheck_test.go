@@ -79,3 +79,23 @@ func TestKeyMismatchNamesHolders(t *testing.T) {
 		})
 	}
 }
+
+// TestRefuseKeyMismatchNeedsOneKey: factories with two different base
+// keys share no fingerprint, which RefuseKeyMismatch needs.
+func TestRefuseKeyMismatchNeedsOneKey(t *testing.T) {
+	var fs []*nonce.Factory
+	for _, key := range []string{"the-first-key-of-this-test-0123456789", "the-other-key-of-this-test-012345678"} {
+		f, err := nonce.New(nonce.Config{BaseKey: []byte(key)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs = append(fs, f)
+	}
+	r := newRig(t, 512)
+	r.opts.Factories = fs
+	r.opts.RefuseKeyMismatch = true
+	_, err := lease.Start(r.with(t.Context()), listing{fake: r.s}, r.opts)
+	if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "the same in all") {
+		t.Errorf("Start: %v, want ErrConfig: factories need one base key", err)
+	}
+}

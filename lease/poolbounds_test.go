@@ -43,10 +43,12 @@ func TestPoolLowBoundary(t *testing.T) {
 
 // TestPoolNotCountedWhenTheRenewalIsDue: a renewal that took until the
 // next one is due leaves no time to count the pool: the count fails at
-// once, naming the renewal.
+// once, naming the renewal, and logs at INFO.
 func TestPoolNotCountedWhenTheRenewalIsDue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRig(t, 512)
+		logs := &capture{}
+		r.opts.Logger = slog.New(logs)
 		m, err := lease.Start(r.with(t.Context()), listing{fake: r.s}, r.opts)
 		if err != nil {
 			t.Fatal(err)
@@ -67,6 +69,15 @@ func TestPoolNotCountedWhenTheRenewalIsDue(t *testing.T) {
 		ev := r.pool()
 		if len(ev) < 2 || ev[1].Err == nil || !strings.Contains(ev[1].Err.Error(), "no time left before the next renewal") {
 			t.Errorf("pool events %+v, want the second to fail for the renewal that is due", ev)
+		}
+		var levels []slog.Level
+		for _, rec := range logs.records() {
+			if rec.msg == "lease pool not counted" {
+				levels = append(levels, rec.level)
+			}
+		}
+		if len(levels) != 1 || levels[0] != slog.LevelInfo {
+			t.Errorf("\"lease pool not counted\" records at %v, want one INFO:\n%s", levels, logs)
 		}
 	})
 }
