@@ -33,3 +33,6 @@ func StartProcess(t *testing.T) (pid int, identity string, stop func()) {
 		cmd.Wait()
 	}
 }
+
+// Jitter draws a backoff jitter for base.
+var Jitter = jitter

@@ -86,6 +86,8 @@ func TestStatLiveness(t *testing.T) {
 		{"dead", 42, line("42", "app", "X", "1", "87262"), gone, 0},
 		{"another PID", 43, line("42", "app", "S", "1", "87262"), unknown, 0},
 		{"truncated", 42, []byte("42 (app) S 1 1"), unknown, 0},
+		{"ends at the start time", 42, []byte("42 (app) S 1 1 1 0 -1 4194304 99 0 0 0 0 0 0 0 20 0 1 0 87262"), running, 87262},
+		{"ends before the start time", 42, []byte("42 (app) S 1 1 1 0 -1 4194304 99 0 0 0 0 0 0 0 20 0 1 0"), unknown, 0},
 		{"no command", 42, []byte("42 S 1 1 1 0 -1 4194304 99 0 0 0 0 0 0 0 20 0 1 0 5 6"), unknown, 0},
 		{"bad start", 42, line("42", "app", "S", "1", "-5"), unknown, 0},
 		{"empty", 42, nil, unknown, 0},

@@ -209,7 +209,7 @@ func TestFirstAcquireRetriesLogLevels(t *testing.T) {
 // TestFirstAcquireWithoutTimeoutWarnsOnce: with no acquire timeout
 // (negative) the single WARN
 // comes with the first retry that runs after half the default acquire
-// timeout.
+// timeout (logged before that half has passed).
 func TestFirstAcquireWithoutTimeoutWarnsOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		logs := &capture{}
@@ -231,8 +231,8 @@ func TestFirstAcquireWithoutTimeoutWarnsOnce(t *testing.T) {
 		if len(warn) == 1 {
 			delay, _ = time.ParseDuration(warn[0].attrs["delay"])
 		}
-		if len(warn) != 1 || warn[0].at.Add(delay).Sub(t0) < lease.DefaultAcquireTimeout/2 {
-			t.Errorf("WARN records %+v, want one, after %v:\n%s", warn, lease.DefaultAcquireTimeout/2, logs)
+		if len(warn) != 1 || warn[0].at.Add(delay).Sub(t0) < lease.DefaultAcquireTimeout/2 || warn[0].at.Sub(t0) >= lease.DefaultAcquireTimeout/2 {
+			t.Errorf("WARN records %+v, want one, logged before %v for a retry after it:\n%s", warn, lease.DefaultAcquireTimeout/2, logs)
 		}
 		m.Close(context.Background())
 	})
@@ -255,6 +255,72 @@ func TestStartTimeoutWarnedFirst(t *testing.T) {
 		}
 		if warn := logs.atLeast(slog.LevelWarn); len(warn) != 1 || warn[0].level != slog.LevelWarn {
 			t.Errorf("records at WARN or above: %+v, want one WARN:\n%s", warn, logs)
+		}
+	})
+}
+
+// TestRenewFailureWarns: a failed renewal attempt is a WARN even when its
+// class is transient (retry), unlike a failed acquire or reclaim.
+func TestRenewFailureWarns(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		logs := &capture{}
+		r := newRig(t, 512)
+		r.opts.Logger = slog.New(logs)
+		m := r.start()
+		n := 0
+		r.s.set(func(f *fake) {
+			f.renew = func(ctx context.Context, l driver.Lease, d time.Duration) (driver.Lease, error) {
+				if n++; n == 1 {
+					return driver.Lease{}, errRetry
+				}
+				return f.mem.Renew(ctx, l, d)
+			}
+		})
+		time.Sleep(driver.DefaultRenewInterval)
+		synctest.Wait()
+		m.Close(context.Background())
+		var failed []capturedRecord
+		for _, rec := range logs.records() {
+			if rec.msg == "lease renew failed" {
+				failed = append(failed, rec)
+			}
+		}
+		if len(failed) != 1 || failed[0].level != slog.LevelWarn || failed[0].attrs["result"] != "retry" {
+			t.Errorf("renew failure records %+v, want one WARN with result=retry:\n%s", failed, logs)
+		}
+	})
+}
+
+// TestFirstAcquireWarnsAtHalfTheTimeout: the WARN comes with the first
+// retry that runs at or after half the (default) acquire timeout, one that
+// runs exactly then included. Here the eighth attempt fails 19s after
+// start, and its retry waits the renew interval, 11s (the backoff's
+// limit without a timeout): it runs at 30s.
+func TestFirstAcquireWarnsAtHalfTheTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		logs := &capture{}
+		r := newRig(t, 512)
+		r.opts.Logger = slog.New(logs)
+		r.opts.AcquireTimeout = -1
+		r.opts.RenewInterval = 11 * time.Second
+		t0 := time.Now()
+		n := 0
+		r.s.set(func(f *fake) {
+			f.acquire = func(ctx context.Context, d time.Duration) (driver.Lease, error) {
+				switch n++; {
+				case n == 8:
+					time.Sleep(time.Until(t0.Add(19 * time.Second)))
+				case n > 8:
+					return f.mem.Acquire(ctx, d)
+				}
+				return driver.Lease{}, fmt.Errorf("%w (test)", driver.ErrExhausted)
+			}
+		})
+		m := r.start()
+		m.Close(context.Background())
+		warn := logs.atLeast(slog.LevelWarn)
+		if len(warn) != 1 || warn[0].at.Sub(t0) != 19*time.Second || warn[0].attrs["delay"] != "11s" {
+			t.Errorf("WARN records %+v, want one at 19s for the retry 11s later:\n%s", warn, logs)
 		}
 	})
 }

@@ -161,7 +161,7 @@ func TestStartCanceled(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 		defer cancel()
 		_, err := lease.Start(r.with(ctx), r.s, r.opts)
-		if !errors.Is(err, context.DeadlineExceeded) {
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "before a machine ID was held; last error: ") {
 			t.Errorf("Start with an ending context: %v", err)
 		}
 	})
@@ -238,4 +238,35 @@ func TestOptionsDefaults(t *testing.T) {
 	if _, err := lease.Start(leasehook.With(t.Context(), &fakeFactory{j: &journal{}}), newFake(&journal{}, 1), lease.Options{LeaseDuration: 2 * time.Second}); !errors.Is(err, lease.ErrConfig) {
 		t.Errorf("2s lease accepted: %v", err)
 	}
+}
+
+// TestMinimumLeaseDuration: a LeaseDuration of exactly
+// driver.MinLeaseDuration is accepted.
+func TestMinimumLeaseDuration(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 512)
+		r.opts.LeaseDuration = driver.MinLeaseDuration
+		m := r.start()
+		m.Close(context.Background())
+	})
+}
+
+// TestOptionsAtTheirLimits: HandoffSkew of exactly a minute and LowFreeIDs
+// of exactly 512 are accepted, and an AcquireTimeout of 1ns is a timeout
+// like any other (not the negative one's "no timeout").
+func TestOptionsAtTheirLimits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, 512)
+		r.opts.HandoffSkew = time.Minute
+		r.opts.LowFreeIDs = 512
+		m := r.start()
+		m.Close(context.Background())
+
+		r = newRig(t, 1)
+		r.s.mem.Steal(0, time.Hour)
+		r.opts.AcquireTimeout = time.Nanosecond
+		if _, err := lease.Start(r.with(t.Context()), r.s, r.opts); !errors.Is(err, lease.ErrTimeout) {
+			t.Errorf("Start with a 1ns acquire timeout on an exhausted pool: %v, want ErrTimeout", err)
+		}
+	})
 }

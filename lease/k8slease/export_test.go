@@ -18,3 +18,7 @@ func Survey(s *Strategy, ctx context.Context, cached bool) (int, error) {
 	}
 	return len(v.free), nil
 }
+
+// SetBeforeTakeOver makes s call f(id) after it judged machine ID id's
+// record released or expired and before it updates that record.
+func SetBeforeTakeOver(s *Strategy, f func(id int)) { s.beforeTakeOver = f }

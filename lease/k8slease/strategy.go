@@ -35,6 +35,9 @@ type Strategy struct {
 	// acquireTime, the hand-off evidence); tests skew it. Expiry uses
 	// time.Now's monotonic reading only.
 	wall func() time.Time
+	// beforeTakeOver, set only by tests, runs between a claim's judgement
+	// of a released or expired record and its update of that record.
+	beforeTakeOver func(id int)
 }
 
 var (
@@ -216,6 +219,9 @@ func (s *Strategy) claim(ctx context.Context, op string, id int, rec *coordv1.Le
 		}
 		s.granted.add(id, identity)
 		return l, false, s.classify(op+" (create)", "create", id, err)
+	}
+	if s.beforeTakeOver != nil {
+		s.beforeTakeOver(id)
 	}
 	next := rec.DeepCopy()
 	s.takeOver(next, identity, secs, now)

@@ -304,7 +304,7 @@ var catalogue = []Bug{
 		Targeted:    Check{Dir: "lease/k8slease", Pkgs: []string{"."}, Run: "^TestFreeKeepsEvidence$"},
 		Coordinator: "kubernetes",
 	},
-	// targeted: not caught: TestProcessRace600 (512 won, 88 exhausted) and TestContendLastIDs (its free IDs have no Lease, so claims Create) pass; no test lets a renewal or a contender slip in between a takeover's judgement and its update. (A plainly unconditional update is no plant: the API server refuses a Lease update without resourceVersion, "must be specified for an update".)
+	// targeted: TestTakeoverYieldsToLateWrite: "takeover with a renewal after its judgement: <nil>, want ErrConflict (the renewal must not be overwritten)"; "holder after the race: pod-b/…, want the renewing holder pod-a/…" (and the same for a contender's claim of a released Lease). TestProcessRace600 and TestContendLastIDs pass with it. (A plainly unconditional update is no plant: the API server refuses a Lease update without resourceVersion, "must be specified for an update".)
 	{
 		Name:  "k8s-claim-no-resource-version",
 		Class: ClassClaim,
@@ -314,9 +314,8 @@ var catalogue = []Bug{
 			Old:  "next := rec.DeepCopy()\n\ts.takeOver(next, identity, secs, now)\n",
 			New:  "next := rec.DeepCopy()\n\tif cur, err := s.leases.Get(rctx, s.name(id), metav1.GetOptions{}); err == nil {\n\t\tnext.ResourceVersion = cur.ResourceVersion\n\t}\n\ts.takeOver(next, identity, secs, now)\n",
 		}},
-		Targeted:    Check{Dir: "lease/k8slease", Pkgs: []string{"."}, Run: "^TestProcessRace600$"},
+		Targeted:    Check{Dir: "lease/k8slease", Pkgs: []string{"."}, Run: "^TestTakeoverYieldsToLateWrite$"},
 		Coordinator: "kubernetes",
-		Open:        "no test holds a takeover between its judgement and its update while a renewal lands; a hook in k8slease between the GET and the PUT would",
 	},
 	// targeted: TestLayout: "old holder's Renew: <nil>, want ErrLost naming pod-b".
 	{
