@@ -1,6 +1,9 @@
 package nonce
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestZeroAllocs(t *testing.T) {
 	if testing.CoverMode() != "" {
@@ -29,6 +32,16 @@ func TestZeroAllocs(t *testing.T) {
 			if n := testing.AllocsPerRun(1000, fn); n != 0 {
 				t.Errorf("%s %s: %v allocs per call", name, op, n)
 			}
+		}
+	}
+	// Under a lease (a deadline checked on every call) neither.
+	leased := mustNew(t, Config{BaseKey: testBaseKey})
+	if err := leased.Activate(3, timeZero, leased.wall().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range generators(leased) {
+		if n := testing.AllocsPerRun(1000, func() { _, _ = g.call() }); n != 0 {
+			t.Errorf("leased %s: %v allocs per call", g.name, n)
 		}
 	}
 	// Error paths of the generators do not allocate either.
