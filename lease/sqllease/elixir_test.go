@@ -250,7 +250,8 @@ func TestElixirSharedUTC(t *testing.T) {
 // TestElixirSharing: Options.Sharing decides, whatever the name: a table
 // declared shared is refused on a database whose default zone is Asia/Tokyo,
 // one declared Go-only is not. Zones are compared by name: Europe/London
-// is refused even in winter, when its offset is 0.
+// is refused even in winter, when its offset is 0. The Elixir library's
+// table name counts with or without its schema.
 func TestElixirSharing(t *testing.T) {
 	ctx := ctxT(t)
 	d := migrations.Postgres
@@ -272,8 +273,10 @@ func TestElixirSharing(t *testing.T) {
 	if err := migrations.Apply(ctx, london, d, sqllease.ElixirTable); err != nil {
 		t.Fatal(err)
 	}
-	_, err = newStrategy(t, london, sqllease.Options{Table: sqllease.ElixirTable}).Acquire(ctx, time.Hour)
-	if !errors.Is(err, driver.ErrConfig) || !strings.Contains(err.Error(), "Europe/London") {
-		t.Errorf("Acquire on a shared table, default zone Europe/London: %v; want ErrConfig naming the zone", err)
+	for _, table := range []string{sqllease.ElixirTable, "public." + sqllease.ElixirTable} {
+		_, err = newStrategy(t, london, sqllease.Options{Table: table}).Acquire(ctx, time.Hour)
+		if !errors.Is(err, driver.ErrConfig) || !strings.Contains(err.Error(), "Europe/London") {
+			t.Errorf("Acquire on shared table %s, default zone Europe/London: %v; want ErrConfig naming the zone", table, err)
+		}
 	}
 }
