@@ -15,7 +15,7 @@ import (
 // between time zones (PostgreSQL timestamptz, MySQL TIMESTAMP(6)), a
 // session at UTC+14 (MariaDB: +13) and one at UTC-12 would both hold
 // machine ID 0. The strategy refuses such a table before its first claim,
-// naming the column, its type and the type expected.
+// naming the column, its type, the type expected and why.
 func TestZoneConvertingColumn(t *testing.T) {
 	for _, c := range []struct {
 		d            migrations.Dialect
@@ -56,8 +56,8 @@ func TestZoneConvertingColumn(t *testing.T) {
 						msg = err.Error()
 					}
 					if !errors.Is(err, driver.ErrConfig) || !strings.HasPrefix(msg, "sqllease: ") ||
-						!strings.Contains(msg, "expires_at") || !strings.Contains(msg, c.want) || !strings.Contains(msg, c.wanted) {
-						t.Errorf("on expires_at %s: %v; want ErrConfig naming expires_at, %q and %q", c.typ, err, c.want, c.wanted)
+						!strings.Contains(msg, "expires_at") || !strings.Contains(msg, c.want) || !strings.Contains(msg, c.wanted) || !strings.Contains(msg, "session's time zone") {
+						t.Errorf("on expires_at %s: %v; want ErrConfig naming expires_at, %q, %q and the session's time zone", c.typ, err, c.want, c.wanted)
 					}
 				}
 			}

@@ -176,10 +176,11 @@ func TestElixirSharedZone(t *testing.T) {
 		zone string // the database's default, as reported
 		east bool
 		open func(t *testing.T) *sql.DB
+		fix  string // the setting the message says to change
 	}{
-		{"postgres/east", migrations.Postgres, "Asia/Tokyo", true, func(t *testing.T) *sql.DB { return pgDatabaseInZone(t, "Asia/Tokyo") }},
-		{"postgres/west", migrations.Postgres, "America/New_York", false, func(t *testing.T) *sql.DB { return pgDatabaseInZone(t, "America/New_York") }},
-		{"mysql/east", migrations.MySQL, "JST", true, func(t *testing.T) *sql.DB { return privateMariaDB(t, "Asia/Tokyo") }},
+		{"postgres/east", migrations.Postgres, "Asia/Tokyo", true, func(t *testing.T) *sql.DB { return pgDatabaseInZone(t, "Asia/Tokyo") }, "ALTER DATABASE"},
+		{"postgres/west", migrations.Postgres, "America/New_York", false, func(t *testing.T) *sql.DB { return pgDatabaseInZone(t, "America/New_York") }, "ALTER DATABASE"},
+		{"mysql/east", migrations.MySQL, "JST", true, func(t *testing.T) *sql.DB { return privateMariaDB(t, "Asia/Tokyo") }, "default_time_zone"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -210,8 +211,8 @@ func TestElixirSharedZone(t *testing.T) {
 			}
 			t.Logf("refused: %v", err)
 			if msg := err.Error(); !errors.Is(err, driver.ErrConfig) || !strings.Contains(msg, c.zone) ||
-				!strings.Contains(msg, "Elixir") || !strings.Contains(msg, "UTC") || !strings.Contains(msg, "GoOnly") {
-				t.Errorf("Acquire on a shared table in %s: %v; want ErrConfig naming the zone, the Elixir library, UTC and GoOnly", c.zone, err)
+				!strings.Contains(msg, "Elixir") || !strings.Contains(msg, "UTC") || !strings.Contains(msg, "GoOnly") || !strings.Contains(msg, c.fix) {
+				t.Errorf("Acquire on a shared table in %s: %v; want ErrConfig naming the zone, the Elixir library, UTC, GoOnly and %s", c.zone, err, c.fix)
 			}
 			if err := migrations.Apply(ctx, db, d, ""); err != nil {
 				t.Fatal(err)
@@ -250,7 +251,8 @@ func TestElixirSharedUTC(t *testing.T) {
 // TestElixirSharing: Options.Sharing decides, whatever the name: a table
 // declared shared is refused on a database whose default zone is Asia/Tokyo,
 // one declared Go-only is not. Zones are compared by name: Europe/London
-// is refused even in winter, when its offset is 0.
+// is refused even in winter, when its offset is 0. The Elixir library's
+// table name counts with or without its schema.
 func TestElixirSharing(t *testing.T) {
 	ctx := ctxT(t)
 	d := migrations.Postgres
@@ -272,8 +274,10 @@ func TestElixirSharing(t *testing.T) {
 	if err := migrations.Apply(ctx, london, d, sqllease.ElixirTable); err != nil {
 		t.Fatal(err)
 	}
-	_, err = newStrategy(t, london, sqllease.Options{Table: sqllease.ElixirTable}).Acquire(ctx, time.Hour)
-	if !errors.Is(err, driver.ErrConfig) || !strings.Contains(err.Error(), "Europe/London") {
-		t.Errorf("Acquire on a shared table, default zone Europe/London: %v; want ErrConfig naming the zone", err)
+	for _, table := range []string{sqllease.ElixirTable, "public." + sqllease.ElixirTable} {
+		_, err = newStrategy(t, london, sqllease.Options{Table: table}).Acquire(ctx, time.Hour)
+		if !errors.Is(err, driver.ErrConfig) || !strings.Contains(err.Error(), "Europe/London") {
+			t.Errorf("Acquire on shared table %s, default zone Europe/London: %v; want ErrConfig naming the zone", table, err)
+		}
 	}
 }

@@ -129,7 +129,8 @@ func TestTableWithoutKey(t *testing.T) {
 }
 
 // wantKeyError checks that err refuses table for its missing key, naming
-// the table and the statement that adds the key.
+// the table, on PostgreSQL the table it resolved to, and the statement
+// that adds the key.
 func wantKeyError(t *testing.T, what string, err error, table string, d migrations.Dialect) {
 	t.Helper()
 	if err == nil {
@@ -141,6 +142,11 @@ func wantKeyError(t *testing.T, what string, err error, table string, d migratio
 		!strings.Contains(msg, "CREATE UNIQUE INDEX") {
 		t.Errorf("%s: %v; want ErrConfig naming %s and CREATE UNIQUE INDEX", what, err, table)
 		return
+	}
+	// On PostgreSQL the unqualified name resolved to public.<table>, which
+	// the message adds; elsewhere the name is the table.
+	if resolved := strings.Contains(msg, table+" resolved to public."+table); resolved != (d == migrations.Postgres) {
+		t.Errorf("%s: %v; says where %s resolved: %v, want %v", what, err, table, resolved, d == migrations.Postgres)
 	}
 	t.Logf("%v: %s: %v", d, what, err)
 }

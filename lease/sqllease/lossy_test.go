@@ -23,12 +23,14 @@ var errReplyLost = errors.New("connection reset after the statement was sent (te
 // errReplyLost instead of its result, as a connection that breaks between
 // the server's commit and the reply would. Armed with armCommit, the
 // statement succeeds and the next COMMIT on its connection loses its
-// reply instead (a session with autocommit off).
+// reply instead (a session with autocommit off). A hook set with before
+// runs ahead of every statement.
 type lossy struct {
 	drv    driver.Driver
 	dsn    string
 	prefix atomic.Pointer[string]
 	commit atomic.Bool // armCommit: lose the next COMMIT's reply instead
+	hook   atomic.Pointer[func(query string)]
 }
 
 // openLossy returns a pool on dialect d's test server (for SQLite, on the
@@ -66,6 +68,16 @@ func (l *lossy) arm(prefix string) { l.commit.Store(false); l.prefix.Store(&pref
 // armCommit makes the COMMIT that follows the next statement starting
 // with prefix, on the same connection, lose its reply.
 func (l *lossy) armCommit(prefix string) { l.commit.Store(true); l.prefix.Store(&prefix) }
+
+// before makes fn run ahead of every statement, with its text.
+func (l *lossy) before(fn func(query string)) { l.hook.Store(&fn) }
+
+// ahead runs the hook set with before, if any, for statement q.
+func (l *lossy) ahead(q string) {
+	if fn := l.hook.Load(); fn != nil {
+		(*fn)(q)
+	}
+}
 
 // hit reports whether query is the armed one, disarming.
 func (l *lossy) hit(query string) bool {
@@ -118,6 +130,7 @@ func (c *lossyConn) ExecContext(ctx context.Context, q string, args []driver.Nam
 	if !ok {
 		return nil, driver.ErrSkip
 	}
+	c.l.ahead(q)
 	res, err := e.ExecContext(ctx, q, args)
 	if err == nil && c.lose(q) {
 		return nil, errReplyLost
@@ -130,6 +143,7 @@ func (c *lossyConn) QueryContext(ctx context.Context, q string, args []driver.Na
 	if !ok {
 		return nil, driver.ErrSkip
 	}
+	c.l.ahead(q)
 	rows, err := qc.QueryContext(ctx, q, args)
 	if err == nil && c.lose(q) {
 		return nil, drain(rows)
@@ -183,6 +197,7 @@ func (s *lossyStmt) CheckNamedValue(v *driver.NamedValue) error {
 }
 
 func (s *lossyStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	s.c.l.ahead(s.q)
 	res, err := s.Stmt.(driver.StmtExecContext).ExecContext(ctx, args)
 	if err == nil && s.c.lose(s.q) {
 		return nil, errReplyLost
@@ -191,6 +206,7 @@ func (s *lossyStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (
 }
 
 func (s *lossyStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	s.c.l.ahead(s.q)
 	rows, err := s.Stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
 	if err == nil && s.c.lose(s.q) {
 		return nil, drain(rows)
