@@ -19,6 +19,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -136,6 +137,9 @@ func run(args []string, stdout io.Writer) int {
 			fmt.Fprintln(stdout, "plant: a check failed on the unpatched tree: it proves nothing about the bugs")
 			status = 1
 		}
+		if r.invalid() {
+			status = 1
+		}
 	}
 	results := make([]row, len(chosen))
 	var wg sync.WaitGroup
@@ -165,7 +169,7 @@ func run(args []string, stdout io.Writer) int {
 	}
 	for _, r := range results {
 		rows = append(rows, r)
-		if r.stale != "" || !r.caught() && r.bug.Equivalent == "" && r.bug.Open == "" {
+		if r.stale != "" || r.invalid() || !r.caught() && r.bug.Equivalent == "" && r.bug.Open == "" {
 			status = 1
 		}
 		if r.caught() && r.bug.Open != "" {
@@ -227,12 +231,23 @@ type outcome struct {
 	why      string        // the first line that says why it failed
 	handoffs string        // the soak's hand-off count
 	na       bool          // the check cannot reach the bug (the fast path, for a module of its own)
+	invalid  bool          // the check ran but proved nothing (a soak without IDs or hand-offs)
 }
 
 type row struct {
 	bug    Bug
 	stale  string // the patch did not apply
 	checks map[string]outcome
+}
+
+// invalid reports whether a check of r ran without proving anything.
+func (r row) invalid() bool {
+	for _, o := range r.checks {
+		if o.invalid {
+			return true
+		}
+	}
+	return false
 }
 
 func (r row) caught() bool {
@@ -277,6 +292,9 @@ func (c config) runBug(stdout io.Writer, tree string, b Bug) row {
 		}
 		if o.failed {
 			verdict = "CAUGHT: " + o.why
+		}
+		if o.invalid {
+			verdict = "INVALID (proves nothing): " + o.why
 		}
 		fmt.Fprintf(stdout, "plant: %-28s %-8s %6v  %s\n", b.Name, k, o.took, verdict)
 		if o.failed && c.first {
@@ -329,6 +347,10 @@ func (c config) soak(tree, log string, b Bug) outcome {
 		"-lease", "6s", "-renew", "2s", "-gap", "3s", "-rate", fmt.Sprint(c.rate),
 		"-duration", c.soakFor.String(), "-seed", fmt.Sprint(c.seed), "-out", dir)
 	o.handoffs = soakHandoffs(log)
+	if b, err := os.ReadFile(log); o.failed && !o.hung && err == nil && bytes.Contains(b, []byte("soak: INVALID: ")) {
+		// Not a catch: the run proved nothing (a coordinator down).
+		o.failed, o.invalid, o.why = false, true, firstFailure(log)
+	}
 	return o
 }
 

@@ -94,6 +94,8 @@ func matrix(rows []row, c config) string {
 				cells[i] = "-"
 			case o.na:
 				cells[i] = "n/a"
+			case o.invalid:
+				cells[i] = fmt.Sprintf("**invalid** (%v: %s)", o.took, o.why)
 			case o.hung:
 				cells[i] = fmt.Sprintf("**caught** (hung, %v)", o.took)
 				by = append(by, k)

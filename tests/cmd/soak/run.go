@@ -92,5 +92,15 @@ func runSoak(args []string) (int, error) {
 	if !res.OK {
 		return 1, nil
 	}
+	// A run that generated nothing, or handed no ID over when it was to,
+	// proves nothing: a coordinator that was down looks like a clean run.
+	switch {
+	case res.IDs == 0:
+		fmt.Println("soak: INVALID: no ID was generated (is the coordinator up? see logs/)")
+		return 3, nil
+	case c.IDs > 0 && res.HandOffs == 0:
+		fmt.Println("soak: INVALID: no machine ID changed hands in a contention run")
+		return 3, nil
+	}
 	return 0, nil
 }
