@@ -416,14 +416,17 @@ func TestEarlyClaim(t *testing.T) {
 		reclaim bool
 		early   bool
 		freed   time.Duration // a detached release logged then (0: none)
+		next    string        // w1's next incarnation (pid 101): "release" at 5s, or "reclaim" at 4s and hold
 	}{
-		{"granted while held", 7 * time.Second, false, false, false, true, 0},
-		{"granted after expiry", 8 * time.Second, false, false, false, false, 0},
-		{"after a release", 7 * time.Second, true, false, false, false, 0},
-		{"after a forced free", 7 * time.Second, false, true, false, false, 0},
-		{"a reclaim", 7 * time.Second, false, false, true, false, 0},
-		{"after a detached release", 7 * time.Second, false, false, false, false, 7*time.Second + 300*time.Millisecond},
-		{"a detached release long after", 7 * time.Second, false, false, false, true, 9 * time.Second},
+		{"granted while held", 7 * time.Second, false, false, false, true, 0, ""},
+		{"granted after expiry", 8 * time.Second, false, false, false, false, 0, ""},
+		{"after a release", 7 * time.Second, true, false, false, false, 0, ""},
+		{"after a forced free", 7 * time.Second, false, true, false, false, 0, ""},
+		{"a reclaim", 7 * time.Second, false, false, true, false, 0, ""},
+		{"after a detached release", 7 * time.Second, false, false, false, false, 7*time.Second + 300*time.Millisecond, ""},
+		{"a detached release long after", 7 * time.Second, false, false, false, true, 9 * time.Second, ""},
+		{"released by the next incarnation", 7 * time.Second, false, false, false, false, 0, "release"},
+		{"reclaimed and held by the next incarnation", 7 * time.Second, false, false, false, true, 0, "reclaim"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -448,6 +451,15 @@ func TestEarlyClaim(t *testing.T) {
 			b.scnt = 1
 			b.draws(tc.claimAt+10*time.Millisecond, tc.claimAt+time.Second, 10*time.Millisecond)
 			files := []string{a.close(), b.close()}
+			if tc.next != "" {
+				n := newWorker(t, dir, "w1", 101)
+				if tc.next == "release" {
+					n.event("released", 3, 5*time.Second)
+				} else {
+					n.lease("acquired", 3, 4*time.Second, 6*time.Second, "reclaim")
+				}
+				files = append(files, n.close())
+			}
 			if tc.forced {
 				p := filepath.Join(dir, "faults.jsonl")
 				os.WriteFile(p, soakrec.Line("fault", "forcefree", "target", "w1", "t", at(5*time.Second), "end", at(5*time.Second+50*time.Millisecond)), 0o644)
@@ -457,7 +469,7 @@ func TestEarlyClaim(t *testing.T) {
 			if got := len(r.EarlyClaims) > 0; got != tc.early || r.OK == tc.early {
 				t.Fatalf("early claims %+v, ok %v; want early %v", r.EarlyClaims, r.OK, tc.early)
 			}
-			if tc.early && !strings.Contains(r.EarlyClaims[0].Detail, "before w1(pid 100)'s lease") {
+			if tc.early && !strings.Contains(r.EarlyClaims[0].Detail, "before w1(pid 10") {
 				t.Errorf("detail %q", r.EarlyClaims[0].Detail)
 			}
 			if !tc.reclaim && r.ClaimsChecked != 2 {
