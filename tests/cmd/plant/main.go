@@ -19,7 +19,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -347,7 +346,7 @@ func (c config) soak(tree, log string, b Bug) outcome {
 		"-lease", "6s", "-renew", "2s", "-gap", "3s", "-rate", fmt.Sprint(c.rate),
 		"-duration", c.soakFor.String(), "-seed", fmt.Sprint(c.seed), "-out", dir)
 	o.handoffs = soakHandoffs(log)
-	if b, err := os.ReadFile(log); o.failed && !o.hung && err == nil && bytes.Contains(b, []byte("soak: INVALID: ")) {
+	if o.failed && !o.hung && soakInvalid(log) {
 		// Not a catch: the run proved nothing (a coordinator down).
 		o.failed, o.invalid, o.why = false, true, firstFailure(log)
 	}

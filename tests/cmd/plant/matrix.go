@@ -53,6 +53,13 @@ func firstFailure(log string) string {
 	return best
 }
 
+// soakInvalid reports whether the soak's log says the run proved nothing
+// (no ID generated, or no hand-off in a contention run: exit status 3).
+func soakInvalid(log string) bool {
+	data, err := os.ReadFile(log)
+	return err == nil && strings.Contains(string(data), "\nsoak: INVALID: ")
+}
+
 var handoffsRE = regexp.MustCompile(`^\s*(\d+) hand-offs`)
 
 // soakHandoffs is the number of hand-offs the soak's summary in log

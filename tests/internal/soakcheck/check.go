@@ -163,9 +163,9 @@ type Result struct {
 	// expired, t + d, although that renewal's reply was in before the
 	// claim was sent, and the other process neither released the ID (a
 	// released event, or a freed one logged by a second after the claim) nor
-	// had it forcibly freed, reclaimed or released by another incarnation
-	// of its worker slot since (a reclaim rotates the token: the
-	// reclaimer's record governs then). Whether or not either generated,
+	// had it forcibly freed or released by another incarnation of its
+	// worker slot since (a restarted process releases its predecessor's
+	// lease, or the one it reclaimed from it). Whether or not either generated,
 	// the coordinator then handed out an ID that was held.
 	ClaimsChecked int       `json:"claims_checked"`
 	EarlyClaims   []Overlap `json:"early_claims,omitempty"`
@@ -1137,15 +1137,6 @@ func (c *checker) claims() {
 			freed[f.Target] = append(freed[f.Target], f)
 		}
 	}
-	// Reclaims by machine ID: a reclaim (a restarted process taking its
-	// predecessor's lease from the state file) rotates the token, so the
-	// predecessor's lease ends there and the reclaimer's own record
-	// governs from then on.
-	type reclaim struct {
-		proc       int
-		sent, done int64
-	}
-	reclaims := map[int][]reclaim{}
 	// Releases by worker slot and machine ID, from every incarnation: a
 	// restarted process releases its predecessor's lease from the state
 	// file when it does not reclaim it, or after a reclaim that outlived
@@ -1155,12 +1146,9 @@ func (c *checker) claims() {
 		mid  int
 	}
 	releases := map[slotID][]int64{}
-	for pi, p := range c.procs {
+	for _, p := range c.procs {
 		for _, e := range p.events {
-			switch {
-			case e.kind == "acquired" && e.detail == "reclaim" && e.done != 0:
-				reclaims[e.mid] = append(reclaims[e.mid], reclaim{pi, e.t, e.done})
-			case e.kind == "released" || e.kind == "freed":
+			if e.kind == "released" || e.kind == "freed" {
 				k := slotID{p.name, e.mid}
 				releases[k] = append(releases[k], e.t)
 			}
@@ -1199,9 +1187,6 @@ func (c *checker) claims() {
 					continue
 				}
 				taken := false
-				for _, r := range reclaims[cl.mid] {
-					taken = taken || r.proc != ai && r.sent >= last.sent && r.done <= cl.done
-				}
 				for _, t := range releases[slotID{a.name, cl.mid}] {
 					// By a later incarnation, logged by a second after
 					// the claim.

@@ -503,6 +503,7 @@ func TestPastWindow(t *testing.T) {
 		{"beyond the clock's lag", "counter", 7800 * time.Millisecond, -300 * time.Millisecond, false, true},
 		{"a clock ahead allows nothing", "counter", 7500 * time.Millisecond, 300 * time.Millisecond, false, true},
 		{"after a renewal", "counter", 8 * time.Second, 0, true, false},
+		{"a step back during the call", "counter", 7700 * time.Millisecond, 0, false, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -521,6 +522,11 @@ func TestPastWindow(t *testing.T) {
 			v := a.next
 			if tc.kind == "sortable" {
 				v = value(at(tc.at).UnixMilli(), 3, 0)
+			}
+			if tc.name == "a step back during the call" {
+				// Recorded between the call's start and end: the
+				// factory may have drawn on either clock.
+				a.w.ClockOffset(at(tc.at+500*time.Nanosecond), -300*time.Millisecond)
 			}
 			a.w.ID(3, tc.kind, false, v, at(tc.at), at(tc.at+time.Microsecond))
 			a.event("released", 3, 12*time.Second)
