@@ -51,7 +51,7 @@ func runSoak(args []string) (int, error) {
 		if len(c.Faults) == 0 {
 			c.Faults = soakrun.DefaultFaults(c.Coordinator)
 		}
-		soakrun.MakePlan(c.Seed, c.Procs, c.Duration, c.MeanGap, c.LeaseDuration, c.Faults).Print(os.Stdout)
+		soakrun.MakePlan(c.Seed, c.Procs, c.IDs, c.Duration, c.MeanGap, c.LeaseDuration, c.Faults).Print(os.Stdout)
 		return 0, nil
 	}
 	bin, err := os.Executable()

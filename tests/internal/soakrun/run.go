@@ -127,7 +127,7 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		return nil, err
 	}
 	defer c.cleanup()
-	plan := MakePlan(cfg.Seed, cfg.Procs, cfg.Duration, cfg.MeanGap, cfg.LeaseDuration, cfg.Faults)
+	plan := MakePlan(cfg.Seed, cfg.Procs, cfg.IDs, cfg.Duration, cfg.MeanGap, cfg.LeaseDuration, cfg.Faults)
 	plan.Print(cfg.Log)
 	r := &runner{cfg: cfg, c: c, out: &Outcome{Config: cfg, Plan: plan, Exits: map[string][]Exit{}}}
 	r.faults, err = os.Create(filepath.Join(cfg.Out, "records", "faults.jsonl"))

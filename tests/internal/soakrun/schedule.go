@@ -88,17 +88,29 @@ func offset(r *rand.Rand, max time.Duration, sign int) time.Duration {
 	return d
 }
 
+// offsetSign is the sign of worker slot i's initial clock offset: ahead
+// and behind in turn, so that half the pairs of workers are far apart
+// whatever the seed. With fewer IDs than workers the turn is by runs of
+// ids slots: slots i and i+ids, which share a machine ID on a coordinator
+// that maps slot to ID (guard), are then on opposite sides, and every
+// hand-off between them goes from a clock ahead to one behind or back.
+func offsetSign(i, ids int) int {
+	if ids > 0 {
+		i /= ids
+	}
+	return 1 - 2*(i%2)
+}
+
 // MakePlan draws the schedule: faults from 8s after the start until 20s
 // before the end, on average meanGap apart, each on a worker slot not
-// already under a fault (coordinator faults one at a time).
-func MakePlan(seed uint64, procs int, duration, meanGap, leaseDur time.Duration, kinds []string) Plan {
+// already under a fault (coordinator faults one at a time). ids is the
+// run's -ids (0: all 512).
+func MakePlan(seed uint64, procs, ids int, duration, meanGap, leaseDur time.Duration, kinds []string) Plan {
 	r := rand.New(rand.NewPCG(seed, seed^0x5eed))
 	p := Plan{Seed: seed}
 	maxOff := ClockOffsetCap(leaseDur)
 	for i := range procs {
-		// Ahead and behind in turn: half the pairs of workers are far
-		// apart whatever the seed.
-		p.Offsets = append(p.Offsets, offset(r, maxOff, 1-2*(i%2)))
+		p.Offsets = append(p.Offsets, offset(r, maxOff, offsetSign(i, ids)))
 	}
 	busy := make([]time.Duration, procs+1) // the last is the coordinator
 	end := duration - 20*time.Second

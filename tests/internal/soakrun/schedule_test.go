@@ -9,12 +9,12 @@ import (
 func TestPlanReplays(t *testing.T) {
 	kinds := DefaultFaults("postgres")
 	const leaseDur = 30 * time.Second
-	a := MakePlan(7, 4, 10*time.Minute, 6*time.Second, leaseDur, kinds)
-	b := MakePlan(7, 4, 10*time.Minute, 6*time.Second, 30*time.Second, kinds)
+	a := MakePlan(7, 4, 0, 10*time.Minute, 6*time.Second, leaseDur, kinds)
+	b := MakePlan(7, 4, 0, 10*time.Minute, 6*time.Second, 30*time.Second, kinds)
 	if !reflect.DeepEqual(a, b) {
 		t.Fatal("the same seed gave two schedules")
 	}
-	c := MakePlan(8, 4, 10*time.Minute, 6*time.Second, 30*time.Second, kinds)
+	c := MakePlan(8, 4, 0, 10*time.Minute, 6*time.Second, 30*time.Second, kinds)
 	if reflect.DeepEqual(a.Faults, c.Faults) {
 		t.Fatal("seeds 7 and 8 gave the same schedule")
 	}
@@ -55,7 +55,7 @@ func TestPlanReplays(t *testing.T) {
 }
 
 func TestSQLiteHasNoNetworkFaults(t *testing.T) {
-	for _, f := range MakePlan(1, 4, 10*time.Minute, 3*time.Second, 30*time.Second, DefaultFaults("sqlite")).Faults {
+	for _, f := range MakePlan(1, 4, 0, 10*time.Minute, 3*time.Second, 30*time.Second, DefaultFaults("sqlite")).Faults {
 		switch f.Kind {
 		case Partition, Blackhole, Stall, LostReplies, CoordRestart:
 			t.Errorf("network fault %v on SQLite", f)
@@ -73,7 +73,7 @@ func TestClockOffsetsInsideTheMargin(t *testing.T) {
 		if want := min(MaxClockOffset, leaseDur/10-100*time.Millisecond); leaseDur < 30*time.Second && c != want {
 			t.Errorf("ClockOffsetCap(%v) = %v, want %v", leaseDur, c, want)
 		}
-		p := MakePlan(3, 8, 30*time.Minute, 3*time.Second, leaseDur, []string{ClockStep})
+		p := MakePlan(3, 8, 0, 30*time.Minute, 3*time.Second, leaseDur, []string{ClockStep})
 		offs := p.Offsets
 		for _, f := range p.Faults {
 			offs = append(offs, f.Offset)
@@ -98,6 +98,21 @@ func TestClockOffsetsInsideTheMargin(t *testing.T) {
 			if (o > 0) != (i%2 == 0) {
 				t.Errorf("lease %v: initial offsets %v: want ahead and behind in turn", leaseDur, p.Offsets)
 				break
+			}
+		}
+	}
+}
+
+// TestSharedIDsOffsetsApart: with -ids, the slots a guard run maps to one
+// machine ID (i and i+ids) start on opposite sides of the true clock, so
+// each hand-off between them crosses the widest gap.
+func TestSharedIDsOffsetsApart(t *testing.T) {
+	for _, c := range []struct{ procs, ids int }{{4, 2}, {6, 3}, {8, 2}, {5, 2}} {
+		p := MakePlan(9, c.procs, c.ids, 2*time.Minute, 3*time.Second, 6*time.Second, []string{SIGKILL})
+		for i := range c.procs - c.ids {
+			if a, b := p.Offsets[i], p.Offsets[i+c.ids]; (a > 0) == (b > 0) {
+				t.Errorf("procs %d, ids %d: slots %d and %d share machine ID %d with offsets %v and %v, want opposite signs",
+					c.procs, c.ids, i, i+c.ids, i%c.ids, a, b)
 			}
 		}
 	}
