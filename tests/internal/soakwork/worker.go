@@ -9,8 +9,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/once-go/once/internal/testonly"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"os/signal"
 	"strconv"
@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/once-go/once/internal/testonly"
 	"github.com/once-go/once/lease"
 	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/nonce"
@@ -65,6 +66,18 @@ var kinds = []struct {
 // Align is the period on the real clock at which waiting workers try to
 // take an ID (contention runs).
 const Align = 250 * time.Millisecond
+
+// Stagger bounds the random delay after an Align boundary at which a
+// waiting worker tries: two waiters then claim at the same moment or a
+// request or two apart, so the coordinator's compare-and-set meets both a
+// tie and a contender that won between a claim's read and its write.
+const Stagger = 20 * time.Millisecond
+
+// untilBeat is how long a waiting worker sleeps before its next try: to
+// the next Align boundary of the real clock, plus jitter (0..Stagger).
+func untilBeat(now time.Time, jitter time.Duration) time.Duration {
+	return now.Truncate(Align).Add(Align + jitter).Sub(now)
+}
 
 // Run is the worker's main: it returns when SIGTERM or SIGINT asks it to
 // stop (after the documented shutdown), or when the lease cannot be had.
@@ -193,16 +206,17 @@ func Run(cfg Config) error {
 	if cfg.IDs > 0 {
 		// More workers than IDs: a worker waits for one. Its attempts are
 		// aligned on the real clock (every Align, one Start of at most
-		// two tries each), so the waiting workers claim a freed ID at
-		// the same moment: the coordinator's compare-and-set decides
-		// between them, and a claim follows a release within Align.
+		// two tries each, Stagger apart at most), so the waiting workers
+		// claim a freed ID at about the same moment: the coordinator's
+		// compare-and-set decides between them, and a claim follows a
+		// release within Align.
 		lo.AcquireTimeout = Align * 8 / 5
 	}
 	m, err := lease.Start(ctx, strategy, lo)
 	for cfg.IDs > 0 && err != nil && ctx.Err() == nil && (errors.Is(err, driver.ErrExhausted) || errors.Is(err, driver.ErrConflict) || errors.Is(err, lease.ErrTimeout)) {
 		select {
 		case <-ctx.Done():
-		case <-time.After(time.Until(time.Now().Truncate(Align).Add(Align))):
+		case <-time.After(untilBeat(time.Now(), rand.N(Stagger))):
 		}
 		m, err = lease.Start(ctx, strategy, lo)
 	}

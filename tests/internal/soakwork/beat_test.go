@@ -1,0 +1,27 @@
+package soakwork
+
+import (
+	"testing"
+	"time"
+)
+
+// TestUntilBeat: a waiting worker wakes on the next Align boundary, late by
+// its jitter, never on the boundary it is at.
+func TestUntilBeat(t *testing.T) {
+	base := time.Date(2026, 12, 8, 1, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		now    time.Duration
+		jitter time.Duration
+		want   time.Duration
+	}{
+		{0, 0, Align},
+		{0, 7 * time.Millisecond, Align + 7*time.Millisecond},
+		{10 * time.Millisecond, 0, Align - 10*time.Millisecond},
+		{Align - time.Nanosecond, Stagger - 1, Stagger},
+		{3*Align + 100*time.Millisecond, 5 * time.Millisecond, Align - 95*time.Millisecond},
+	} {
+		if got := untilBeat(base.Add(c.now), c.jitter); got != c.want {
+			t.Errorf("untilBeat(+%v, jitter %v) = %v, want %v", c.now, c.jitter, got, c.want)
+		}
+	}
+}
