@@ -92,7 +92,20 @@ func Connect(ctx context.Context, coord, target, ns string, ids *driver.IDRange)
 	case "kubernetes":
 		// target is a kubeconfig file (the runner's copy points at the
 		// worker's proxy); ns the Lease name prefix.
-		s, err := k8slease.Open(target, k8slease.Options{Prefix: strings.ReplaceAll(ns, "_", "-"), MachineIDs: ids})
+		cfg, kns, err := k8slease.LoadConfig(target)
+		if err != nil {
+			return nil, nil, err
+		}
+		// A waiting worker tries every Align, a few requests a try: above
+		// client-go's default rate limit (5 requests a second), which
+		// would queue its claims for up to a second and spread the
+		// simultaneous claims the beat is for.
+		cfg.QPS, cfg.Burst = 100, 200
+		cs, err := k8slease.NewClientset(cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		s, err := k8slease.New(cs, k8slease.Options{Namespace: kns, Prefix: strings.ReplaceAll(ns, "_", "-"), MachineIDs: ids})
 		if err != nil {
 			return nil, nil, err
 		}
