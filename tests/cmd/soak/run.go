@@ -66,6 +66,9 @@ func runSoak(args []string) (int, error) {
 	if c.IDs > 0 {
 		ids = fmt.Sprintf("machine IDs 0..%d", c.IDs-1)
 	}
+	if soakrun.ReleaseDeletes(c.Coordinator, c.Seed) {
+		ids += ", releases delete at once (odd seed)"
+	}
 	fmt.Printf("soak: %s, %d workers, %s, %v, seed %d, at most %d IDs/s each, lease %v, renew interval %v, out %s\n",
 		c.Coordinator, c.Procs, ids, c.Duration, c.Seed, c.Rate, c.LeaseDuration, c.RenewInterval, c.Out)
 	out, err := soakrun.Run(ctx, c)

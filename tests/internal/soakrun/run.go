@@ -111,6 +111,20 @@ func DefaultFaults(coordinator string) []string {
 	return k
 }
 
+// ReleaseDeletes reports whether a run on coordinator with seed releases
+// Redis leases at once (soakwork.ReleaseHoldVar): odd seeds on redis7,
+// redis8 and valkey9 do, so that the seed chooses between the two
+// documented release modes. A release that deletes frees an ID for the
+// next claim at once, which also lets a claim follow a stray write to a
+// lease sooner.
+func ReleaseDeletes(coordinator string, seed uint64) bool {
+	switch coordinator {
+	case "redis7", "redis8", "valkey9":
+		return seed%2 == 1
+	}
+	return false
+}
+
 // Run runs the soak and returns its outcome; the caller checks the records.
 func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	for _, d := range []string{"records", "logs", "state"} {
@@ -120,6 +134,10 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	}
 	if len(cfg.Faults) == 0 {
 		cfg.Faults = DefaultFaults(cfg.Coordinator)
+	}
+	if ReleaseDeletes(cfg.Coordinator, cfg.Seed) {
+		// Inherited by the workers; the forced free uses it too.
+		os.Setenv(soakwork.ReleaseHoldVar, "delete")
 	}
 	ns := fmt.Sprintf("soak_%d_%d", cfg.Seed, time.Now().Unix()%1000000)
 	c, err := setupCoord(ctx, cfg.Coordinator, cfg.Out, ns)

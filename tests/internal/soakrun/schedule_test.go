@@ -117,3 +117,17 @@ func TestSharedIDsOffsetsApart(t *testing.T) {
 		}
 	}
 }
+
+// TestReleaseDeletes: the seed chooses the Redis release mode, and only
+// the Redis coordinators have one.
+func TestReleaseDeletes(t *testing.T) {
+	for _, c := range []struct {
+		coord string
+		seed  uint64
+		want  bool
+	}{{"redis8", 25, true}, {"redis8", 42, false}, {"redis7", 1, true}, {"valkey9", 3, true}, {"postgres", 25, false}, {"redis-cluster", 25, false}} {
+		if got := ReleaseDeletes(c.coord, c.seed); got != c.want {
+			t.Errorf("ReleaseDeletes(%s, %d) = %v, want %v", c.coord, c.seed, got, c.want)
+		}
+	}
+}

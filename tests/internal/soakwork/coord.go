@@ -33,6 +33,23 @@ var Coordinators = []string{"postgres", "postgres-private", "mariadb", "mysql9",
 // turns, as two pods with one StatefulSet ordinal do in a rolling deploy.
 const FixedIDVar = "ONCE_SOAK_FIXED_ID"
 
+// ReleaseHoldVar names the environment variable that makes the Redis
+// coordinators (redis7, redis8, valkey9) release the way the Elixir
+// library does: "delete" sets redislease.Options.ReleaseHold negative (a
+// release deletes the lease at once, and each new holder's first
+// timestamp waits about the hand-off skew); anything else keeps the
+// default hold. The runner sets it for every process of a run, since all
+// holders of a NAME must agree.
+const ReleaseHoldVar = "ONCE_SOAK_RELEASE_HOLD"
+
+// releaseHold is redislease.Options.ReleaseHold as ReleaseHoldVar says.
+func releaseHold() time.Duration {
+	if os.Getenv(ReleaseHoldVar) == "delete" {
+		return -1
+	}
+	return 0
+}
+
 // Connect opens the coordinator the way a service does (its own client,
 // the table created at every start) and returns the strategy and a
 // closer. A non-nil ids restricts the strategy to those machine IDs
@@ -73,7 +90,7 @@ func Connect(ctx context.Context, coord, target, ns string, ids *driver.IDRange)
 			mode = redislease.ModeKey
 		}
 		c := redis.NewClient(&redis.Options{Addr: target, DialTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second, ContextTimeoutEnabled: true})
-		s, err := redislease.New(c, redislease.Options{Mode: mode, Name: ns, MachineIDs: ids})
+		s, err := redislease.New(c, redislease.Options{Mode: mode, Name: ns, MachineIDs: ids, ReleaseHold: releaseHold()})
 		if err != nil {
 			c.Close()
 			return nil, nil, err
