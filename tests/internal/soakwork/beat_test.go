@@ -25,3 +25,18 @@ func TestUntilBeat(t *testing.T) {
 		}
 	}
 }
+
+// TestRejoins: in contention runs the odd slots go back to the beat after
+// a loss; the even slots, and every slot of a run without -ids, leave it
+// to the manager.
+func TestRejoins(t *testing.T) {
+	for _, c := range []struct {
+		proc string
+		ids  int
+		want bool
+	}{{"w1", 2, true}, {"w2", 2, false}, {"w3", 2, true}, {"w1", 0, false}, {"x", 2, false}} {
+		if got := rejoins(Config{Proc: c.proc, IDs: c.ids}); got != c.want {
+			t.Errorf("rejoins(%s, ids %d) = %v, want %v", c.proc, c.ids, got, c.want)
+		}
+	}
+}

@@ -160,6 +160,7 @@ func Run(cfg Config) error {
 	// factories are activated before the end event is delivered, so IDs
 	// may precede the end event.
 	var opStart time.Time
+	lost := make(chan struct{}, 1) // a rejoining worker's loss
 	events := func(e lease.Event) {
 		now := time.Now()
 		switch {
@@ -178,6 +179,12 @@ func Run(cfg Config) error {
 		case e.Kind == lease.EventLost:
 			rec.Event(e.MachineID, soakrec.Lost, now, fmt.Sprint(e.Err))
 			holding(cfg.Holding, -1)
+			if rejoins(cfg) {
+				select {
+				case lost <- struct{}{}:
+				default:
+				}
+			}
 		}
 	}
 	lo := lease.Options{
@@ -212,37 +219,64 @@ func Run(cfg Config) error {
 		// release within Align.
 		lo.AcquireTimeout = Align * 8 / 5
 	}
-	m, err := lease.Start(ctx, strategy, lo)
-	for cfg.IDs > 0 && err != nil && ctx.Err() == nil && (errors.Is(err, driver.ErrExhausted) || errors.Is(err, driver.ErrConflict) || errors.Is(err, lease.ErrTimeout)) {
+	for {
+		m, err := start(ctx, strategy, lo, cfg.IDs > 0)
+		if err != nil {
+			return fmt.Errorf("lease.Start: %w", err)
+		}
+		gen := make(chan struct{})
+		genCtx, stopGen := context.WithCancel(context.Background())
+		go func() {
+			defer close(gen)
+			generate(genCtx, rec, factory, news, cfg.Rate)
+		}()
+		again := false
+		select {
+		case <-ctx.Done():
+		case <-m.Done():
+			err = m.Err()
+		case <-lost:
+			again = true
+		}
+		stopGen()
+		<-gen
+		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		m.Close(cctx) // stops generation, then releases the machine ID
+		cancel()
+		if !again || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-lost: // a loss the closed manager reported meanwhile
+		default:
+		}
+	}
+}
+
+// rejoins reports whether the worker, after losing its lease, closes its
+// manager and waits on the beat again like a starting worker (lease.Start
+// anew on the same factory, as a service that restarts its lease does),
+// instead of leaving the manager to take a new one with its own backoff.
+// In contention runs the workers in odd slots (w1, w3, ...) do: a lost
+// ID is then contended by beat-aligned claims, while the even slots keep
+// the manager's own reacquisition in the soak.
+func rejoins(cfg Config) bool {
+	n, err := strconv.Atoi(strings.TrimPrefix(cfg.Proc, "w"))
+	return cfg.IDs > 0 && err == nil && n%2 == 1
+}
+
+// start starts a manager; a waiting worker (wait) tries on every beat
+// (see Align) while every ID is held.
+func start(ctx context.Context, s driver.Strategy, lo lease.Options, wait bool) (*lease.Manager, error) {
+	m, err := lease.Start(ctx, s, lo)
+	for wait && err != nil && ctx.Err() == nil && (errors.Is(err, driver.ErrExhausted) || errors.Is(err, driver.ErrConflict) || errors.Is(err, lease.ErrTimeout)) {
 		select {
 		case <-ctx.Done():
 		case <-time.After(untilBeat(time.Now(), rand.N(Stagger))):
 		}
-		m, err = lease.Start(ctx, strategy, lo)
+		m, err = lease.Start(ctx, s, lo)
 	}
-	if err != nil {
-		return fmt.Errorf("lease.Start: %w", err)
-	}
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		m.Close(cctx) // stops generation, then releases the machine ID
-	}()
-
-	gen := make(chan struct{})
-	genCtx, stopGen := context.WithCancel(context.Background())
-	go func() {
-		defer close(gen)
-		generate(genCtx, rec, factory, news, cfg.Rate)
-	}()
-	select {
-	case <-ctx.Done():
-	case <-m.Done():
-		err = m.Err()
-	}
-	stopGen()
-	<-gen
-	return err
+	return m, err
 }
 
 // generate draws IDs in turn from every kind, in bursts every 10ms, at
