@@ -75,13 +75,18 @@ func ClockOffsetCap(leaseDur time.Duration) time.Duration {
 	return MaxClockOffset
 }
 
-// offset draws a clock offset of 2/3..1 of max, ahead or behind with equal
-// odds (sign 0) or as sign says: two workers are then either close or at
-// least 4/3 of max apart, and a hand-off from a clock ahead to one behind
-// exposes a missing hand-off guard as soon as the time between the two
-// holders' IDs is below their difference.
+// offset draws a clock offset of 9/10..1 of max, ahead or behind with
+// equal odds (sign 0) or as sign says: two workers are then either within
+// a tenth of max or at least 9/5 of max apart, and a hand-off from a clock
+// ahead to one behind exposes a missing hand-off guard as soon as the time
+// between the two holders' IDs is below their difference. With short
+// leases that difference (0.9..1s at 6s) exceeds the safety margin (the
+// least time between a holder's last ID and its lease's expiry) by
+// 300..400ms: a successor that claims within that of the expiry, as the
+// waiters on the beat do, repeats IDs without the hand-off guard or its
+// skew.
 func offset(r *rand.Rand, max time.Duration, sign int) time.Duration {
-	d := max*2/3 + time.Duration(r.Int64N(int64(max/3)+1))
+	d := max*9/10 + time.Duration(r.Int64N(int64(max/10)+1))
 	if sign < 0 || sign == 0 && r.IntN(2) == 0 {
 		return -d
 	}

@@ -83,12 +83,12 @@ func TestClockOffsetsInsideTheMargin(t *testing.T) {
 			switch {
 			case o > c || o < -c:
 				t.Errorf("lease %v: offset %v beyond %v", leaseDur, o, c)
-			case o >= c*2/3:
+			case o >= c*9/10:
 				ahead++
-			case o <= -c*2/3:
+			case o <= -c*9/10:
 				behind++
 			default:
-				t.Errorf("lease %v: offset %v within 2/3 of %v", leaseDur, o, c)
+				t.Errorf("lease %v: offset %v within 9/10 of %v", leaseDur, o, c)
 			}
 		}
 		if ahead == 0 || behind == 0 {
