@@ -5,10 +5,14 @@ import (
 	"time"
 )
 
-// TestUntilBeat: a waiting worker wakes on the next Align boundary, late by
-// its jitter, never on the boundary it is at.
+// TestUntilBeat: a waiting worker wakes on the next Align boundary, never
+// on the boundary it is at; late by its jitter on odd boundaries, at the
+// boundary itself (a tie with the other waiters) on even ones.
 func TestUntilBeat(t *testing.T) {
-	base := time.Date(2026, 12, 8, 1, 0, 0, 0, time.UTC)
+	base := time.Date(2026, 12, 8, 1, 0, 0, 0, time.UTC) // an even boundary
+	if base.UnixNano()/int64(Align)%2 != 0 {
+		t.Fatal("base is not an even boundary")
+	}
 	for _, c := range []struct {
 		now    time.Duration
 		jitter time.Duration
@@ -17,8 +21,11 @@ func TestUntilBeat(t *testing.T) {
 		{0, 0, Align},
 		{0, 7 * time.Millisecond, Align + 7*time.Millisecond},
 		{10 * time.Millisecond, 0, Align - 10*time.Millisecond},
+		{Align, 7 * time.Millisecond, Align},
 		{Align - time.Nanosecond, Stagger - 1, Stagger},
-		{3*Align + 100*time.Millisecond, 5 * time.Millisecond, Align - 95*time.Millisecond},
+		{2*Align - time.Nanosecond, Stagger - 1, 1},
+		{3*Align + 100*time.Millisecond, 5 * time.Millisecond, Align - 100*time.Millisecond},
+		{2*Align + 100*time.Millisecond, 5 * time.Millisecond, Align - 95*time.Millisecond},
 	} {
 		if got := untilBeat(base.Add(c.now), c.jitter); got != c.want {
 			t.Errorf("untilBeat(+%v, jitter %v) = %v, want %v", c.now, c.jitter, got, c.want)

@@ -67,16 +67,22 @@ var kinds = []struct {
 // take an ID (contention runs).
 const Align = 250 * time.Millisecond
 
-// Stagger bounds the random delay after an Align boundary at which a
-// waiting worker tries: two waiters then claim at the same moment or a
-// request or two apart, so the coordinator's compare-and-set meets both a
-// tie and a contender that won between a claim's read and its write.
+// Stagger bounds the random delay after every other Align boundary at
+// which a waiting worker tries: on even boundaries the waiters claim at
+// the same moment (a tie), on odd ones a request or two apart, so the
+// coordinator's compare-and-set meets both ties and a contender that won
+// between a claim's read and its write.
 const Stagger = 20 * time.Millisecond
 
 // untilBeat is how long a waiting worker sleeps before its next try: to
-// the next Align boundary of the real clock, plus jitter (0..Stagger).
+// the next Align boundary of the real clock, plus jitter (0..Stagger) if
+// that boundary is odd (its count of Align since the Unix epoch).
 func untilBeat(now time.Time, jitter time.Duration) time.Duration {
-	return now.Truncate(Align).Add(Align + jitter).Sub(now)
+	next := now.Truncate(Align).Add(Align)
+	if next.UnixNano()/int64(Align)%2 == 0 {
+		jitter = 0
+	}
+	return next.Add(jitter).Sub(now)
 }
 
 // Run is the worker's main: it returns when SIGTERM or SIGINT asks it to
@@ -213,7 +219,7 @@ func Run(cfg Config) error {
 	if cfg.IDs > 0 {
 		// More workers than IDs: a worker waits for one. Its attempts are
 		// aligned on the real clock (every Align, one Start of at most
-		// two tries each, Stagger apart at most), so the waiting workers
+		// two tries each, on odd beats Stagger apart at most), so the waiting workers
 		// claim a freed ID at about the same moment: the coordinator's
 		// compare-and-set decides between them, and a claim follows a
 		// release within Align.
