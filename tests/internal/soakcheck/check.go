@@ -298,6 +298,11 @@ type checker struct {
 	lastProc []byte
 	lastPID  int64
 	lastIdx  uint32
+	// file counts the files read so far. A process is its name and PID
+	// within one file: each worker incarnation writes a file of its own,
+	// and a long run can give two incarnations of a slot the same PID.
+	file     int
+	lastFile int
 
 	slotOf  []int      // proc index -> slot index
 	slots   []string   // slot names, sorted
@@ -384,6 +389,7 @@ func Check(files []string, o Options) (*Result, error) {
 }
 
 func (c *checker) read(name string) error {
+	c.file++
 	f, err := os.Open(name)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrInput, err)
@@ -432,15 +438,15 @@ func (c *checker) read(name string) error {
 }
 
 func (c *checker) procOf(r *rec) uint32 {
-	if c.lastProc != nil && c.lastPID == r.pid && bytes.Equal(c.lastProc, r.proc) {
+	if c.lastProc != nil && c.lastFile == c.file && c.lastPID == r.pid && bytes.Equal(c.lastProc, r.proc) {
 		return c.lastIdx
 	}
-	key := string(r.proc) + "\x00" + strconv.FormatInt(r.pid, 10)
+	key := strconv.Itoa(c.file) + "\x00" + string(r.proc) + "\x00" + strconv.FormatInt(r.pid, 10)
 	i, ok := c.index[key]
 	if !ok {
 		i = c.newProc(key, r)
 	}
-	c.lastProc, c.lastPID, c.lastIdx = append(c.lastProc[:0], r.proc...), r.pid, i
+	c.lastProc, c.lastPID, c.lastIdx, c.lastFile = append(c.lastProc[:0], r.proc...), r.pid, i, c.file
 	return i
 }
 

@@ -540,3 +540,34 @@ func TestPastWindow(t *testing.T) {
 		})
 	}
 }
+
+// TestPIDReused: two incarnations of w1 that the kernel gave the same PID
+// (a long run wraps the PID space) are two processes, told apart by their
+// record files: machine ID 4 passes from the first (killed: no event ends
+// its holding) to w2 and on to the second, with no overlap and each
+// hand-off above the last.
+func TestPIDReused(t *testing.T) {
+	dir := t.TempDir()
+	first := newWorker(t, dir, "w1", 500)
+	first.event("acquired", 4, 0)
+	first.draws(0, time.Second, 10*time.Millisecond)
+	b := newWorker(t, dir, "w2", 600)
+	b.event("acquired", 4, 2*time.Second)
+	b.next = first.next + 1000
+	b.draws(2*time.Second, 3*time.Second, 10*time.Millisecond)
+	b.event("released", 4, 3*time.Second)
+	firstFile := first.close()
+	if err := os.Rename(firstFile, filepath.Join(dir, "w1.1.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	second := newWorker(t, dir, "w1", 500) // the same PID, a new incarnation
+	second.event("acquired", 4, 4*time.Second)
+	second.next = b.next + 1000
+	second.draws(4*time.Second, 5*time.Second, 10*time.Millisecond)
+	second.event("released", 4, 5*time.Second)
+	r := run(t, []string{filepath.Join(dir, "w1.1.jsonl"), b.close(), second.close()})
+	if !r.OK || len(r.Overlaps) != 0 || len(r.RangeOverlaps) != 0 || len(r.HandOffViolations) != 0 || r.HandOffs != 2 {
+		t.Fatalf("ok %v, overlaps %v, range overlaps %v, hand-off violations %v, hand-offs %d: want a clean run with 2 hand-offs",
+			r.OK, r.Overlaps, r.RangeOverlaps, r.HandOffViolations, r.HandOffs)
+	}
+}
