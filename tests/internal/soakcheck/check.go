@@ -1146,17 +1146,22 @@ func (c *checker) claims() {
 	// Releases by worker slot and machine ID, from every incarnation: a
 	// restarted process releases its predecessor's lease from the state
 	// file when it does not reclaim it, or after a reclaim that outlived
-	// its deadline (freed).
+	// its deadline (freed). A release that failed with its outcome
+	// unknown (release-failed, at its sending) may have been applied.
 	type slotID struct {
 		slot string
 		mid  int
 	}
-	releases := map[slotID][]int64{}
+	type release struct {
+		t      int64
+		failed bool // release-failed: t is when it was sent
+	}
+	releases := map[slotID][]release{}
 	for _, p := range c.procs {
 		for _, e := range p.events {
-			if e.kind == "released" || e.kind == "freed" {
+			if e.kind == "released" || e.kind == "freed" || e.kind == "release-failed" {
 				k := slotID{p.name, e.mid}
-				releases[k] = append(releases[k], e.t)
+				releases[k] = append(releases[k], release{e.t, e.kind == "release-failed"})
 			}
 		}
 	}
@@ -1187,16 +1192,25 @@ func (c *checker) claims() {
 						// A release after an abandoned call, logged
 						// when its reply was in.
 						released = true
+					case e.kind == "release-failed" && last.d != 0 && e.t >= last.sent && e.t <= cl.done:
+						// Sent before the grant, outcome unknown: the
+						// coordinator may have applied it (a session
+						// killed after the request).
+						released = true
 					}
 				}
 				if last.d == 0 || released {
 					continue
 				}
 				taken := false
-				for _, t := range releases[slotID{a.name, cl.mid}] {
+				for _, r := range releases[slotID{a.name, cl.mid}] {
 					// By a later incarnation, logged by a second after
-					// the claim.
-					taken = taken || t >= last.sent && t <= cl.done+int64(time.Second)
+					// the claim (or, outcome unknown, sent before it).
+					end := cl.done + int64(time.Second)
+					if r.failed {
+						end = cl.done
+					}
+					taken = taken || r.t >= last.sent && r.t <= end
 				}
 				if taken {
 					continue

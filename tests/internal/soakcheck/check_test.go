@@ -417,16 +417,20 @@ func TestEarlyClaim(t *testing.T) {
 		early   bool
 		freed   time.Duration // a detached release logged then (0: none)
 		next    string        // w1's next incarnation (pid 101): "release" at 5s, or "reclaim" at 4s and hold
+		failed  time.Duration // a release sent then that failed, outcome unknown (0: none)
 	}{
-		{"granted while held", 7 * time.Second, false, false, false, true, 0, ""},
-		{"granted after expiry", 8 * time.Second, false, false, false, false, 0, ""},
-		{"after a release", 7 * time.Second, true, false, false, false, 0, ""},
-		{"after a forced free", 7 * time.Second, false, true, false, false, 0, ""},
-		{"a reclaim", 7 * time.Second, false, false, true, false, 0, ""},
-		{"after a detached release", 7 * time.Second, false, false, false, false, 7*time.Second + 300*time.Millisecond, ""},
-		{"a detached release long after", 7 * time.Second, false, false, false, true, 9 * time.Second, ""},
-		{"released by the next incarnation", 7 * time.Second, false, false, false, false, 0, "release"},
-		{"reclaimed and held by the next incarnation", 7 * time.Second, false, false, false, true, 0, "reclaim"},
+		{"granted while held", 7 * time.Second, false, false, false, true, 0, "", 0},
+		{"granted after expiry", 8 * time.Second, false, false, false, false, 0, "", 0},
+		{"after a release", 7 * time.Second, true, false, false, false, 0, "", 0},
+		{"after a forced free", 7 * time.Second, false, true, false, false, 0, "", 0},
+		{"a reclaim", 7 * time.Second, false, false, true, false, 0, "", 0},
+		{"after a detached release", 7 * time.Second, false, false, false, false, 7*time.Second + 300*time.Millisecond, "", 0},
+		{"a detached release long after", 7 * time.Second, false, false, false, true, 9 * time.Second, "", 0},
+		{"released by the next incarnation", 7 * time.Second, false, false, false, false, 0, "release", 0},
+		{"reclaimed and held by the next incarnation", 7 * time.Second, false, false, false, true, 0, "reclaim", 0},
+		{"after a release of unknown outcome", 7 * time.Second, false, false, false, false, 0, "", 6 * time.Second},
+		{"a release of unknown outcome sent after the grant", 7 * time.Second, false, false, false, true, 0, "", 7*time.Second + 100*time.Millisecond},
+		{"by the next incarnation, a release of unknown outcome", 7 * time.Second, false, false, false, false, 0, "failed", 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -442,6 +446,9 @@ func TestEarlyClaim(t *testing.T) {
 			if tc.freed != 0 {
 				a.event("freed", 3, tc.freed)
 			}
+			if tc.failed != 0 {
+				a.event(soakrec.ReleaseFailed, 3, tc.failed)
+			}
 			detail := "acquire"
 			if tc.reclaim {
 				detail = "reclaim"
@@ -453,9 +460,12 @@ func TestEarlyClaim(t *testing.T) {
 			files := []string{a.close(), b.close()}
 			if tc.next != "" {
 				n := newWorker(t, dir, "w1", 101)
-				if tc.next == "release" {
+				switch tc.next {
+				case "release":
 					n.event("released", 3, 5*time.Second)
-				} else {
+				case "failed":
+					n.event(soakrec.ReleaseFailed, 3, 5*time.Second)
+				default:
 					n.lease("acquired", 3, 4*time.Second, 6*time.Second, "reclaim")
 				}
 				files = append(files, n.close())

@@ -53,6 +53,10 @@ const (
 	// goroutine (after a call that outlived its deadline returned); the
 	// lease may be an old one of an ID it holds again.
 	Freed = "freed"
+	// ReleaseFailed: a release the manager sent (at the event's time)
+	// failed with an error whose outcome is unknown, such as a connection
+	// cut after the request: the coordinator may have applied it.
+	ReleaseFailed = "release-failed"
 )
 
 // Writer appends records to w through one buffer, flushed every

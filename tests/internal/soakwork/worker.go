@@ -182,6 +182,10 @@ func Run(cfg Config) error {
 		case e.Kind == lease.EventEnd && e.Op == lease.OpRelease && e.Err == nil:
 			rec.Event(e.MachineID, soakrec.Released, now, "")
 			holding(cfg.Holding, -1)
+		case e.Kind == lease.EventEnd && e.Op == lease.OpRelease:
+			// The coordinator may have applied it (a connection cut
+			// after the request): recorded at its sending.
+			rec.Event(e.MachineID, soakrec.ReleaseFailed, now.Add(-e.Duration), errString(e.Err))
 		case e.Kind == lease.EventLost:
 			rec.Event(e.MachineID, soakrec.Lost, now, fmt.Sprint(e.Err))
 			holding(cfg.Holding, -1)
