@@ -195,3 +195,47 @@ func TestFormatNames(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONNumberEdges: JSON numbers for unprefixed decimal types, from the
+// digits at the ends of the range ('0' for a masked type, '9'), and input
+// that is not JSON (UnmarshalJSON called directly).
+func TestJSONNumberEdges(t *testing.T) {
+	maskBinding.Set(keyFactory(t, testBaseKey, nonce.Blowfish))
+	defer maskBinding.Set(nil)
+	var s once.Typed[signedSpec]
+	if err := s.UnmarshalJSON([]byte("9223372036854775807")); err != nil || s.Int64() != 1<<63-1 {
+		t.Errorf("UnmarshalJSON(2^63-1) = %v, %v", s, err)
+	}
+	var m once.Typed[maskedDec]
+	if err := m.UnmarshalJSON([]byte("0")); err != nil || m.IsZero() || m.String() != "0" {
+		t.Errorf("masked UnmarshalJSON(0) = %v, %v; want the value that masks to 0", m, err)
+	}
+	for _, in := range []string{"", "01", "-0", "1x"} {
+		if err := s.UnmarshalJSON([]byte(in)); !errors.Is(err, once.ErrInvalid) {
+			t.Errorf("UnmarshalJSON(%q) = %v; want ErrInvalid", in, err)
+		}
+		if err := m.UnmarshalJSON([]byte(in)); !errors.Is(err, once.ErrInvalid) {
+			t.Errorf("masked UnmarshalJSON(%q) = %v; want ErrInvalid", in, err)
+		}
+	}
+}
+
+// TestScanErrorMessages: what Scan says about integers its DB format does
+// not take.
+func TestScanErrorMessages(t *testing.T) {
+	for _, c := range []struct {
+		db   once.Format
+		src  any
+		want string
+	}{
+		{once.Unsigned, int64(-1), `once: invalid database value "-1": negative, out of range for DB format unsigned`},
+		{once.Raw, int64(-1), `once: invalid database value "-1": an integer where DB format raw expects bytes or text`},
+		{once.Signed, uint64(1 << 63), `once: invalid database value "9223372036854775808": out of range for DB format signed`},
+		{once.Raw, uint64(1 << 63), `once: invalid database value "9223372036854775808": an integer where DB format raw expects bytes or text`},
+	} {
+		_, err := once.OptionsScan(once.Options{DBFormat: c.db}, c.src)
+		if !errors.Is(err, once.ErrInvalid) || err.Error() != c.want {
+			t.Errorf("%s Scan(%v) = %v; want %s", c.db, c.src, err, c.want)
+		}
+	}
+}

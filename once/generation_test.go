@@ -60,6 +60,8 @@ func TestGenerationSpellings(t *testing.T) {
 		{parseRot, "usr9999_" + body, 9999},
 		{parseRot, "usr10000_" + body, 0},
 		{parseRot, "usr:_" + body, 0},
+		{parseRot, "abc_" + body, 0},
+		{parseRot, "abc2_" + body, 0},
 		{parseDouble, "ab_23_" + body, 23},
 	}
 	for _, c := range cases {
