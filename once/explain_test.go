@@ -238,4 +238,21 @@ func TestScanErrorMessages(t *testing.T) {
 			t.Errorf("%s Scan(%v) = %v; want %s", c.db, c.src, err, c.want)
 		}
 	}
+	// Text: a persisted prefix, whole or missing, and offsets after it.
+	p := once.Options{Prefix: "usr_", PersistPrefix: true, DBFormat: once.URL64}
+	for _, c := range []struct {
+		o        once.Options
+		src, msg string
+	}{
+		{p, "usr_", "length 0, want 11 (url64) (DB format url64)"},
+		{p, "usr_AAAAAAAAAA*", "invalid url64 character '*' at offset 14 (DB format url64)"},
+		{p, "usr", `missing persisted prefix "usr_" (DB format url64)`},
+		{once.Options{DBFormat: once.Raw}, "abc", "3 bytes, want 8 (DB format raw)"},
+		{once.Options{DBFormat: once.Hex}, "abc", "length 3, want 16 (hex) (DB format hex)"},
+	} {
+		_, err := once.OptionsScan(c.o, c.src)
+		if want := "once: invalid database value " + strconv.Quote(c.src) + ": " + c.msg; !errors.Is(err, once.ErrInvalid) || err.Error() != want {
+			t.Errorf("Scan(%q) = %v; want %s", c.src, err, want)
+		}
+	}
 }

@@ -199,4 +199,16 @@ func TestRotationSchemaFirstCurrent(t *testing.T) {
 	if !strings.HasPrefix(s.Example, "usr_") || !regexp.MustCompile(s.Pattern).MatchString(s.Example) {
 		t.Errorf("example %q, pattern %s", s.Example, s.Pattern)
 	}
+	if _, ok := s.Extension()["generations"]; s.Generations != 2 || !ok {
+		t.Errorf("generations %d, extension %v", s.Generations, s.Extension())
+	}
+	// A keyring of one generation: the schema of a type without keyring.
+	rotBinding.SetKeyring(mustRing(t, 1, vectorKeys(t)[0]))
+	one, err := once.SchemaOf(RotID{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := one.Extension()["generations"]; one.Pattern != `^usr_[A-Za-z0-9_-]{10}[AEIMQUYcgkosw048]$` || one.Generations != 1 || ok {
+		t.Errorf("one generation: pattern %s, generations %d, extension %v", one.Pattern, one.Generations, one.Extension())
+	}
 }
