@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/once-go/once/nonce"
 	"github.com/once-go/once/once"
@@ -254,5 +255,25 @@ func TestScanErrorMessages(t *testing.T) {
 		if want := "once: invalid database value " + strconv.Quote(c.src) + ": " + c.msg; !errors.Is(err, once.ErrInvalid) || err.Error() != want {
 			t.Errorf("Scan(%q) = %v; want %s", c.src, err, want)
 		}
+	}
+}
+
+// TestIDRangeLastMillisecond: a range over the last millisecond of the
+// timestamp range holds the last IDs.
+func TestIDRangeLastMillisecond(t *testing.T) {
+	from := tbEpoch.Add((1<<42 - 1) * time.Millisecond)
+	lo, hi, err := once.IDRange[tbUnsignedID](from, tbEnd)
+	if err != nil || lo.Uint64() != 1<<64-1<<22 || hi.Uint64() != 1<<64-1 {
+		t.Errorf("IDRange(%v, %v) = %#x, %#x, %v", from, tbEnd, lo.Uint64(), hi.Uint64(), err)
+	}
+}
+
+// TestJSONNumberMessage: a JSON number's message is the canonical
+// parser's, for the type's format.
+func TestJSONNumberMessage(t *testing.T) {
+	var u once.Typed[unsignedSpec]
+	want := `once: invalid JSON value "-1": negative, out of range for format unsigned`
+	if err := u.UnmarshalJSON([]byte("-1")); !errors.Is(err, once.ErrInvalid) || err.Error() != want {
+		t.Errorf("UnmarshalJSON(-1) = %v; want %s", err, want)
 	}
 }
