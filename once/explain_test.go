@@ -277,3 +277,14 @@ func TestJSONNumberMessage(t *testing.T) {
 		t.Errorf("UnmarshalJSON(-1) = %v; want %s", err, want)
 	}
 }
+
+// TestValueUnsignedTop: for DB format unsigned, 2^63-1 is still sent as an
+// int64; from 2^63 on, as decimal text.
+func TestValueUnsignedTop(t *testing.T) {
+	o := once.Options{DBFormat: once.Unsigned}
+	for v, want := range map[uint64]any{1<<63 - 1: int64(1<<63 - 1), 1 << 63: "9223372036854775808"} {
+		if got, err := once.OptionsValue(o, once.FromUint64(v)); err != nil || got != want {
+			t.Errorf("Value(%d) = %#v, %v; want %#v", v, got, err, want)
+		}
+	}
+}
