@@ -34,9 +34,9 @@ func (rotDouble) Options() once.Options {
 }
 
 // TestGenerationSpellings: what the generation part of a spelling may be.
-// A generation is 2 to 4 digits' worth of decimal without a leading zero
-// between the stem and the separator; one the keyring lacks is an
-// ErrUnknownGeneration error that names it, anything else a plain
+// Between the stem and the separator, a decimal from 2 with at most 4
+// digits and no leading zero names a generation; one the keyring lacks is
+// an ErrUnknownGeneration error that names it, anything else a plain
 // ErrInvalid one.
 func TestGenerationSpellings(t *testing.T) {
 	keys := vectorKeys(t)
