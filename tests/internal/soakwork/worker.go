@@ -168,32 +168,10 @@ func Run(cfg Config) error {
 	var opStart time.Time
 	lost := make(chan struct{}, 1) // a rejoining worker's loss
 	events := func(e lease.Event) {
-		now := time.Now()
-		switch {
-		case e.Kind == lease.EventStart && (e.Op == lease.OpAcquire || e.Op == lease.OpReclaim || e.Op == lease.OpRenew):
-			opStart = now
-		case e.Kind == lease.EventEnd && (e.Op == lease.OpAcquire || e.Op == lease.OpReclaim) && e.Err == nil:
-			ttl, safe := window(e.TTL, cfg.LeaseDuration)
-			rec.Lease(e.MachineID, soakrec.Acquired, sent(opStart, now, e.Duration), now, ttl, safe, string(e.Op))
-			holding(cfg.Holding, e.MachineID)
-		case e.Kind == lease.EventEnd && e.Op == lease.OpRenew && e.Err == nil:
-			ttl, safe := window(e.TTL, cfg.LeaseDuration)
-			rec.Lease(e.MachineID, soakrec.Renewed, sent(opStart, now, e.Duration), now, ttl, safe, "")
-		case e.Kind == lease.EventEnd && e.Op == lease.OpRelease && e.Err == nil:
-			rec.Event(e.MachineID, soakrec.Released, now, "")
-			holding(cfg.Holding, -1)
-		case e.Kind == lease.EventEnd && e.Op == lease.OpRelease:
-			// The coordinator may have applied it (a connection cut
-			// after the request): recorded at its sending.
-			rec.Event(e.MachineID, soakrec.ReleaseFailed, now.Add(-e.Duration), errString(e.Err))
-		case e.Kind == lease.EventLost:
-			rec.Event(e.MachineID, soakrec.Lost, now, fmt.Sprint(e.Err))
-			holding(cfg.Holding, -1)
-			if rejoins(cfg) {
-				select {
-				case lost <- struct{}{}:
-				default:
-				}
+		if record(rec, cfg, e, time.Now(), &opStart) && rejoins(cfg) {
+			select {
+			case lost <- struct{}{}:
+			default:
 			}
 		}
 	}
@@ -261,6 +239,37 @@ func Run(cfg Config) error {
 		default:
 		}
 	}
+}
+
+// record writes what the checker needs of the manager's event e, seen at
+// now; opStart keeps the time of the last start event of an acquire,
+// reclaim or renewal (acquired and renewed carry it, since it precedes
+// the request). It reports whether e is the loss of the lease.
+func record(rec *soakrec.Writer, cfg Config, e lease.Event, now time.Time, opStart *time.Time) (lost bool) {
+	switch {
+	case e.Kind == lease.EventStart && (e.Op == lease.OpAcquire || e.Op == lease.OpReclaim || e.Op == lease.OpRenew):
+		*opStart = now
+	case e.Kind == lease.EventEnd && (e.Op == lease.OpAcquire || e.Op == lease.OpReclaim) && e.Err == nil:
+		ttl, safe := window(e.TTL, cfg.LeaseDuration)
+		rec.Lease(e.MachineID, soakrec.Acquired, sent(*opStart, now, e.Duration), now, ttl, safe, string(e.Op))
+		holding(cfg.Holding, e.MachineID)
+	case e.Kind == lease.EventEnd && e.Op == lease.OpRenew && e.Err == nil:
+		ttl, safe := window(e.TTL, cfg.LeaseDuration)
+		rec.Lease(e.MachineID, soakrec.Renewed, sent(*opStart, now, e.Duration), now, ttl, safe, "")
+	case e.Kind == lease.EventEnd && e.Op == lease.OpRelease && e.Err == nil:
+		rec.Event(e.MachineID, soakrec.Released, now, "")
+		holding(cfg.Holding, -1)
+	case e.Kind == lease.EventEnd && e.Op == lease.OpRelease && !errors.Is(e.Err, lease.ErrLost):
+		// The coordinator may have applied it (a connection cut after
+		// the request): recorded at its sending. A release the
+		// coordinator refused (the lease is another's) is not.
+		rec.Event(e.MachineID, soakrec.ReleaseFailed, now.Add(-e.Duration), errString(e.Err))
+	case e.Kind == lease.EventLost:
+		rec.Event(e.MachineID, soakrec.Lost, now, fmt.Sprint(e.Err))
+		holding(cfg.Holding, -1)
+		return true
+	}
+	return false
 }
 
 // rejoins reports whether the worker, after losing its lease, closes its
