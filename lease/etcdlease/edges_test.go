@@ -2,6 +2,7 @@ package etcdlease_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/once-go/once/lease/driver"
 	"github.com/once-go/once/lease/etcdlease"
+	"github.com/once-go/once/lease/internal/leasekit"
 )
 
 // TestOptionsAtTheLimits: a prefix of 200 bytes is accepted and one of
@@ -56,5 +58,35 @@ func TestReleaseRevokesUnusedHold(t *testing.T) {
 		}
 	default:
 		t.Fatal("the second Release granted no etcd lease for its hold")
+	}
+}
+
+// TestReleaseTokenLengths: Release takes a token of 16 hex digits, a dot
+// and a value of leasekit.TokenLen to leasekit.TokenLen+1+KeyLen+200
+// bytes: it revokes the etcd lease such a token names (its key, missing
+// here, is not the token's), and leaves alone the etcd lease of a token
+// one byte shorter or longer, which is not one of this package's.
+func TestReleaseTokenLengths(t *testing.T) {
+	c := client(t)
+	prefix := namespace(t, c)
+	s := strategy(t, c, prefix, true)
+	ctx := ctxT(t)
+	maxValue := leasekit.TokenLen + 1 + leasekit.KeyLen + 200
+	for _, tc := range []struct {
+		n       int // bytes of value
+		revoked bool
+	}{{leasekit.TokenLen - 1, false}, {leasekit.TokenLen, true}, {maxValue, true}, {maxValue + 1, false}} {
+		g, err := c.Grant(ctx, 60)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok := fmt.Sprintf("%016x.%s", uint64(g.ID), strings.Repeat("x", tc.n))
+		if err := s.Release(ctx, driver.Lease{MachineID: 7, Token: tok}); err != nil {
+			t.Fatalf("Release with a value of %d bytes: %v", tc.n, err)
+		}
+		if ttl := ttlOf(t, c, g.ID); (ttl == -1) != tc.revoked {
+			t.Errorf("value of %d bytes: etcd lease TTL after Release %d, want revoked %v", tc.n, ttl, tc.revoked)
+		}
+		c.Revoke(ctx, g.ID)
 	}
 }
