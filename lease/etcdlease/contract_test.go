@@ -241,30 +241,41 @@ func TestReleaseHold(t *testing.T) {
 
 // TestReleaseMovedKey: a lease whose key a renewal moved to a longer
 // etcd lease (the reply lost, so the holder still has the old etcd lease
-// ID) is released by its token: the key goes on hold and both etcd leases
-// are revoked.
+// ID) is released by its token: the key goes on hold (or, with a negative
+// ReleaseHold, is deleted) and both etcd leases are revoked.
 func TestReleaseMovedKey(t *testing.T) {
 	c := client(t)
-	prefix := namespace(t, c)
-	s := strategy(t, c, prefix, true)
-	ctx := ctxT(t)
-	l, err := s.Acquire(ctx, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, old, _ := keyOf(t, c, prefix, l.MachineID)
-	if _, err := s.Renew(ctx, l, 2*time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	_, moved, _ := keyOf(t, c, prefix, l.MachineID)
-	if err := s.Release(ctx, l); err != nil {
-		t.Fatal(err)
-	}
-	if v, _, _ := keyOf(t, c, prefix, l.MachineID); v != "released" {
-		t.Errorf("key holds %q after releasing the lease from before the move", v)
-	}
-	if ttlOf(t, c, old) != -1 || ttlOf(t, c, moved) != -1 {
-		t.Error("an etcd lease of the released key is still alive")
+	for _, hold := range []time.Duration{0, -1} {
+		t.Run(fmt.Sprint(hold), func(t *testing.T) {
+			prefix := namespace(t, c)
+			s, err := etcdlease.New(c, etcdlease.Options{Prefix: prefix, LowestFirst: true, ReleaseHold: hold})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := ctxT(t)
+			l, err := s.Acquire(ctx, time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, old, _ := keyOf(t, c, prefix, l.MachineID)
+			if _, err := s.Renew(ctx, l, 2*time.Minute); err != nil {
+				t.Fatal(err)
+			}
+			_, moved, _ := keyOf(t, c, prefix, l.MachineID)
+			if err := s.Release(ctx, l); err != nil {
+				t.Fatal(err)
+			}
+			v, _, ok := keyOf(t, c, prefix, l.MachineID)
+			if hold < 0 && ok {
+				t.Errorf("key holds %q after releasing the lease from before the move, want it deleted", v)
+			}
+			if hold == 0 && v != "released" {
+				t.Errorf("key holds %q after releasing the lease from before the move", v)
+			}
+			if ttlOf(t, c, old) != -1 || ttlOf(t, c, moved) != -1 {
+				t.Error("an etcd lease of the released key is still alive")
+			}
+		})
 	}
 }
 

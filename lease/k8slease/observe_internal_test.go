@@ -55,6 +55,11 @@ func TestJudge(t *testing.T) {
 			t.Errorf("duration %d: %+v, want held for ever", secs, j)
 		}
 	}
+	zero := record("5", "x", 0)
+	zero.Spec.LeaseDurationSeconds = ptr(int32(0)) // recorded, and 0
+	if j := judge(zero, at(0), at(1000*time.Hour)); j.free || j.left != -1 {
+		t.Errorf("recorded duration 0: %+v, want held for ever", j)
+	}
 	var present [Capacity]bool
 	s.keep(&present)
 	if len(s.m) != 0 {
