@@ -273,7 +273,10 @@ func testHandoffRelease(t *testing.T, c Coordinator, strategy func(*testing.T, *
 		strategy = func(t *testing.T, _ *Space) driver.Strategy { return cl.mustStrategy(t, false) }
 	}
 	fillAllBut(t, sp, cl, 7, time.Minute)
-	old := startRig(t, strategy(t, sp), rigOptions{skew: releaseOldSkew, handoffSkew: handoffSkew})
+	// The release must complete for the case to mean anything: 5s for
+	// it, since a coordinator slowed by -race on a loaded machine can
+	// take more than the rig's default 500ms.
+	old := startRig(t, strategy(t, sp), rigOptions{skew: releaseOldSkew, handoffSkew: handoffSkew, releaseTimeout: 5 * time.Second})
 	id := old.m.MachineID()
 	old.gen.waitValues(t, time.Now(), 50, 3*time.Second)
 

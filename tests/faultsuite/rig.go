@@ -342,6 +342,7 @@ type rigOptions struct {
 	leaseDur       time.Duration // 0: leaseDur
 	renewEvery     time.Duration // 0: renewEvery
 	acquireTimeout time.Duration // 0: 5s
+	releaseTimeout time.Duration // 0: 500ms
 	beforeExtend   func(time.Time)
 }
 
@@ -371,7 +372,7 @@ func startRig(t *testing.T, s driver.Strategy, o rigOptions) *rig {
 		AcquireTimeout: orDefault(o.acquireTimeout, 5*time.Second),
 		HandoffSkew:    orDefault(o.handoffSkew, suiteHandoffSkew),
 		Events:         r.ev.hook,
-		ReleaseTimeout: 500 * time.Millisecond,
+		ReleaseTimeout: orDefault(o.releaseTimeout, 500*time.Millisecond),
 		Logger:         slog.New(slog.NewTextHandler(lw, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	}
 	m, err := lease.Start(leasehook.With(context.Background(), r.rf), s, short(opts))
