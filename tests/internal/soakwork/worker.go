@@ -201,10 +201,10 @@ func Run(cfg Config) error {
 	if cfg.IDs > 0 {
 		// More workers than IDs: a worker waits for one. Its attempts are
 		// aligned on the real clock (every Align, one Start of at most
-		// two tries each, on odd beats Stagger apart at most), so the waiting workers
-		// claim a freed ID at about the same moment: the coordinator's
-		// compare-and-set decides between them, and a claim follows a
-		// release within Align.
+		// two tries each; on odd beats up to Stagger late), so waiting
+		// workers claim a freed ID at about the same moment: the
+		// coordinator's compare-and-set decides between them, and a claim
+		// follows a release within Align plus Stagger.
 		lo.AcquireTimeout = Align * 8 / 5
 	}
 	for {
